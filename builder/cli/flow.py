@@ -1,0 +1,7 @@
+"""CLI: `swe-taskflow flow` (placeholder until its issue lands)."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    pass

@@ -1,0 +1,206 @@
+"""The records that flow between stages and into a release (see docs/data-model.md).
+
+Plain frozen dataclasses with ``to_dict`` / ``from_dict``: JSON-friendly, validated at construction,
+with errors that name the field. The ``datasets.Features`` of a release row live with the release
+writer; these are the in-memory shapes every stage agrees on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, Mapping
+
+from .errors import InputError
+from .taxonomy import check_intent
+
+#: Statuses every input task ends with (nothing is dropped silently).
+TASK_STATUSES = ("ok", "malformed")
+SPLIT_STATUSES = ("ok", "ineligible", "failed")
+TURN_KINDS = ("issue", "qa")
+PROOF_STATUSES = ("passed", "failed-exit", "no-evidence", "modified-repo", "timeout", "oom",
+                  "patch-mismatch", "infrastructure-error")
+CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
+              "qa_random", "qa_only", "tfas_optimized")
+SPLIT_NAME_RE = re.compile(r"^\w+(\.\w+)*$")
+
+
+def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None):
+    names = {f.name for f in fields(cls)}
+    required = {f.name for f in fields(cls)
+                if f.default is MISSING and f.default_factory is MISSING}
+    missing = sorted(required - set(data))
+    if missing:
+        raise InputError(f"missing field for {cls.__name__}", path=where, row=row, field=missing[0])
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True)
+class Task:
+    """A verified source task, normalized across SWE-Bench Pro / Verified / Lite.
+
+    ``original_prompt`` is the single-message issue as the source benchmark gives it to an agent.
+    ``extra`` keeps the source's own fields that the normalized record does not name.
+    """
+
+    instance_id: str
+    source: str
+    source_revision: str
+    repo: str
+    base_commit: str
+    original_prompt: str
+    problem_statement: str = ""
+    requirements: str = ""
+    interface: str = ""
+    image_name: str = ""
+    repo_language: str = ""
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+    patch: str = ""
+    test_patch: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    status: str = "ok"
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in TASK_STATUSES:
+            raise InputError("unknown task status", field="status", actual=self.status, expected=TASK_STATUSES)
+        object.__setattr__(self, "fail_to_pass", tuple(self.fail_to_pass))
+        object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["fail_to_pass"] = list(self.fail_to_pass)
+        d["pass_to_pass"] = list(self.pass_to_pass)
+        d["extra"] = dict(self.extra)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Task":
+        return _from(cls, data, where=where, row=row)
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    """A task's issue split into ordered parts (3 when ``status == 'ok'``), or why it stayed single-turn."""
+
+    instance_id: str
+    status: str
+    parts: tuple[str, ...] = ()
+    violations: tuple[Mapping[str, Any], ...] = ()   # [{"kind": ..., "detail": ...}]
+    splitter: Mapping[str, Any] = field(default_factory=dict)  # name, model, prompt_sha256
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in SPLIT_STATUSES:
+            raise InputError("unknown split status", field="status", actual=self.status, expected=SPLIT_STATUSES)
+        object.__setattr__(self, "parts", tuple(self.parts))
+        object.__setattr__(self, "violations", tuple(dict(v) for v in self.violations))
+        if self.status == "ok" and (len(self.parts) != 3 or any(not p.strip() for p in self.parts)):
+            raise InputError("an ok split must have 3 non-empty parts", field="parts", actual=len(self.parts))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instance_id": self.instance_id, "status": self.status, "parts": list(self.parts),
+                "violations": [dict(v) for v in self.violations], "splitter": dict(self.splitter),
+                "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "SplitResult":
+        return _from(cls, data, where=where, row=row)
+
+
+@dataclass(frozen=True)
+class QAItem:
+    """A repository question with its hidden reference answer, evidence and proof.
+
+    ``proof_report`` is the dict form of a proof report (see builder/proofs); ``status`` is
+    ``candidate`` until validated, then ``accepted`` or ``rejected`` with a ``reason``.
+    """
+
+    question_id: str
+    instance_id: str
+    question: str
+    reference_answer: str
+    evidence: tuple[Mapping[str, Any], ...] = ()     # [{"path", "symbol", "note"}]
+    proof_script: str = ""
+    generator: Mapping[str, Any] = field(default_factory=dict)
+    reviewer: Mapping[str, Any] = field(default_factory=dict)
+    proof_report: Mapping[str, Any] | None = None
+    pool: str = ""
+    status: str = "candidate"
+    reason: str = ""
+    intent: str = "explain"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "evidence", tuple(dict(e) for e in self.evidence))
+        check_intent(self.intent, field="intent")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["evidence"] = [dict(e) for e in self.evidence]
+        d["generator"] = dict(self.generator)
+        d["reviewer"] = dict(self.reviewer)
+        d["proof_report"] = None if self.proof_report is None else dict(self.proof_report)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "QAItem":
+        return _from(cls, data, where=where, row=row)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user turn in delivery order; ``split_parts`` / ``question_id`` link it to its source."""
+
+    turn_index: int
+    kind: str
+    text: str
+    intent: str
+    split_parts: tuple[int, ...] = ()
+    question_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in TURN_KINDS:
+            raise InputError("unknown turn kind", field="kind", actual=self.kind, expected=TURN_KINDS)
+        check_intent(self.intent, field="intent")
+        object.__setattr__(self, "split_parts", tuple(int(i) for i in self.split_parts))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn_index": self.turn_index, "kind": self.kind, "text": self.text, "intent": self.intent,
+                "split_parts": list(self.split_parts), "question_id": self.question_id}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Turn":
+        return _from(cls, data, where=where, row=row)
+
+
+@dataclass(frozen=True)
+class Session:
+    """The ordered user turns one condition gives an agent for one task."""
+
+    instance_id: str
+    condition: str
+    turns: tuple[Turn, ...]
+    question_pool: str | None = None
+
+    def __post_init__(self) -> None:
+        if not SPLIT_NAME_RE.match(self.condition):
+            raise InputError("condition is not a valid Hub split name", field="condition",
+                             actual=self.condition, expected=SPLIT_NAME_RE.pattern)
+        object.__setattr__(self, "turns", tuple(self.turns))
+        if not self.turns:
+            raise InputError("a session needs at least one turn", field="turns", actual=0)
+
+    @property
+    def intents(self) -> list[str]:
+        return [t.intent for t in self.turns]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instance_id": self.instance_id, "condition": self.condition,
+                "question_pool": self.question_pool, "turns": [t.to_dict() for t in self.turns]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Session":
+        turns = tuple(Turn.from_dict(t, where=where, row=row) for t in data.get("turns", ()))
+        return cls(instance_id=data["instance_id"], condition=data["condition"], turns=turns,
+                   question_pool=data.get("question_pool"))

@@ -1,0 +1,118 @@
+"""Target Task-Flow files: the three vectors TFAS compares against, plus what defines the target.
+
+A versioned JSON document. It carries aggregate vectors only (no message text), and the facts a
+reader needs to judge it: population, session filter, sample size, classifier and its version,
+measurement date, and whether it is a provisional stand-in for a production target.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import InputError
+from .flow import LENGTH_BINS, N_SIDE, RETAINED, TRANSITION_SOURCES, TRANSITION_TARGETS, Flow, FlowCounts
+from .jsonl import write_json
+
+FORMAT = "swe-taskflow/target"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Target:
+    """A target Task Flow and its definition."""
+
+    name: str
+    flow: Flow
+    population: str
+    min_messages: int = 3
+    session_filter: Mapping[str, Any] = field(default_factory=dict)
+    sample_size: Mapping[str, int] = field(default_factory=dict)
+    classifier: Mapping[str, Any] = field(default_factory=dict)
+    measured_on: str = ""
+    provisional: bool = False
+    description: str = ""
+
+    @staticmethod
+    def from_counts(counts: FlowCounts, **meta: Any) -> "Target":
+        flow = counts.normalized()
+        meta.setdefault("sample_size", {"sessions": counts.n_sessions, "messages": counts.n_messages,
+                                        "retained_messages": counts.n_retained})
+        return Target(flow=flow, **meta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "name": self.name,
+            "description": self.description, "population": self.population,
+            "provisional": self.provisional,
+            "session_filter": {"min_messages": self.min_messages, **dict(self.session_filter)},
+            "sample_size": dict(self.sample_size), "classifier": dict(self.classifier),
+            "measured_on": self.measured_on,
+            "length_bins": list(LENGTH_BINS), "intents": list(RETAINED),
+            "transition_sources": list(TRANSITION_SOURCES), "transition_targets": list(TRANSITION_TARGETS),
+            "P_L": [round(float(x), 12) for x in self.flow.length],
+            "P_T": [round(float(x), 12) for x in self.flow.intent],
+            "P_R": [[round(float(x), 12) for x in row] for row in self.flow.transition.reshape(N_SIDE, N_SIDE)],
+        }
+
+    def save(self, path: str | Path) -> None:
+        write_json(path, self.to_dict())
+
+
+def _vector(doc: Mapping[str, Any], key: str, n: int, path: str) -> np.ndarray:
+    raw = doc.get(key)
+    if raw is None:
+        raise InputError("missing vector", path=path, field=key)
+    try:
+        arr = np.asarray(raw, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError("not a numeric vector", path=path, field=key) from None
+    if arr.size != n:
+        raise InputError("wrong vector size", path=path, field=key, expected=n, actual=int(arr.size))
+    if (arr < 0).any() or not np.isfinite(arr).all():
+        raise InputError("negative or non-finite probability", path=path, field=key)
+    if abs(arr.sum() - 1.0) > 1e-6:
+        raise InputError("vector does not sum to 1", path=path, field=key, expected=1.0, actual=float(arr.sum()))
+    return arr
+
+
+def target_from_dict(doc: Mapping[str, Any], *, path: str = "<target>") -> Target:
+    if doc.get("format") != FORMAT:
+        raise InputError("not a target Task-Flow file", path=path, field="format", expected=FORMAT,
+                         actual=doc.get("format"))
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise InputError("unsupported target format version", path=path, field="format_version",
+                         expected=FORMAT_VERSION, actual=doc.get("format_version"))
+    for key, expected in (("length_bins", list(LENGTH_BINS)), ("intents", list(RETAINED)),
+                          ("transition_sources", list(TRANSITION_SOURCES)),
+                          ("transition_targets", list(TRANSITION_TARGETS))):
+        if doc.get(key) != expected:
+            raise InputError("support differs from this version's taxonomy", path=path, field=key,
+                             expected=expected, actual=doc.get(key))
+    flow = Flow(_vector(doc, "P_L", len(LENGTH_BINS), path), _vector(doc, "P_T", len(RETAINED), path),
+                _vector(doc, "P_R", N_SIDE * N_SIDE, path),
+                n_sessions=int(doc.get("sample_size", {}).get("sessions", 0)),
+                n_messages=int(doc.get("sample_size", {}).get("messages", 0)),
+                n_retained=int(doc.get("sample_size", {}).get("retained_messages", 0)))
+    filt = dict(doc.get("session_filter") or {})
+    min_messages = int(filt.pop("min_messages", 1))
+    return Target(name=str(doc.get("name", "")), flow=flow, population=str(doc.get("population", "")),
+                  min_messages=min_messages, session_filter=filt, sample_size=dict(doc.get("sample_size", {})),
+                  classifier=dict(doc.get("classifier", {})), measured_on=str(doc.get("measured_on", "")),
+                  provisional=bool(doc.get("provisional", False)), description=str(doc.get("description", "")))
+
+
+def load_target(path: str | Path) -> Target:
+    path = Path(path)
+    if not path.exists():
+        raise InputError("target file not found", path=str(path))
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg})", path=str(path), row=exc.lineno) from None
+    return target_from_dict(doc, path=str(path))
+

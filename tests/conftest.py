@@ -1,0 +1,61 @@
+"""Shared fixtures: where the real data is, and opt-in resources that skip (or fail in CI) when absent."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SWE_TASKFLOW_SHARED", ROOT.parent / "shared"))
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """../shared (real SWE-Bench Pro tasks, trajectories, sessions); tests skip when it is absent."""
+    if not (SHARED / "data").is_dir():
+        pytest.skip("../shared/data is absent")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def sessions_file(shared_dir: Path) -> Path:
+    """Real SpecStory sessions: NOT licensed for redistribution, never copy their text into the repo."""
+    path = shared_dir / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    return path
+
+
+def _docker_ok() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        return subprocess.run(["docker", "version"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.fixture(scope="session")
+def docker_available() -> bool:
+    """Skip without a Docker daemon; in CI (.ci/run starts dockerd) its absence is a failure."""
+    if _docker_ok():
+        return True
+    if IN_CI:
+        pytest.fail("CI must run the docker-marked tests, but no Docker daemon answers")
+    pytest.skip("no Docker daemon answers")
+
+
+@pytest.fixture(scope="session")
+def cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        pytest.skip("torch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return True
