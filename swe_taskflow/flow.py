@@ -115,26 +115,73 @@ def counts_from_codes(codes: np.ndarray, lengths: np.ndarray) -> FlowCounts:
                         expected=int(lengths.sum()), actual=int(codes.size))
     n_sess = lengths.size
     L = np.bincount(length_bins(lengths), minlength=N_L).astype(np.float64)
+    rp, edge_sess, edges = _retained_and_edges(codes, lengths)
+    T = np.bincount(rp, minlength=N_T).astype(np.float64)
+    R = np.bincount(edges, minlength=N_R).astype(np.float64) if edges.size else np.zeros(N_R, dtype=np.float64)
+    return FlowCounts(L, T, R, n_sessions=int(n_sess), n_messages=int(codes.size),
+                      n_retained=int(rp.size))
+
+
+def _retained_and_edges(codes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Retained positions of the kept messages, and each transition edge with its session index.
+
+    Returns ``(rp, edge_session, edge_code)``: ``rp`` the retained index (0..12) of every retained
+    message in corpus order; ``edge_code = source * N_SIDE + target`` of every START, inner and
+    END edge, and ``edge_session`` the session each edge belongs to.
+    """
+    n_sess = lengths.size
     pos = RETAINED_POSITION[codes] if codes.size else np.zeros(0, dtype=np.int64)
     keep = pos >= 0
     rp = pos[keep]
-    T = np.bincount(rp, minlength=N_T).astype(np.float64)
-    R = np.zeros(N_R, dtype=np.float64)
-    if rp.size:
-        sess = np.repeat(np.arange(n_sess), lengths)[keep]
-        same = sess[1:] == sess[:-1]
-        first = np.ones(rp.size, dtype=bool)
-        first[1:] = ~same
-        last = np.ones(rp.size, dtype=bool)
-        last[:-1] = ~same
-        edges = np.concatenate([
-            START * N_SIDE + rp[first],
-            rp[:-1][same] * N_SIDE + rp[1:][same],
-            rp[last] * N_SIDE + END,
-        ])
-        R = np.bincount(edges, minlength=N_R).astype(np.float64)
-    return FlowCounts(L, T, R, n_sessions=int(n_sess), n_messages=int(codes.size),
-                      n_retained=int(rp.size))
+    if not rp.size:
+        empty = np.zeros(0, dtype=np.int64)
+        return rp, empty, empty
+    sess = np.repeat(np.arange(n_sess), lengths)[keep]
+    same = sess[1:] == sess[:-1]
+    first = np.ones(rp.size, dtype=bool)
+    first[1:] = ~same
+    last = np.ones(rp.size, dtype=bool)
+    last[:-1] = ~same
+    edges = np.concatenate([
+        START * N_SIDE + rp[first],
+        rp[:-1][same] * N_SIDE + rp[1:][same],
+        rp[last] * N_SIDE + END,
+    ])
+    edge_sess = np.concatenate([sess[first], sess[:-1][same], sess[last]])
+    return rp, edge_sess, edges
+
+
+#: Column layout of :func:`session_count_matrix`: length bins, then intents, then transitions.
+SLICE_L = slice(0, N_L)
+SLICE_T = slice(N_L, N_L + N_T)
+SLICE_R = slice(N_L + N_T, N_L + N_T + N_R)
+N_COLUMNS = N_L + N_T + N_R
+
+
+def session_count_matrix(codes: np.ndarray, lengths: np.ndarray):
+    """Per-session counts as a sparse ``(n_sessions, 7 + 13 + 196)`` CSR matrix (float64).
+
+    Row ``i`` holds session ``i``'s length-bin one-hot, its retained-intent counts and its
+    transition counts (columns :data:`SLICE_L`, :data:`SLICE_T`, :data:`SLICE_R`); the column sums
+    equal :func:`counts_from_codes`. Bootstrap resamples multiply resample weights by this matrix.
+    """
+    from scipy import sparse
+
+    codes = np.asarray(codes, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if int(lengths.sum()) != codes.size:
+        raise FlowError("session lengths do not add up to the number of messages",
+                        expected=int(lengths.sum()), actual=int(codes.size))
+    n_sess = lengths.size
+    pos = RETAINED_POSITION[codes] if codes.size else np.zeros(0, dtype=np.int64)
+    msg_sess = np.repeat(np.arange(n_sess), lengths)[pos >= 0]
+    rp, edge_sess, edges = _retained_and_edges(codes, lengths)
+    rows = np.concatenate([np.arange(n_sess), msg_sess, edge_sess])
+    cols = np.concatenate([length_bins(lengths) + SLICE_L.start, rp + SLICE_T.start, edges + SLICE_R.start])
+    data = np.ones(rows.size, dtype=np.float64)
+    m = sparse.csr_matrix((data, (rows, cols)), shape=(n_sess, N_COLUMNS))
+    m.sum_duplicates()
+    return m
 
 
 def count_sessions(sessions: Iterable[Sequence[str]], *, min_messages: int = 1) -> FlowCounts:
@@ -169,6 +216,32 @@ def jsd_many(p: np.ndarray, qs: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+def jsd_pairs(ps: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """Row-wise JSD (base 2) of two ``(n, k)`` stacks of distributions; a row that is all zero gives NaN."""
+    ps = np.atleast_2d(np.asarray(ps, dtype=np.float64))
+    qs = np.atleast_2d(np.asarray(qs, dtype=np.float64))
+    if ps.shape != qs.shape:
+        raise FlowError("distribution stacks have different shapes", expected=ps.shape, actual=qs.shape)
+    m = 0.5 * (ps + qs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kp = np.where(ps > 0, ps * np.log2(ps / m), 0.0).sum(axis=1)
+        kq = np.where(qs > 0, qs * np.log2(qs / m), 0.0).sum(axis=1)
+    out = np.clip(0.5 * (kp + kq), 0.0, 1.0)
+    bad = ~(np.isclose(ps.sum(axis=1), 1.0) & np.isclose(qs.sum(axis=1), 1.0))
+    out[bad] = np.nan
+    return out
+
+
+def jsd_terms(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each support element's share of JSD(p, q): ``0.5 * (p log2(p/m) + q log2(q/m))``, >= 0, summing to the JSD."""
+    p = np.asarray(p, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    m = 0.5 * (p + q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = 0.5 * (np.where(p > 0, p * np.log2(p / m), 0.0) + np.where(q > 0, q * np.log2(q / m), 0.0))
+    return np.maximum(t, 0.0)
+
+
 @dataclass(frozen=True)
 class TFASScore:
     """TFAS with its three components (every reported TFAS comes with them)."""
@@ -199,5 +272,6 @@ __all__ = [
     "LENGTH_BINS", "N_L", "N_T", "N_R", "N_SIDE", "START", "END", "TRANSITION_SOURCES",
     "TRANSITION_TARGETS", "INTENTS", "FlowCounts", "Flow", "TFASScore", "length_bins",
     "length_bin_label", "counts_from_codes", "count_sessions", "measure", "jsd", "jsd_many",
-    "tfas_from_components", "score",
+    "tfas_from_components", "score", "jsd_pairs", "jsd_terms", "session_count_matrix", "SLICE_L",
+    "SLICE_T", "SLICE_R", "N_COLUMNS",
 ]

@@ -90,6 +90,7 @@ class SplitResult:
     violations: tuple[Mapping[str, Any], ...] = ()   # [{"kind": ..., "detail": ...}]
     splitter: Mapping[str, Any] = field(default_factory=dict)  # name, model, prompt_sha256
     reason: str = ""
+    original_prompt: str = ""   # the single-message issue the parts were split from
 
     def __post_init__(self) -> None:
         if self.status not in SPLIT_STATUSES:
@@ -102,7 +103,7 @@ class SplitResult:
     def to_dict(self) -> dict[str, Any]:
         return {"instance_id": self.instance_id, "status": self.status, "parts": list(self.parts),
                 "violations": [dict(v) for v in self.violations], "splitter": dict(self.splitter),
-                "reason": self.reason}
+                "reason": self.reason, "original_prompt": self.original_prompt}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "SplitResult":

@@ -1,7 +1,43 @@
-"""CLI: `swe-taskflow build` (placeholder until its issue lands)."""
+"""CLI: ``swe-taskflow build RECIPE --out DIR``: the whole pipeline from a release recipe."""
 
 from __future__ import annotations
 
+import argparse
+import sys
+
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser(
+        "build", help="build a release from a recipe (cached, resumable, verified)",
+        description="Run a release recipe's pipeline: ingest -> classify source prompts -> split -> questions -> "
+                    "proofs -> classify all turns -> assemble conditions -> select -> write -> verify -> report. "
+                    "Each stage is cached by the hash of its inputs; rerunning after an interruption resumes.")
+    p.add_argument("recipe", help="release recipe (TOML), e.g. builder/releases/example.toml")
+    p.add_argument("--out", required=True, help="output folder (release/, report/, cache/, build.json)")
+    p.add_argument("--cache", default=None, help="stage cache folder (default: OUT/cache)")
+    p.add_argument("--dry-run", action="store_true", help="print what would run and what is cached, run nothing")
+    p.add_argument("--force", action="append", default=[], metavar="STAGE",
+                   help="rebuild this stage even when cached (repeatable)")
+    p.add_argument("--until", default=None, metavar="STAGE", help="stop after this stage")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from builder.pipeline.build import build, dry_run_text
+    from builder.pipeline.stages import pipeline_stages
+
+    outcome = build(args.recipe, args.out, cache_dir=args.cache, dry_run=args.dry_run, force=args.force,
+                    until=args.until, quiet=args.quiet)
+    if outcome.dry_run:
+        print(dry_run_text(outcome.results, pipeline_stages()))
+        return 0
+    ran = sum(1 for r in outcome.results if r.status == "ran")
+    print(f"built {outcome.recipe.release.name} {outcome.recipe.release.version} in {outcome.wall_s:.1f}s "
+          f"({ran} stages ran, {len(outcome.results) - ran} cached)")
+    if outcome.release is not None:
+        print(f"release: {outcome.release}")
+    if outcome.report is not None:
+        print(f"report:  {outcome.report}  (and report.md beside it)")
+    sys.stdout.flush()
+    return 0

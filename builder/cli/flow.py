@@ -1,7 +1,320 @@
-"""CLI: `swe-taskflow flow` (placeholder until its issue lands)."""
+"""CLI: ``swe-taskflow flow`` -- measure, score, gap and plot Task Flows (docs/flow.md).
+
+Only parses arguments and calls :mod:`swe_taskflow.flow`, :mod:`swe_taskflow.sessions`,
+:mod:`swe_taskflow.bootstrap`, :mod:`swe_taskflow.gap` and :mod:`builder.report.sankey`.
+Messages without an intent are labelled with ``builder.classify`` (loaded only when needed).
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("flow", help="measure, score, compare and plot Task Flows",
+                       description="Task Flows (P_L, P_T, P_R) and TFAS, exactly as the paper's Appendix F.")
+    fs = p.add_subparsers(dest="flow_command", metavar="SUBCOMMAND", required=True)
+
+    m = fs.add_parser("measure", help="measure the Task Flow of a sessions file into a target file",
+                      description="Measure P_L, P_T, P_R of SESSIONS.jsonl and write them as a target Task-Flow "
+                                  "file (usable as --target or --benchmark). Unlabelled messages are classified.")
+    m.add_argument("sessions", metavar="SESSIONS.jsonl")
+    m.add_argument("--out", required=True, metavar="FLOW.json", help="target Task-Flow file to write")
+    m.add_argument("--min-messages", type=int, default=1, metavar="N",
+                   help="session filter: keep sessions with at least N user messages (default 1 = all; "
+                        "the paper's target uses 3)")
+    _add_input_options(m)
+    m.add_argument("--cap-per-repo", type=int, default=None, metavar="K",
+                   help="keep at most K sessions per repo (seeded sample, after the length filter)")
+    m.add_argument("--seed", type=int, default=0, help="seed of --cap-per-repo sampling (default 0)")
+    m.add_argument("--name", default=None, help="target name (default: the sessions file's stem)")
+    m.add_argument("--population", default="", help="who the sessions come from (goes into the file)")
+    m.add_argument("--description", default="", help="free text stored in the file")
+    m.add_argument("--measured-on", default=None, metavar="DATE",
+                   help="measurement date stored in the file (default: today, UTC)")
+    m.add_argument("--provisional", action="store_true", help="mark the target as a provisional stand-in")
+    m.add_argument("--labels-out", default=None, metavar="LABELLED.jsonl",
+                   help="also write the measured sessions with their intents (our sessions format)")
+    m.set_defaults(func=cmd_measure)
+
+    s = fs.add_parser("score", help="TFAS of a benchmark against a target, with its three components",
+                      description="TFAS = 100 * (S_L * S_T * S_R)^(1/3), S_k = 1 - JSD_base2(P_k, Q_k).")
+    _add_pair_options(s)
+    s.add_argument("--json", action="store_true", help='print {"tfas", "S_L", "S_T", "S_R"} (+ "bootstrap")')
+    s.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                   help="N bootstrap resamples of whole sessions for confidence intervals (needs sessions)")
+    s.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    s.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    s.set_defaults(func=cmd_score)
+
+    g = fs.add_parser("gap", help="gap table: target vs benchmark per length bin, intent and transition",
+                      description="Per length bin, intent (by target frequency, marking intents no augmentation "
+                                  "covers) and top transitions: target share, benchmark share, difference and "
+                                  "contribution to the JSD.")
+    _add_pair_options(g)
+    g.add_argument("--top", type=int, default=15, metavar="K", help="transitions to list (default 15)")
+    g.add_argument("--json", action="store_true", help="print the table as JSON instead of Markdown")
+    g.add_argument("--out", default=None, metavar="GAP.md", help="also write the Markdown (or JSON) to a file")
+    g.set_defaults(func=cmd_gap)
+
+    pl = fs.add_parser("plot", help="Sankey diagram (PNG + interactive HTML) of the first message positions",
+                       description="Unfiltered Sankey (all 16 labels, END for sessions that stop) of the first "
+                                   "--positions user messages: DIR/sankey.png and DIR/sankey.html.")
+    pl.add_argument("sessions", metavar="SESSIONS.jsonl")
+    pl.add_argument("--out", required=True, metavar="DIR", help="folder to write sankey.png and sankey.html")
+    pl.add_argument("--positions", type=int, default=5, help="message positions to draw (default 5)")
+    pl.add_argument("--min-messages", type=int, default=1, metavar="N",
+                    help="draw only sessions with at least N user messages (default 1 = all)")
+    pl.add_argument("--title", default="", help="diagram title")
+    _add_input_options(pl)
+    pl.set_defaults(func=cmd_plot)
+
+
+def _add_input_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--classifier", default="embedded", metavar="NAME",
+                   help="classifier for messages without an intent (default: embedded)")
+    p.add_argument("--device", default="auto", help="classifier device: auto, cpu, cuda (default auto)")
+    p.add_argument("--no-label-cache", action="store_true", help="do not reuse or store cached labels")
+    p.add_argument("--skip-empty", action="store_true",
+                   help="leave out sessions with no user message (each is reported) instead of failing")
+
+
+def _add_pair_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", required=True, metavar="TARGET.json",
+                   help="target Task-Flow file, or a sessions JSONL file (then filtered by --target-min-messages)")
+    p.add_argument("--benchmark", required=True, metavar="FLOW_OR_SESSIONS",
+                   help="a Task-Flow file (from `flow measure`) or a sessions JSONL file")
+    p.add_argument("--target-min-messages", type=int, default=None, metavar="N",
+                   help="session filter when --target is a sessions file (default 3, as the paper)")
+    p.add_argument("--benchmark-min-messages", type=int, default=1, metavar="N",
+                   help="session filter on benchmark sessions (default 1 = score every session)")
+    _add_input_options(p)
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _read_labelled(path: str, args: argparse.Namespace, select=None):
+    """Sessions of ``path`` (those ``select`` keeps, if given) with every message labelled.
+
+    Returns (records, classifier info, number of empty sessions skipped). Selection happens before
+    classification so that only the messages that will be measured are classified.
+    """
+    from swe_taskflow.sessions import label_sessions, read_sessions_report
+
+    records, skipped = read_sessions_report(path, skip_empty=args.skip_empty)
+    for sk in skipped:
+        _say(f"{path}:{sk.line}: skipped session {sk.session_id}: {sk.reason}")
+    if skipped:
+        _say(f"{path}: {len(skipped)} empty session(s) skipped, {len(records)} read")
+    if select is not None:
+        records = select(records)
+        if not records:
+            return records, {}, len(skipped)
+    if all(r.labelled for r in records):
+        return records, {"name": "input-labels", "note": "intents given in the sessions file"}, len(skipped)
+    clf = _load_classifier(args)
+    n_todo = sum(1 for r in records for x in r.intents if x is None)
+    _say(f"{path}: classifying {n_todo} unlabelled message(s) with {args.classifier}")
+
+    def predict(texts):
+        try:
+            from builder.classify import label_texts
+        except ImportError:
+            return clf.predict(texts)
+        return label_texts(texts, clf, cache=not args.no_label_cache)
+
+    return label_sessions(records, predict), dict(clf.info), len(skipped)
+
+
+def _load_classifier(args: argparse.Namespace):
+    from swe_taskflow.errors import ModelError
+
+    try:
+        from builder.classify import load_classifier
+    except ImportError as exc:
+        raise ModelError("the sessions have unlabelled messages and no classifier is available",
+                         field="classifier", actual=args.classifier,
+                         hint=f"install the build extra (pip install 'swe-taskflow[build]') or label the "
+                              f"messages first ({exc})") from None
+    return load_classifier(args.classifier, device=args.device)
+
+
+def _looks_like_flow_file(path: str) -> bool:
+    """A target Task-Flow file is one JSON document with a ``format`` key; anything else is sessions JSONL."""
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.target import FORMAT
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=path)
+    with p.open("r", encoding="utf-8") as fh:
+        first = next((line for line in fh if line.strip()), "")
+    try:
+        doc = json.loads(first)            # a whole JSON object on line 1: a JSONL session (or a one-line flow file)
+    except json.JSONDecodeError:
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            return False                   # read_sessions will name the bad line
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
+def _load_side(path: str, args: argparse.Namespace, *, min_messages: int, role: str):
+    """(Flow, SessionCounts | None, description) of a target or benchmark given as flow file or sessions."""
+    from swe_taskflow.bootstrap import session_counts
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.sessions import filter_min_messages, intent_lists
+    from swe_taskflow.target import load_target
+
+    if _looks_like_flow_file(path):
+        t = load_target(path)
+        return t.flow, None, {"file": path, "kind": "flow", "name": t.name,
+                              "min_messages": t.min_messages, "sample_size": dict(t.sample_size)}
+    n_read = 0
+
+    def select(recs):
+        nonlocal n_read
+        n_read = len(recs)
+        return filter_min_messages(recs, min_messages)
+
+    kept, clf_info, n_skipped = _read_labelled(path, args, select)
+    if not kept:
+        raise InputError(f"no {role} session has at least {min_messages} message(s)", path=path,
+                         field="min_messages", actual=min_messages)
+    sc = session_counts(intent_lists(kept))
+    desc = {"file": path, "kind": "sessions", "min_messages": min_messages, "sessions_read": n_read,
+            "sessions_kept": len(kept), "empty_skipped": n_skipped, "classifier": clf_info}
+    return sc.totals().normalized(), sc, desc
+
+
+def _load_pair(args: argparse.Namespace):
+    t_min = 3 if args.target_min_messages is None else args.target_min_messages
+    target, t_sc, t_desc = _load_side(args.target, args, min_messages=t_min, role="target")
+    if args.target_min_messages is not None and t_desc["kind"] == "flow":
+        _say("note: --target-min-messages is ignored for a Task-Flow file (its filter is part of the file)")
+    bench, b_sc, b_desc = _load_side(args.benchmark, args, min_messages=args.benchmark_min_messages,
+                                     role="benchmark")
+    return (target, t_sc, t_desc), (bench, b_sc, b_desc)
+
+
+# --------------------------------------------------------------------------------------------- commands
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    import datetime as _dt
+
+    import numpy as np
+
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.flow import count_sessions
+    from swe_taskflow.sessions import cap_per_repo, filter_min_messages, intent_lists, write_sessions
+    from swe_taskflow.target import Target
+
+    filt: dict[str, Any] = {}
+    n_read = 0
+
+    def select(recs):
+        nonlocal n_read
+        n_read = len(recs)
+        kept = filter_min_messages(recs, args.min_messages)
+        if args.cap_per_repo is not None:
+            before = len(kept)
+            kept = cap_per_repo(kept, args.cap_per_repo, np.random.default_rng(args.seed))
+            filt.update({"cap_per_repo": args.cap_per_repo, "cap_seed": args.seed})
+            _say(f"{args.sessions}: capped at {args.cap_per_repo} per repo: {len(kept)} of {before} sessions kept")
+        return kept
+
+    kept, clf_info, n_skipped = _read_labelled(args.sessions, args, select)
+    if n_skipped:
+        filt["empty_sessions_skipped"] = n_skipped
+    if not kept:
+        raise InputError(f"no session has at least {args.min_messages} message(s)", path=args.sessions,
+                         field="min_messages", actual=args.min_messages)
+    counts = count_sessions(intent_lists(kept))
+    _say(f"{args.sessions}: {n_read} session(s) read, {len(kept)} measured "
+         f"(min {args.min_messages} message(s)), {counts.n_messages} messages, {counts.n_retained} retained")
+    target = Target.from_counts(
+        counts, name=args.name or Path(args.sessions).stem, population=args.population,
+        min_messages=args.min_messages, session_filter=filt, classifier=clf_info,
+        measured_on=args.measured_on or _dt.datetime.now(_dt.timezone.utc).date().isoformat(),
+        provisional=args.provisional, description=args.description)
+    target.save(args.out)
+    if args.labels_out:
+        write_sessions(args.labels_out, kept)
+    print(args.out)
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from swe_taskflow.bootstrap import bootstrap_score
+    from swe_taskflow.errors import ConfigError
+    from swe_taskflow.flow import score
+
+    (target, t_sc, t_desc), (bench, b_sc, b_desc) = _load_pair(args)
+    result = score(target, bench)
+    out: dict[str, Any] = result.as_dict()
+    boot = None
+    if args.bootstrap:
+        if b_sc is None:
+            raise ConfigError("bootstrap intervals resample sessions, but the benchmark is a Task-Flow file",
+                              field="--benchmark", actual=args.benchmark, hint="pass the benchmark's sessions JSONL")
+        boot = bootstrap_score(t_sc if t_sc is not None else target, b_sc, n_resamples=args.bootstrap,
+                               seed=args.seed, confidence=args.confidence)
+        out["bootstrap"] = boot.as_dict()
+    if args.json:
+        print(json.dumps(out, sort_keys=False))
+        return 0
+    print(f"TFAS {result.tfas:.2f}  (S_L {result.S_L:.4f}, S_T {result.S_T:.4f}, S_R {result.S_R:.4f})")
+    if boot is not None:
+        pct = round(100 * boot.confidence)
+        print(f"{pct}% bootstrap intervals ({boot.n_resamples} resamples of whole sessions, seed {boot.seed}"
+              f"{', target resampled too' if boot.target_resampled else ''}):")
+        for k in ("tfas", "S_L", "S_T", "S_R"):
+            iv = getattr(boot, k)
+            print(f"  {k:5s} {iv.value:.4f}  [{iv.lo:.4f}, {iv.hi:.4f}]")
+        if boot.n_undefined:
+            print(f"  {boot.n_undefined} resample(s) had an empty distribution and were left out")
+    print(f"target: {t_desc['file']} ({t_desc['kind']}); benchmark: {b_desc['file']} ({b_desc['kind']})")
+    return 0
+
+
+def cmd_gap(args: argparse.Namespace) -> int:
+    from swe_taskflow.gap import gap_table, render_markdown
+
+    (target, _, t_desc), (bench, _, b_desc) = _load_pair(args)
+    table = gap_table(target, bench, top_transitions=args.top)
+    if args.json:
+        text = json.dumps(table.as_dict(), indent=2) + "\n"
+    else:
+        text = render_markdown(table, target_name=Path(args.target).name, benchmark_name=Path(args.benchmark).name)
+    sys.stdout.write(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from builder.report.sankey import plot_sankey, sankey_html
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.sessions import filter_min_messages, intent_lists
+
+    kept, _, _ = _read_labelled(args.sessions, args, lambda recs: filter_min_messages(recs, args.min_messages))
+    if not kept:
+        raise InputError(f"no session has at least {args.min_messages} message(s)", path=args.sessions,
+                         field="min_messages", actual=args.min_messages)
+    seqs = intent_lists(kept)
+    out = Path(args.out)
+    title = args.title or f"{Path(args.sessions).name}: first {args.positions} user messages ({len(seqs)} sessions)"
+    png = plot_sankey(seqs, out / "sankey.png", title=title, positions=args.positions)
+    page = sankey_html(seqs, out / "sankey.html", title=title, positions=args.positions)
+    print(png)
+    print(page)
+    return 0

@@ -1,7 +1,53 @@
-"""CLI: `swe-taskflow qa` (placeholder until its issue lands)."""
+"""CLI: ``swe-taskflow qa generate``: mine repository questions from solving trajectories."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from collections import Counter
+    from pathlib import Path
+
+    from builder.cli.split import backend_from_args, write_usage
+    from builder.qa import find_trajectory, generate_questions
+    from builder.split.tasks import load_tasks
+    from swe_taskflow.errors import ConfigError
+    from swe_taskflow.jsonl import write_jsonl
+    from swe_taskflow.schema import QAItem
+
+    if not args.llm:
+        raise ConfigError("qa generate needs a model", field="--llm", expected=("openai", "transformers", "replay"))
+    tasks = load_tasks(args.tasks)
+    llm = backend_from_args(args)
+    items: list[QAItem] = []
+    for task in tasks:
+        traj = find_trajectory(args.trajectories, task.instance_id)
+        if traj is None:
+            items.append(QAItem(f"{task.instance_id}::no-trajectory", task.instance_id, "", "", status="rejected",
+                                reason=f"no solving trajectory in {args.trajectories}"))
+            continue
+        repo = Path(args.repos) / task.instance_id if args.repos else None
+        for it in generate_questions(task, traj, repo, llm, max_questions=args.max_questions):
+            items.append(it)
+    write_jsonl(args.out, (it.to_dict() for it in items))
+    write_usage(args, llm)
+    c = Counter(it.status for it in items)
+    print(json.dumps({"tasks": len(tasks), "items": len(items), **dict(c), "out": str(args.out)}, sort_keys=True))
+    return 0
+
 
 def register(sub) -> None:
-    pass
+    from builder.cli.split import add_llm_args
+    p = sub.add_parser("qa", help="mine repository questions from solving trajectories")
+    s = p.add_subparsers(dest="qa_command", metavar="SUBCOMMAND")
+    g = s.add_parser("generate", help="propose, check and review 1-3 questions per task")
+    g.add_argument("--tasks", required=True, help="tasks JSONL")
+    g.add_argument("--trajectories", required=True, metavar="DIR", help="folder of <instance_id>.traj.json(.gz)")
+    g.add_argument("--repos", default=None, metavar="DIR", help="folder of checkouts named <instance_id>")
+    g.add_argument("--out", required=True, help="output POOL.jsonl of QAItem rows")
+    g.add_argument("--max-questions", type=int, default=3, help="questions per task (1-3)")
+    add_llm_args(g)
+    g.set_defaults(func=_generate)

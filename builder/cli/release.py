@@ -1,7 +1,86 @@
-"""CLI: `swe-taskflow release` (placeholder until its issue lands)."""
+"""CLI: `swe-taskflow verify`, `swe-taskflow push`, `swe-taskflow trajectories import`.
+
+Thin: parses arguments and calls swe_taskflow.verify / builder.release. Never prints a token.
+"""
 
 from __future__ import annotations
 
+import argparse
+import sys
+
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("verify", help="verify a release folder or Hub dataset revision against its manifest",
+                       description="Recompute every row, split and file hash, check the card's configs and "
+                                   "features against the files and the manifest, recompute TFAS per split; "
+                                   "exit 1 on any difference.")
+    p.add_argument("release", metavar="PATH_OR_HUB_ID", help="release folder, or ORG/NAME on the Hub")
+    p.add_argument("--revision", help="Hub revision (tag, branch or commit) to verify")
+    p.add_argument("--reprove", action="store_true", help="re-run every proof script in a sandbox")
+    p.add_argument("--repos", metavar="DIR", help="checkouts of the source repositories (for --reprove)")
+    p.add_argument("--quiet", action="store_true", help="print errors only")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("push", help="publish a verified release folder to the Hub (one atomic commit + tag)",
+                       description="Refuses a release that does not verify. Token from HF_TOKEN or the "
+                                   "huggingface_hub login; it is never printed.")
+    p.add_argument("release", metavar="PATH", help="release folder written by the build")
+    p.add_argument("--repo", required=True, metavar="ORG/NAME", help="dataset repository id")
+    p.add_argument("--tag", help="tag to create (default: the release version)")
+    p.add_argument("--private", action="store_true", help="create the repository as private")
+    p.add_argument("--record", metavar="DIR",
+                   help="where to keep a copy of the published manifest (default: ./manifests when it exists)")
+    p.set_defaults(func=cmd_push)
+
+    p = sub.add_parser("trajectories", help="agent trajectories of a release")
+    tsub = p.add_subparsers(dest="trajectories_command", metavar="COMMAND", required=True)
+    t = tsub.add_parser("import", help="import mini-swe-agent .traj.json(.gz) or Harbor ATIF files into a release",
+                        description="Binds each trajectory to the split hash and row hash it was run on, then "
+                                    "rewrites the release (new manifest; verify passes).")
+    t.add_argument("release", metavar="PATH", help="release folder")
+    t.add_argument("files", nargs="+", metavar="FILE", help="trajectory files")
+    t.add_argument("--condition", required=True, help="split the trajectories were run on")
+    t.add_argument("--model", help="model name (default: read from the trajectory)")
+    t.add_argument("--run", type=int, default=0, help="run index (default 0)")
+    t.add_argument("--format", default="auto", choices=("auto", "mini-swe-agent", "atif"))
+    t.add_argument("--replace", action="store_true", help="replace trajectories already in the release")
+    t.set_defaults(func=cmd_trajectories_import)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from swe_taskflow.verify import verify_release
+    run_proof = None
+    if args.reprove:
+        from builder.proofs import run_proof  # lazy: only auditors who reprove need sandboxes
+    report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
+                            run_proof=run_proof, progress=sys.stderr.isatty())
+    if report.errors:
+        for e in report.errors:
+            print(f"{e.kind}: {e}", file=sys.stderr)
+        print(f"swe-taskflow: verify failed: {len(report.errors)} error(s) in {report.root}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(report.table())
+    return 0
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    from pathlib import Path
+    from builder.release.push import push_release
+    record = args.record or ("manifests" if Path("manifests").is_dir() else None)
+    result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record)
+    print(f"pushed {args.repo} commit {result.commit_oid} (parent {result.parent_commit})"
+          + (f", tag {result.tag}" if result.tag else ""))
+    print(f"{len(result.files)} files on the Hub match the manifest sha256")
+    return 0
+
+
+def cmd_trajectories_import(args: argparse.Namespace) -> int:
+    from builder.release.trajectories import add_trajectories, import_trajectories
+    rows = import_trajectories(args.release, args.files, condition=args.condition, model=args.model, run=args.run,
+                               fmt=args.format)
+    manifest = add_trajectories(args.release, rows, replace=args.replace)
+    n = sum(s.rows for s in manifest.splits if s.config == "trajectories")
+    print(f"imported {len(rows)} trajectories into {args.release} ({n} in the release); "
+          f"manifest {manifest.path_in_release}")
+    return 0

@@ -1,7 +1,126 @@
-"""CLI: `swe-taskflow select` (placeholder until its issue lands)."""
+"""CLI: ``swe-taskflow select`` — the TFAS-optimized selection (paper Appendix F).
+
+Reads split results and a question pool, gives every issue text an intent (from ``--intents`` or
+the classifier, each distinct text once), runs the seeded local search against a target and writes
+``selection.jsonl``, ``sessions.jsonl``, ``report.json`` and ``intents.jsonl`` into ``--out``
+(byte-identical for the same inputs and seed). ``--conditions`` also writes every fixed condition.
+"""
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import sys
+import time
+from pathlib import Path
+
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("select", help="choose one session per task maximizing TFAS against a target",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", required=True, metavar="SPLITS.jsonl",
+                   help="split results (rows of SplitResult.to_dict(): instance_id, status, parts, original_prompt)")
+    p.add_argument("--pool", metavar="POOL.jsonl", help="question pool (rows of QAItem.to_dict()); omit for none")
+    p.add_argument("--target", required=True, metavar="TARGET.json", help="target Task-Flow file")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--restarts", type=int, default=64)
+    p.add_argument("--sweeps", type=int, default=20)
+    p.add_argument("--max-questions", type=int, default=3, help="most questions per session (0..3)")
+    p.add_argument("--min-full-split-share", type=float, default=0.0,
+                   help="share of ok-split tasks that must keep their 3 issue turns (1.0 = the paper's run)")
+    p.add_argument("--min-question-share", type=float, default=0.0, help="share of usable questions to keep")
+    p.add_argument("--no-original", action="store_true",
+                   help="leave the original single prompt out of the family of ok-split tasks")
+    p.add_argument("--no-filter", action="store_true",
+                   help="do not restrict candidates to the target's min_messages")
+    p.add_argument("--allow-candidates", action="store_true",
+                   help="also use pool questions with status 'candidate' (default: 'accepted' only)")
+    p.add_argument("--intents", metavar="INTENTS.jsonl",
+                   help="known intents of issue texts: rows {text, intent} (e.g. a previous intents.jsonl)")
+    p.add_argument("--classifier", default="embedded", help="classifier for texts without a known intent")
+    p.add_argument("--conditions", action="store_true",
+                   help="also write conditions/<name>.jsonl for every fixed condition")
+    p.set_defaults(func=run)
+
+
+def _read(path: str, cls):
+    from swe_taskflow.jsonl import read_jsonl
+    return [cls.from_dict(obj, where=path, row=line) for line, obj in read_jsonl(path)]
+
+
+def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple[dict[str, str], list[dict]]:
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.jsonl import read_jsonl
+    from swe_taskflow.taxonomy import check_intent
+
+    known: dict[str, str] = {}
+    if known_path:
+        for line, obj in read_jsonl(known_path):
+            if not isinstance(obj.get("text"), str):
+                raise InputError("missing text", path=known_path, row=line, field="text")
+            known[obj["text"]] = check_intent(obj.get("intent"), path=known_path, row=line)
+    rows = {t: {"text": t, "intent": known[t], "origin": "given"} for t in texts if t in known}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
+    if missing:
+        from builder.classify import load_classifier
+        clf = load_classifier(classifier)
+        preds = clf.predict(missing)
+        info = dict(clf.info)
+        for t, pr in zip(missing, preds):
+            rows[t] = {"text": t, "intent": pr.intent, "confidence": round(float(pr.confidence), 6),
+                       "origin": "classifier", "classifier": info}
+    out = []
+    for t in dict.fromkeys(texts):
+        r = rows[t]
+        out.append({"text_sha256": hashlib.sha256(t.encode("utf-8")).hexdigest(), **r})
+    return {t: rows[t]["intent"] for t in rows}, out
+
+
+def run(args: argparse.Namespace) -> int:
+    from swe_taskflow.candidates import build_materials
+    from swe_taskflow.conditions import assemble
+    from swe_taskflow.jsonl import write_json, write_jsonl
+    from swe_taskflow.schema import QAItem, SplitResult
+    from swe_taskflow.select import SelectConfig, baseline_scores, select
+    from swe_taskflow.target import load_target
+
+    config = SelectConfig(restarts=args.restarts, sweeps=args.sweeps, seed=args.seed,
+                          max_questions_per_task=args.max_questions, include_original=not args.no_original,
+                          apply_target_filter=not args.no_filter, min_full_split_share=args.min_full_split_share,
+                          min_question_share=args.min_question_share)
+    target = load_target(args.target)
+    splits = _read(args.tasks, SplitResult)
+    pool = _read(args.pool, QAItem) if args.pool else []
+    statuses = ("accepted", "candidate") if args.allow_candidates else ("accepted",)
+    materials, pool_summary = build_materials(splits, pool, statuses=statuses)
+    texts = [t for m in materials for t in m.issue_texts()]
+    intents, intent_rows = _intents(texts, args.intents, args.classifier)
+
+    t0 = time.perf_counter()
+    sel = select(materials, intents, target, config)
+    wall = time.perf_counter() - t0
+    out = Path(args.out)
+    write_jsonl(out / "intents.jsonl", intent_rows)
+    write_jsonl(out / "selection.jsonl", sel.selection_rows())
+    write_jsonl(out / "sessions.jsonl", [r.session.to_dict() for r in sel.rows()])
+    report = sel.report(baselines=baseline_scores(materials, intents, target, seed=args.seed))
+    report["inputs"] = {
+        name: {"path": str(p), "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
+        for name, p in (("tasks", args.tasks), ("pool", args.pool), ("target", args.target),
+                        ("intents", args.intents)) if p}
+    report["pool"] = pool_summary.to_dict()
+    report["pool"]["statuses_used"] = list(statuses)
+    report["split_status"] = {s: sum(1 for m in materials if m.split_status == s)
+                              for s in sorted({m.split_status for m in materials})}
+    report["intents"] = {"texts": len(intent_rows),
+                         "classified": sum(1 for r in intent_rows if r["origin"] == "classifier"),
+                         "classifier": args.classifier}
+    write_json(out / "report.json", report)
+    if args.conditions:
+        for cond, rows in assemble(materials, intents, seed=args.seed).items():
+            write_jsonl(out / "conditions" / f"{cond}.jsonl", [r.to_dict() for r in rows])
+    s = sel.score
+    print(f"TFAS {s.tfas:.2f} (S_L {s.S_L:.4f}, S_T {s.S_T:.4f}, S_R {s.S_R:.4f}) over {len(materials)} tasks; "
+          f"{sel.stats.evaluations:,} candidate evaluations in {wall:.2f} s; wrote {out}", file=sys.stderr)
+    return 0

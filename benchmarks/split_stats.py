@@ -1,0 +1,82 @@
+"""Split statistics on the 731 SWE-Bench Pro tasks with the structural splitter, and how well the
+deterministic requirement-coverage check catches a dropped requirement sentence.
+
+    .venv/bin/python benchmarks/split_stats.py [--tasks PATH] [--drops N] [--seed S]
+
+Prints: statuses, violations by kind, ineligibility reasons, seconds; then, for coverage thresholds
+0.3-0.8, the share of single-sentence drops (N random requirement sentences per task, removed from a
+verbatim structural split) flagged as dropped-requirement and as any violation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from builder.split import get_splitter  # noqa: E402
+from builder.split.tasks import load_tasks  # noqa: E402
+from swe_taskflow import split_checks as sc  # noqa: E402
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared/data/swe-bench-pro/swe_bench_pro_public_731.jsonl"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tasks", default=str(DEFAULT))
+    ap.add_argument("--drops", type=int, default=1, help="requirement sentences dropped per task")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    tasks = load_tasks(args.tasks)
+    splitter = get_splitter("structural")
+    t0 = time.perf_counter()
+    results = [splitter.split(t) for t in tasks]
+    dt = time.perf_counter() - t0
+    status = collections.Counter(r.status for r in results)
+    kinds = collections.Counter(v["kind"] for r in results for v in r.violations)
+    tasks_by_kind = collections.Counter(k for r in results for k in {v["kind"] for v in r.violations})
+    reasons = collections.Counter(r.reason for r in results if r.status == "ineligible")
+    print(f"tasks {len(results)}  ok {status['ok']}  ineligible {status['ineligible']}  failed {status['failed']}"
+          f"  ({dt:.1f} s, {1000 * dt / len(results):.1f} ms/task)")
+    print("violations by kind:", dict(kinds) or "none", " tasks by kind:", dict(tasks_by_kind) or "none")
+    for why, n in reasons.most_common():
+        print(f"  ineligible x{n}: {why}")
+
+    rng = np.random.default_rng(args.seed)
+    thresholds = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+    caught = {th: [0, 0] for th in thresholds}
+    n = 0
+    t0 = time.perf_counter()
+    for task, res in zip(tasks, results):
+        if res.status != "ok":
+            continue
+        units = sc.requirement_sentences(task.original_prompt)
+        if not units:
+            continue
+        for i in rng.choice(len(units), size=min(args.drops, len(units)), replace=False):
+            u = units[i]
+            turns = [sc.normalize(p) for p in res.parts]
+            hit = [j for j, p in enumerate(turns) if u in p]
+            if not hit:
+                continue
+            turns[hit[0]] = turns[hit[0]].replace(u, "", 1)
+            n += 1
+            for th in thresholds:
+                vs = sc.check_split(task.original_prompt, turns, coverage_threshold=th)
+                caught[th][0] += "dropped-requirement" in sc.violation_kinds(vs)
+                caught[th][1] += bool(vs)
+    print(f"\nsingle requirement-sentence drops: {n} ({time.perf_counter() - t0:.1f} s)")
+    for th in thresholds:
+        mark = "  <- default" if th == sc.COVERAGE_THRESHOLD else ""
+        print(f"  threshold {th:.1f}: dropped-requirement {caught[th][0] / n:6.1%}   any violation "
+              f"{caught[th][1] / n:6.1%}{mark}")
+
+
+if __name__ == "__main__":
+    main()

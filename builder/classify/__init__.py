@@ -1,0 +1,41 @@
+"""Intent classification: one of the paper's 16 intents per user message (Appendix A).
+
+``load_classifier(name)`` picks a classifier by name; ``label_texts`` labels texts through the on-disk
+label cache. See docs/classify.md.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .base import Classifier, Prediction
+from .cache import LabelCache, default_cache_dir
+from .registry import KNOWN, load_classifier
+
+__all__ = ["Classifier", "Prediction", "LabelCache", "KNOWN", "load_classifier", "label_texts",
+           "default_cache_dir"]
+
+
+def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | str = True) -> list[Prediction]:
+    """Labels for ``texts`` in order; with ``cache`` (True = default dir, or a directory path) labels already
+    computed by the same classifier identity and prompt are reused and new ones stored.
+    Identical texts are classified once."""
+    texts = list(texts)
+    if not cache:
+        uniq = list(dict.fromkeys(texts))
+        got = dict(zip(uniq, classifier.predict(uniq)))
+        return [got[t] for t in texts]
+    store = LabelCache(classifier.info, None if cache is True else cache)
+    known: dict[str, Prediction] = {}
+    missing: list[str] = []
+    for t in dict.fromkeys(texts):
+        p = store.get(t)
+        if p is None:
+            missing.append(t)
+        else:
+            known[t] = p
+    if missing:
+        new = classifier.predict(missing)
+        store.put_many(list(zip(missing, new)))
+        known.update(zip(missing, new))
+    return [known[t] for t in texts]

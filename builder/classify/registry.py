@@ -1,0 +1,54 @@
+"""Classifiers chosen by name: ``embedded`` (the CPU default), ``zero-shot`` (the naive MiniLM baseline),
+``llm:<model>`` or a path to a local model folder (causal-LM label scoring), or a model id already in the
+local Hugging Face cache. Nothing is ever downloaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from swe_taskflow.errors import ConfigError
+
+from .base import Classifier
+
+#: Names load_classifier accepts besides a model folder / cached model id.
+KNOWN = ("embedded", "zero-shot", "llm:<model folder or cached HF id>")
+
+
+def _cached_hf_model(model_id: str) -> str | None:
+    """Local snapshot folder of a model id in the HF cache, or None (never downloads)."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(model_id, local_files_only=True)
+    except Exception:  # not cached / not a valid id
+        return None
+
+
+def load_classifier(name: str = "embedded", *, device: str = "auto", batch_size: int = 64) -> Classifier:
+    """Build the classifier ``name`` names; an unknown name raises ConfigError listing the known ones."""
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise ConfigError("unknown device", field="device", actual=device, expected="auto|cpu|cuda")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError("batch size must be a positive integer", field="batch_size", actual=batch_size)
+    if name == "embedded":
+        from .embedded import EmbeddedClassifier
+
+        return EmbeddedClassifier(device=device, batch_size=batch_size)
+    if name == "zero-shot":
+        from .embedded import ZeroShotClassifier
+
+        return ZeroShotClassifier(device=device, batch_size=batch_size)
+    model = name[4:] if name.startswith("llm:") else name
+    folder = Path(model).expanduser()
+    if folder.is_dir():
+        from .llm import LLMLabelScorer
+
+        return LLMLabelScorer(str(folder), device=device, batch_size=batch_size)
+    if "/" in model and not model.startswith((".", "/", "~")):
+        snap = _cached_hf_model(model)
+        if snap is not None:
+            from .llm import LLMLabelScorer
+
+            return LLMLabelScorer(snap, device=device, batch_size=batch_size, model_id=model)
+    raise ConfigError("unknown classifier (not a known name, a model folder, or a cached HF model id)",
+                      field="classifier", actual=name, hint="known: " + ", ".join(KNOWN))

@@ -1,0 +1,160 @@
+"""The LLM seam: one request shape, one reply shape, one protocol, and the shared machinery
+(response store, accounting, concurrency limit) every backend gets from :class:`BaseBackend`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+from swe_taskflow.errors import InputError, ReplayMissError
+
+from .accounting import Ledger
+
+log = logging.getLogger("swe_taskflow.llm")
+
+Message = Mapping[str, str]
+
+
+def canonical_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
+    """Messages as plain ``{role, content}`` dicts; anything else is an input error."""
+    out = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, Mapping) or not isinstance(m.get("role"), str) or not isinstance(m.get("content"), str):
+            raise InputError("a message must be {'role': str, 'content': str}", field=f"messages[{i}]")
+        out.append({"role": m["role"], "content": m["content"]})
+    return out
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """What determines a response: the model, its sampling parameters and the messages."""
+
+    model: str
+    params: Mapping[str, Any]
+    messages: tuple[Mapping[str, str], ...]
+
+    def canonical(self) -> dict[str, Any]:
+        return {"model": self.model, "params": dict(sorted(self.params.items())),
+                "messages": canonical_messages(self.messages)}
+
+    @property
+    def key(self) -> str:
+        """sha256 of the canonical JSON (sorted keys, no whitespace): the response's address in the store."""
+        text = json.dumps(self.canonical(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    """A completion and its facts. ``replayed`` is true when it came from the store."""
+
+    text: str
+    key: str
+    model: str
+    stage: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    replayed: bool = False
+    provenance: str = "model"
+
+
+class LLMBackend(Protocol):
+    """What splitters and question generators call."""
+
+    info: dict[str, Any]
+    ledger: Ledger
+
+    def complete(self, messages: Sequence[Message], *, stage: str, **params: Any) -> LLMReply: ...
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    """Settings every backend shares."""
+
+    model: str = ""
+    """Model id sent to the endpoint / loaded locally; part of every request key."""
+    params: Mapping[str, Any] = field(default_factory=lambda: {"temperature": 0.0, "max_tokens": 2048})
+    """Default sampling parameters (part of the request key); a call may override single ones."""
+    max_concurrency: int = 4
+    """At most this many requests in flight at once (threads share one backend)."""
+    input_cost_per_mtok: float = 0.0
+    """USD per million prompt tokens, for the cost ledger."""
+    output_cost_per_mtok: float = 0.0
+    """USD per million completion tokens."""
+
+    def validate(self) -> None:
+        from swe_taskflow.errors import ConfigError
+        if not self.model:
+            raise ConfigError("an LLM backend needs a model id", field="model")
+        if self.max_concurrency < 1:
+            raise ConfigError("max_concurrency must be >= 1", field="max_concurrency", actual=self.max_concurrency)
+
+
+class BaseBackend:
+    """Store lookup, accounting and concurrency around a backend's own ``_generate``.
+
+    With a store, a request that is already recorded is answered from it (exact replay); a new one
+    is generated and recorded. ``_generate`` returns ``(text, prompt_tokens, completion_tokens)``.
+    """
+
+    name = "base"
+
+    def __init__(self, config: BackendConfig, *, store: "ResponseStore | str | None" = None) -> None:
+        from .store import ResponseStore
+        config.validate()
+        self.config = config
+        self.store = ResponseStore(store) if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__") else store
+        self.ledger = Ledger(config.input_cost_per_mtok, config.output_cost_per_mtok)
+        self._slots = threading.BoundedSemaphore(config.max_concurrency)
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """Provenance: backend name, model, parameters (never credentials)."""
+        return {"backend": self.name, "model": self.config.model, "params": dict(sorted(self.config.params.items()))}
+
+    def request(self, messages: Sequence[Message], **params: Any) -> LLMRequest:
+        merged = {**self.config.params, **params}
+        return LLMRequest(self.config.model, merged, tuple(canonical_messages(messages)))
+
+    def complete(self, messages: Sequence[Message], *, stage: str, **params: Any) -> LLMReply:
+        req = self.request(messages, **params)
+        key = req.key
+        if self.store is not None:
+            hit = self.store.get(key)
+            if hit is not None:
+                reply = self.store.reply(hit, stage=stage)
+                self.ledger.add(stage, reply.prompt_tokens, reply.completion_tokens, replayed=True)
+                return reply
+        with self._slots:
+            text, pt, ct, retries = self._generate(req, stage=stage)
+        self.ledger.add(stage, pt, ct, retries=retries)
+        reply = LLMReply(text=text, key=key, model=req.model, stage=stage, prompt_tokens=pt, completion_tokens=ct)
+        if self.store is not None:
+            self.store.put(req, reply, backend=self.name)
+        log.debug("llm %s stage=%s key=%s tokens=%d/%d", self.name, stage, key[:12], pt, ct)
+        return reply
+
+    def _generate(self, request: LLMRequest, *, stage: str) -> tuple[str, int, int, int]:
+        raise NotImplementedError
+
+
+class ReplayBackend(BaseBackend):
+    """Answers only from the response store: a miss raises :class:`ReplayMissError` naming key and stage."""
+
+    name = "replay"
+
+    def __init__(self, config: BackendConfig, *, store=None) -> None:
+        from swe_taskflow.errors import ConfigError
+        if store is None:
+            raise ConfigError("the replay backend needs a response store", field="store",
+                              hint="pass --store DIR (a folder written by an earlier recorded run)")
+        super().__init__(config, store=store)
+
+    def _generate(self, request: LLMRequest, *, stage: str) -> tuple[str, int, int, int]:
+        raise ReplayMissError(f"no recorded response for stage '{stage}' (request key {request.key}, "
+                              f"model {request.model!r})", path=str(self.store.root),
+                              hint="record it with a live backend and the same --store, or check the model and params")

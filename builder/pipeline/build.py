@@ -1,0 +1,83 @@
+"""``build``: a recipe in, a verified release folder and its build report out.
+
+Layout of the output folder::
+
+    OUT/release/     the release (exactly what goes to the Hub), copied from the write stage
+    OUT/report/      report.md, report.html, report.json and the Sankey PNGs
+    OUT/build.json   per stage: key, output hash, ran or cached, wall time (this run's facts)
+    OUT/cache/       the content-addressed stage cache (reused by the next build)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, TextIO
+
+from .cache import StageCache, atomic_write_bytes, replace_dir
+from .progress import BuildProgress
+from .recipe import Recipe, load_recipe
+from .runner import StageResult, plan, run_stages
+from .stages import pipeline_stages
+
+
+@dataclass
+class BuildOutcome:
+    recipe: Recipe
+    out: Path
+    results: list[StageResult]
+    wall_s: float = 0.0
+    release: Path | None = None
+    report: Path | None = None
+    dry_run: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def hashes(self) -> dict[str, str | None]:
+        """Stage name -> content hash of its output (what two builds of the same inputs share)."""
+        return {r.name: r.output_hash for r in self.results}
+
+
+def dry_run_text(results: list[StageResult], stages) -> str:
+    desc = {s.name: s.description for s in stages}
+    lines = [f"{'stage':<17} {'status':<10} {'key':<14} what"]
+    for r in results:
+        status = {"cached": "cached", "would-run": "would run", "pending": "would run"}[r.status]
+        key = r.key[:12] if r.key else "(after inputs)"
+        lines.append(f"{r.name:<17} {status:<10} {key:<14} {desc.get(r.name, '')}")
+    n = sum(1 for r in results if r.status == "cached")
+    lines.append(f"{n} of {len(results)} stages cached; {len(results) - n} would run.")
+    return "\n".join(lines)
+
+
+def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | None = None, dry_run: bool = False,
+          force: Iterable[str] = (), until: str | None = None, quiet: bool = False,
+          stream: TextIO | None = None) -> BuildOutcome:
+    """Run (or plan, with ``dry_run``) the recipe's pipeline into ``out``."""
+    recipe = load_recipe(recipe_path)
+    out = Path(out)
+    cache = StageCache(Path(cache_dir) if cache_dir else out / "cache")
+    stages = pipeline_stages()
+    if dry_run:
+        return BuildOutcome(recipe, out, plan(stages, recipe, cache), dry_run=True)
+    t0 = time.monotonic()
+    progress = BuildProgress(len(stages), stream=stream if stream is not None else sys.stderr, quiet=quiet)
+    results = run_stages(stages, recipe, cache, progress=progress, force=force, until=until)
+    by_name = {r.name: r for r in results}
+    outcome = BuildOutcome(recipe, out, results)
+    if "write" in by_name:
+        replace_dir(by_name["write"].path / "release", out / "release")
+        outcome.release = out / "release"
+    if "report" in by_name:
+        replace_dir(by_name["report"].path / "report", out / "report")
+        outcome.report = out / "report" / "report.html"
+    outcome.wall_s = time.monotonic() - t0
+    atomic_write_bytes(out / "build.json", (json.dumps({
+        "recipe": str(recipe.path), "wall_s": round(outcome.wall_s, 2),
+        "stages": [r.to_dict() for r in results],
+        "release": None if outcome.release is None else str(outcome.release),
+        "report": None if outcome.report is None else str(outcome.report),
+    }, indent=2) + "\n").encode("utf-8"))
+    return outcome

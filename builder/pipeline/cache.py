@@ -1,0 +1,158 @@
+"""The content-addressed stage cache and the per-item cache, both safe against ``kill -9``.
+
+A stage writes into a private temporary folder; only when it has finished is that folder renamed
+(one atomic ``rename``) to ``stages/<stage>/<key>``, with its record (``.stage.json``) inside. So a
+stage folder either exists complete or not at all, whatever moment a build is killed at. Items
+finished inside an interrupted stage (one label, one proof) are kept in ``items/<stage>/`` as
+atomically written files, so a rerun redoes only what was not finished.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from swe_taskflow.errors import ConfigError
+
+from .hashing import STAGE_RECORD, canonical_json, tree_hash, tree_manifest
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write a file so that readers see the old content or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class ItemCache:
+    """Finished items of one stage, one small JSON file each, named by the item's input hash."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        path = self._path(key)
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            return None  # unreadable: recompute it
+
+    def put(self, key: str, value: Any) -> None:
+        atomic_write_bytes(self._path(key), canonical_json(value))
+
+
+class StageCache:
+    """Stage outputs under ``root`` (``stages/``, ``items/``, ``tmp/``), with a lock for one build at a time."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self._lock_fh = None
+
+    # -- locking -------------------------------------------------------------------------------
+    def lock(self) -> None:
+        """Take the cache for this process; a second concurrent build on it fails clearly."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        fh = open(self.root / ".lock", "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise ConfigError("another build is using this cache", path=str(self.root),
+                              hint="wait for it to finish or use another --out/--cache") from None
+        self._lock_fh = fh
+        # Whoever held the lock before us is gone: its temporary folders are debris.
+        shutil.rmtree(self.root / "tmp", ignore_errors=True)
+
+    def unlock(self) -> None:
+        if self._lock_fh is not None:
+            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
+            self._lock_fh.close()
+            self._lock_fh = None
+
+    # -- stages --------------------------------------------------------------------------------
+    def stage_dir(self, name: str, key: str) -> Path:
+        return self.root / "stages" / name / key
+
+    def lookup(self, name: str, key: str) -> dict[str, Any] | None:
+        """The record of a finished stage output, or None (absent or damaged: it will be rebuilt)."""
+        path = self.stage_dir(name, key)
+        record_path = path / STAGE_RECORD
+        if not record_path.exists():
+            return None
+        try:
+            record = json.loads(record_path.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            return None
+        if record.get("key") != key or record.get("stage") != name:
+            return None
+        return record
+
+    def verify(self, name: str, key: str, record: dict[str, Any]) -> bool:
+        """Whether the files on disk still hash to what the record says (someone may have edited them)."""
+        return tree_manifest(self.stage_dir(name, key)) == record.get("files")
+
+    def new_tmp(self, name: str) -> Path:
+        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.root / "tmp"))
+
+    def commit(self, name: str, key: str, tmp: Path, record: dict[str, Any]) -> dict[str, Any]:
+        """Hash ``tmp``, write its record, and move it into place in one rename."""
+        files = tree_manifest(tmp)
+        record = {**record, "stage": name, "key": key, "files": files, "output_hash": tree_hash(tmp)}
+        atomic_write_bytes(tmp / STAGE_RECORD, json.dumps(record, indent=2, sort_keys=True).encode("utf-8"))
+        final = self.stage_dir(name, key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists():  # a damaged earlier copy
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+        _fsync_dir(final.parent)
+        return record
+
+    def items(self, name: str) -> ItemCache:
+        return ItemCache(self.root / "items" / name)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def replace_dir(src: Path, dest: Path) -> None:
+    """Copy ``src`` to ``dest`` so that ``dest`` is always either the old or the new complete copy."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    shutil.rmtree(tmp)
+    shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(STAGE_RECORD))
+    old = None
+    if dest.exists():
+        old = dest.parent / f".{dest.name}.old-{os.getpid()}"
+        os.rename(dest, old)
+    os.rename(tmp, dest)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

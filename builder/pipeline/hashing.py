@@ -1,0 +1,103 @@
+"""Hashes that name stage inputs and outputs: canonical JSON, files, folders and code.
+
+A stage's cache key must change exactly when something that determines its output changes, so
+every hash here is of canonical bytes (sorted-key JSON, file contents, relative paths), never of
+absolute paths, timestamps or pickles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+#: Files under a stage output whose names start with this prefix are kept out of its content hash
+#: (wall times, logs): they may differ between two builds of the same inputs.
+VOLATILE_PREFIX = "_volatile"
+#: The per-stage record written beside its outputs; not part of the content hash either.
+STAGE_RECORD = ".stage.json"
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Sorted keys, no whitespace, UTF-8: the same object always gives the same bytes."""
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_json(obj: Any) -> str:
+    return sha256_bytes(canonical_json(obj))
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def tree_files(root: Path, *, include_volatile: bool = False) -> list[str]:
+    """Relative POSIX paths of the regular files under ``root``, sorted; the stage record is left out."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        rel_dir = Path(dirpath).relative_to(root)
+        for name in sorted(filenames):
+            rel = (rel_dir / name).as_posix()
+            if rel == STAGE_RECORD:
+                continue
+            if not include_volatile and rel.split("/", 1)[0].startswith(VOLATILE_PREFIX):
+                continue
+            out.append(rel)
+    return sorted(out)
+
+
+def tree_manifest(root: Path) -> dict[str, str]:
+    """``{relative path: sha256}`` of the content files under ``root`` (volatile files excluded)."""
+    return {rel: sha256_file(root / rel) for rel in tree_files(root)}
+
+
+def tree_hash(root: Path) -> str:
+    """One hash of a folder's content files and their relative paths."""
+    return sha256_json(tree_manifest(root))
+
+
+def paths_hash(paths: Iterable[Path], base: Path) -> str:
+    """Hash of files or folders given relative to ``base`` (names relative, contents exact)."""
+    entries = {}
+    for p in paths:
+        p = Path(p)
+        try:
+            name = p.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            name = p.name
+        entries[name] = tree_hash(p) if p.is_dir() else sha256_file(p)
+    return sha256_json(entries)
+
+
+@lru_cache(maxsize=None)
+def module_hash(name: str) -> str:
+    """Hash of a module's source (all ``.py`` files of a package): a code change invalidates its stages.
+
+    A module that cannot be found hashes as ``"absent"`` so a recipe can still be planned (dry run)
+    before every part is installed; running such a stage fails with a clear error.
+    """
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin is None:
+        return "absent"
+    origin = Path(spec.origin)
+    if spec.submodule_search_locations:  # a package: every .py file under it
+        root = origin.parent
+        files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+        return sha256_json({p.relative_to(root).as_posix(): sha256_file(p) for p in files})
+    return sha256_file(origin)

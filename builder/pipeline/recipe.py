@@ -1,0 +1,352 @@
+"""Release recipes: one TOML file per release naming every input of the build.
+
+A recipe is parsed into typed, frozen sections and validated at load time: an unknown section or
+key, a wrong type, an unknown name or a missing file fails with a :class:`ConfigError` naming the
+recipe file and the dotted key (``proofs.sandbox``). Relative paths are resolved against the
+recipe's own folder, so a recipe and the data beside it can move together.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import MISSING as _MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from swe_taskflow.errors import ConfigError
+from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
+
+#: Stage names in build order (see builder/pipeline/stages.py).
+STAGE_ORDER = ("ingest", "classify_prompts", "split", "questions", "proofs", "classify_turns",
+               "assemble", "select", "write", "verify")
+
+SANDBOXES = ("auto", "docker", "bwrap")
+QUESTION_MODES = ("pool", "generate", "none")
+
+
+@dataclass(frozen=True)
+class ReleaseSection:
+    name: str
+    """Release (dataset) name, e.g. ``swe-taskflow-example``."""
+    version: str
+    """Release version, e.g. ``0.1.0``; goes into the manifest."""
+    description: str = ""
+    """One line for the dataset card."""
+
+
+@dataclass(frozen=True)
+class SourceSection:
+    spec: str
+    """What the sources module loads: a Hub id, a local file or folder (relative to the recipe)."""
+    source: str = ""
+    """Source benchmark name recorded in rows (e.g. ``swe-bench-pro``); empty: the loader decides."""
+    revision: str = ""
+    """Source revision (Hub commit or release tag) recorded in provenance."""
+    split: str = "test"
+    """Split of the source dataset to read."""
+    instance_ids: tuple[str, ...] = ()
+    """Subset of tasks to keep, in this order; empty keeps every task."""
+    limit: int = 0
+    """Keep at most this many tasks (0: no limit)."""
+
+
+@dataclass(frozen=True)
+class ClassifierSection:
+    name: str = "embedded"
+    """Classifier name or model folder (see ``swe-taskflow classify --help``)."""
+    device: str = "auto"
+    """``auto``, ``cpu`` or ``cuda``."""
+    batch_size: int = 64
+    """Messages per batch."""
+
+
+@dataclass(frozen=True)
+class TargetSection:
+    path: str = "default"
+    """Target Task-Flow file; ``default`` is the project's shipped target."""
+
+
+@dataclass(frozen=True)
+class SplitSection:
+    splitter: str = "structural"
+    """``structural`` (no model) or ``llm``."""
+    llm: str = ""
+    """LLM backend name for the ``llm`` splitter (e.g. ``openai``, ``transformers``, ``replay``)."""
+    model: str = ""
+    """Model id for the LLM backend."""
+    responses: str = ""
+    """Response store to replay (relative to the recipe); empty: no replay."""
+
+
+@dataclass(frozen=True)
+class PoolSection:
+    name: str
+    """Pool name, used in condition split names (``qa_first`` for the first pool)."""
+    path: str
+    """Question pool JSONL (QAItem records), relative to the recipe."""
+
+
+@dataclass(frozen=True)
+class QuestionsSection:
+    mode: str = "pool"
+    """``pool`` loads the pools below; ``generate`` mines questions with an LLM; ``none`` builds no QA."""
+    pools: tuple[PoolSection, ...] = ()
+    """Question pools (mode ``pool``)."""
+    llm: str = ""
+    """LLM backend for ``generate`` (``replay`` to replay ``responses`` offline)."""
+    model: str = ""
+    """Model id for ``generate``."""
+    responses: str = ""
+    """Response store for ``generate`` (relative to the recipe)."""
+    trajectories: str = ""
+    """Folder of solving trajectories for ``generate`` (relative to the recipe)."""
+    max_questions: int = 3
+    """Questions proposed per task by ``generate``."""
+
+
+@dataclass(frozen=True)
+class ReposSection:
+    bundled: str = ""
+    """A folder of repository files shipped with the recipe; the build turns it into a git repository that
+    stands in for every task's repository (the real repositories cannot be fetched offline)."""
+    path: str = ""
+    """A folder of real checkouts, one sub-folder per repository (used instead of ``bundled``)."""
+
+
+@dataclass(frozen=True)
+class ProofsSection:
+    enabled: bool = True
+    """Validate each question's proof script; off keeps every candidate unvalidated (never accepted)."""
+    sandbox: str = "auto"
+    """``auto`` (docker when a daemon answers, else bubblewrap), ``docker`` or ``bwrap``."""
+    image: str = ""
+    """Container image; empty: build the project's small local image when docker is used."""
+    timeout_s: int = 60
+    """Wall-clock limit per proof run."""
+    jobs: int = 2
+    """Proofs run in parallel."""
+    gold_patch: bool = True
+    """Re-run each proof after applying the task's gold patch (off for a stand-in repository)."""
+
+
+@dataclass(frozen=True)
+class ConditionsSection:
+    names: tuple[str, ...] = CONDITIONS
+    """Conditions to build (each one split of the release)."""
+    pool: str = ""
+    """Question pool the QA conditions use; empty: the first pool."""
+    seed: int = 0
+    """Seed of the seeded placements (``qa_random``)."""
+
+
+@dataclass(frozen=True)
+class SelectSection:
+    seed: int = 0
+    """Seed of the randomized local search."""
+    restarts: int = 64
+    """Restarts of the local search (paper: 64)."""
+    sweeps: int = 20
+    """Sweeps per restart, at most (paper: 20)."""
+    max_questions: int = 3
+    """At most this many questions per session (0..3)."""
+    include_original: bool = True
+    """Whether the original single prompt is in the candidate family of tasks with an ok split."""
+    apply_target_filter: bool = True
+    """Only candidates with at least the target's ``min_messages`` turns."""
+    min_full_split_share: float = 0.0
+    """Share of ok-split tasks that must keep three issue turns (1.0: the paper's run)."""
+    min_question_share: float = 0.0
+    """Share of the usable questions that must be kept."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A whole release recipe; ``path`` is the file it was read from (for errors and relative paths)."""
+
+    path: Path
+    release: ReleaseSection
+    source: SourceSection
+    classifier: ClassifierSection = ClassifierSection()
+    target: TargetSection = TargetSection()
+    split: SplitSection = SplitSection()
+    questions: QuestionsSection = QuestionsSection()
+    repos: ReposSection = ReposSection()
+    proofs: ProofsSection = ProofsSection()
+    conditions: ConditionsSection = ConditionsSection()
+    select: SelectSection = SelectSection()
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent
+
+    def resolve(self, rel: str) -> Path:
+        """A recipe path made absolute against the recipe's folder."""
+        p = Path(rel).expanduser()
+        return p if p.is_absolute() else (self.base / p).resolve()
+
+    def section(self, name: str) -> dict[str, Any]:
+        """The parsed section as plain data (what stage keys hash); paths stay as written."""
+        value = getattr(self, name)
+        return _plain(value)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+_SECTIONS = {
+    "release": ReleaseSection, "source": SourceSection, "classifier": ClassifierSection,
+    "target": TargetSection, "split": SplitSection, "questions": QuestionsSection, "repos": ReposSection,
+    "proofs": ProofsSection, "conditions": ConditionsSection, "select": SelectSection,
+}
+_REQUIRED = ("release", "source")
+
+
+def _type_ok(value: Any, annotation: str) -> bool:
+    if annotation == "str":
+        return isinstance(value, str)
+    if annotation == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation == "bool":
+        return isinstance(value, bool)
+    if annotation == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation.startswith("tuple[str"):
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return True
+
+
+def _build(cls, data: Any, where: str, path: Path):
+    if not isinstance(data, dict):
+        raise ConfigError("must be a table", path=str(path), field=where, actual=type(data).__name__)
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError("unknown key", path=str(path), field=f"{where}.{unknown[0]}", expected=sorted(known))
+    kwargs: dict[str, Any] = {}
+    for name, f in known.items():
+        if name not in data:
+            continue
+        value = data[name]
+        key = f"{where}.{name}"
+        if name == "pools":
+            if not isinstance(value, list):
+                raise ConfigError("must be an array of tables", path=str(path), field=key)
+            value = tuple(_build(PoolSection, v, f"{key}[{i}]", path) for i, v in enumerate(value))
+        else:
+            ann = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+            if not _type_ok(value, ann):
+                raise ConfigError("wrong type", path=str(path), field=key, expected=ann, actual=value)
+            if ann.startswith("tuple"):
+                value = tuple(value)
+            elif ann == "float":
+                value = float(value)
+        kwargs[name] = value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        missing = [n for n, f in known.items() if n not in kwargs and f.default is _MISSING and f.default_factory is _MISSING]
+        raise ConfigError("missing key", path=str(path), field=f"{where}.{missing[0] if missing else '?'}") from exc
+
+
+def _check(recipe: Recipe) -> None:
+    p = str(recipe.path)
+    if recipe.proofs.sandbox not in SANDBOXES:
+        raise ConfigError("unknown sandbox", path=p, field="proofs.sandbox", expected=SANDBOXES,
+                          actual=recipe.proofs.sandbox)
+    if recipe.questions.mode not in QUESTION_MODES:
+        raise ConfigError("unknown questions mode", path=p, field="questions.mode", expected=QUESTION_MODES,
+                          actual=recipe.questions.mode)
+    for i, name in enumerate(recipe.conditions.names):
+        if name not in CONDITIONS:
+            raise ConfigError("unknown condition", path=p, field=f"conditions.names[{i}]", expected=CONDITIONS,
+                              actual=name)
+    if not recipe.conditions.names:
+        raise ConfigError("no condition to build", path=p, field="conditions.names", expected=CONDITIONS)
+    for key, value in (("release.name", recipe.release.name), ("release.version", recipe.release.version),
+                       ("source.spec", recipe.source.spec)):
+        if not value.strip():
+            raise ConfigError("must not be empty", path=p, field=key)
+    for key, value, minimum in (("source.limit", recipe.source.limit, 0),
+                                ("classifier.batch_size", recipe.classifier.batch_size, 1),
+                                ("proofs.timeout_s", recipe.proofs.timeout_s, 1), ("proofs.jobs", recipe.proofs.jobs, 1),
+                                ("select.restarts", recipe.select.restarts, 1), ("select.sweeps", recipe.select.sweeps, 1),
+                                ("select.max_questions", recipe.select.max_questions, 0),
+                                ("questions.max_questions", recipe.questions.max_questions, 1)):
+        if value < minimum:
+            raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
+    for key in ("min_full_split_share", "min_question_share"):
+        value = getattr(recipe.select, key)
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError("a share must lie in [0, 1]", path=p, field=f"select.{key}", actual=value)
+    if recipe.select.max_questions > 3:
+        raise ConfigError("out of range", path=p, field="select.max_questions", expected="0..3",
+                          actual=recipe.select.max_questions)
+    names = [pool.name for pool in recipe.questions.pools]
+    for i, pool in enumerate(recipe.questions.pools):
+        if not SPLIT_NAME_RE.match(pool.name):
+            raise ConfigError("pool name must be a valid split-name part", path=p,
+                              field=f"questions.pools[{i}].name", expected=SPLIT_NAME_RE.pattern, actual=pool.name)
+        if not recipe.resolve(pool.path).exists():
+            raise ConfigError("question pool file not found", path=p, field=f"questions.pools[{i}].path",
+                              actual=str(recipe.resolve(pool.path)))
+    if len(set(names)) != len(names):
+        raise ConfigError("duplicate pool name", path=p, field="questions.pools", actual=names)
+    if recipe.questions.mode == "pool" and not recipe.questions.pools:
+        raise ConfigError("mode 'pool' needs at least one [[questions.pools]]", path=p, field="questions.pools")
+    if recipe.conditions.pool and recipe.conditions.pool not in names and recipe.questions.mode == "pool":
+        raise ConfigError("unknown pool", path=p, field="conditions.pool", expected=names, actual=recipe.conditions.pool)
+    qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_") or c == "tfas_optimized"]
+    if qa_conditions and recipe.questions.mode == "none":
+        raise ConfigError("QA conditions need questions", path=p, field="conditions.names",
+                          actual=qa_conditions, hint="set questions.mode or drop the QA conditions")
+    if recipe.questions.mode != "none" and recipe.proofs.enabled and not (recipe.repos.bundled or recipe.repos.path):
+        raise ConfigError("proofs need repositories", path=p, field="repos",
+                          hint="set repos.bundled or repos.path, or proofs.enabled = false")
+    for key, value in (("repos.bundled", recipe.repos.bundled), ("repos.path", recipe.repos.path),
+                       ("split.responses", recipe.split.responses),
+                       ("questions.responses", recipe.questions.responses),
+                       ("questions.trajectories", recipe.questions.trajectories)):
+        if value and not recipe.resolve(value).exists():
+            raise ConfigError("path not found", path=p, field=key, actual=str(recipe.resolve(value)))
+    if recipe.target.path != "default" and not recipe.resolve(recipe.target.path).exists():
+        raise ConfigError("target file not found", path=p, field="target.path",
+                          actual=str(recipe.resolve(recipe.target.path)))
+    if recipe.split.splitter == "llm" and not recipe.split.llm:
+        raise ConfigError("the llm splitter needs split.llm", path=p, field="split.llm")
+    if recipe.questions.mode == "generate":
+        for key in ("llm", "trajectories"):
+            if not getattr(recipe.questions, key):
+                raise ConfigError("mode 'generate' needs this key", path=p, field=f"questions.{key}")
+
+
+def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
+    """Build and validate a :class:`Recipe` from parsed TOML data."""
+    path = Path(path).resolve()
+    unknown = sorted(set(data) - set(_SECTIONS))
+    if unknown:
+        raise ConfigError("unknown section", path=str(path), field=unknown[0], expected=sorted(_SECTIONS))
+    for name in _REQUIRED:
+        if name not in data:
+            raise ConfigError("missing section", path=str(path), field=name)
+    sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items() if name in data}
+    recipe = Recipe(path=path, raw=dict(data), **sections)
+    _check(recipe)
+    return recipe
+
+
+def load_recipe(path: str | Path) -> Recipe:
+    """Read and validate a recipe file; every error names the file and the key."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("recipe file not found", path=str(path))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML ({exc})", path=str(path)) from None
+    return parse_recipe(data, path)

@@ -1,0 +1,198 @@
+"""Run a recipe's stages in order, each cached by the hash of its inputs.
+
+A stage's key hashes: its name and version, the recipe sections it reads, the content hashes of
+the files the recipe points it at, the source hashes of the modules that implement it (so a code
+or prompt change rebuilds it), and the output hashes of the stages it consumes. A stage whose key
+is in the cache is not run; its recorded output is used as is. Outputs are content-hashed with
+volatile files (wall times) left out, so two builds of the same inputs end with the same hashes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from swe_taskflow.errors import ConfigError, TaskflowError
+
+from .cache import ItemCache, StageCache
+from .hashing import module_hash, paths_hash, sha256_json
+from .progress import BuildProgress, StageProgress
+
+#: Bump when the cache layout or key material changes: every stage is rebuilt.
+PIPELINE_VERSION = 1
+
+
+@dataclass
+class StageContext:
+    """What a running stage sees: its recipe, its upstream outputs, where to write, progress, item cache."""
+
+    name: str
+    recipe: Any
+    out: Path
+    inputs: Mapping[str, Path]
+    items: ItemCache
+    progress: StageProgress
+    cache: StageCache
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def input(self, stage: str) -> Path:
+        try:
+            return self.inputs[stage]
+        except KeyError:
+            raise ConfigError(f"stage '{self.name}' did not declare '{stage}' among its inputs") from None
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One pipeline step. ``run`` writes its outputs into ``ctx.out``; what it returns is ignored."""
+
+    name: str
+    run: Callable[[StageContext], Any]
+    needs: tuple[str, ...] = ()
+    """Upstream stages whose outputs this stage reads (their hashes enter its key)."""
+    config: Callable[[Any], Any] = lambda recipe: {}
+    """The recipe data this stage depends on (hashed into its key)."""
+    files: Callable[[Any], Sequence[Path]] = lambda recipe: ()
+    """Files or folders the recipe points this stage at (their contents are hashed into its key)."""
+    code: tuple[str, ...] = ()
+    """Modules that implement the stage (their source is hashed into its key)."""
+    version: int = 1
+    """Bump to rebuild this stage's cached outputs after a change outside ``code``."""
+    description: str = ""
+
+
+@dataclass
+class StageResult:
+    name: str
+    key: str
+    status: str          # "ran" | "cached" | "would-run" | "pending"
+    path: Path | None = None
+    output_hash: str | None = None
+    wall_s: float = 0.0
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stage": self.name, "key": self.key, "status": self.status,
+                "path": None if self.path is None else str(self.path), "output_hash": self.output_hash,
+                "wall_s": round(self.wall_s, 3), "summary": self.summary}
+
+
+def stage_key(stage: Stage, recipe: Any, upstream: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
+    """The key of ``stage`` given its upstream output hashes, and the material it hashes."""
+    files = list(stage.files(recipe))
+    base = getattr(recipe, "base", Path("."))
+    material = {
+        "pipeline_version": PIPELINE_VERSION,
+        "stage": stage.name,
+        "stage_version": stage.version,
+        "config": stage.config(recipe),
+        "files": paths_hash(files, base) if files else None,
+        "code": {m: module_hash(m) for m in sorted(stage.code)},
+        "upstream": {n: upstream[n] for n in stage.needs},
+    }
+    return sha256_json(material), material
+
+
+def _check_graph(stages: Sequence[Stage]) -> None:
+    seen: set[str] = set()
+    for st in stages:
+        if st.name in seen:
+            raise ConfigError("duplicate stage", field=st.name)
+        for need in st.needs:
+            if need not in seen:
+                raise ConfigError(f"stage '{st.name}' needs '{need}', which does not run before it",
+                                  field=st.name, expected=sorted(seen))
+        seen.add(st.name)
+
+
+def plan(stages: Sequence[Stage], recipe: Any, cache: StageCache) -> list[StageResult]:
+    """What a build would do, without running anything: per stage its key and whether it is cached."""
+    _check_graph(stages)
+    hashes: dict[str, str | None] = {}
+    out: list[StageResult] = []
+    for st in stages:
+        if any(hashes.get(n) is None for n in st.needs):
+            out.append(StageResult(st.name, key="", status="pending"))
+            hashes[st.name] = None
+            continue
+        key, _ = stage_key(st, recipe, {n: hashes[n] for n in st.needs})  # type: ignore[misc]
+        record = cache.lookup(st.name, key)
+        if record is not None:
+            hashes[st.name] = record["output_hash"]
+            out.append(StageResult(st.name, key, "cached", cache.stage_dir(st.name, key), record["output_hash"],
+                                   summary=record.get("summary", {})))
+        else:
+            hashes[st.name] = None
+            out.append(StageResult(st.name, key, "would-run"))
+    return out
+
+
+def run_stages(stages: Sequence[Stage], recipe: Any, cache: StageCache, *,
+               progress: BuildProgress | None = None, force: Iterable[str] = (),
+               until: str | None = None) -> list[StageResult]:
+    """Run (or reuse) every stage in order; returns one result per stage that was reached.
+
+    ``force`` names stages to rebuild even when cached; ``until`` stops after the named stage.
+    """
+    _check_graph(stages)
+    force = set(force)
+    unknown = force - {s.name for s in stages}
+    if unknown or (until is not None and until not in {s.name for s in stages}):
+        raise ConfigError("unknown stage", field="force/until", expected=[s.name for s in stages],
+                          actual=sorted(unknown) or until)
+    progress = progress or BuildProgress(len(stages), quiet=True)
+    results: list[StageResult] = []
+    paths: dict[str, Path] = {}
+    hashes: dict[str, str] = {}
+    cache.lock()
+    try:
+        for i, st in enumerate(stages, start=1):
+            key, material = stage_key(st, recipe, hashes)
+            record = None if st.name in force else cache.lookup(st.name, key)
+            if record is not None and not cache.verify(st.name, key, record):
+                progress.note(f"[{i}/{len(stages)}] {st.name}: cached output was modified on disk; rebuilding")
+                record = None
+            sp = progress.stage(st.name, i)
+            if record is not None:
+                summary = record.get("summary", {})
+                sp.total = summary.get("items_total")
+                sp.done = summary.get("items_done", 0)
+                sp.failed = summary.get("items_failed", 0)
+                progress.finish(sp, "cached")
+                res = StageResult(st.name, key, "cached", cache.stage_dir(st.name, key), record["output_hash"],
+                                  summary=summary)
+            else:
+                t0 = time.monotonic()
+                tmp = cache.new_tmp(st.name)
+                ctx = StageContext(st.name, recipe, tmp, {n: paths[n] for n in st.needs}, cache.items(st.name),
+                                   sp, cache)
+                try:
+                    st.run(ctx)
+                except TaskflowError:
+                    progress.finish(sp, "FAILED")
+                    raise
+                except Exception as exc:
+                    progress.finish(sp, "FAILED")
+                    raise TaskflowError(f"stage '{st.name}' failed: {type(exc).__name__}: {exc}") from exc
+                wall = time.monotonic() - t0
+                summary = {"items_total": sp.total if sp.total is not None else sp.done,
+                           "items_done": sp.done, "items_failed": sp.failed, **ctx.summary}
+                # The summary must be derived from content only (no times) so cached and fresh runs agree.
+                (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n",
+                                                  encoding="utf-8")
+                record = cache.commit(st.name, key, tmp, {"inputs": material, "summary": summary,
+                                                          "wall_s": round(wall, 3)})
+                progress.finish(sp, "ran")
+                res = StageResult(st.name, key, "ran", cache.stage_dir(st.name, key), record["output_hash"], wall,
+                                  summary)
+            paths[st.name] = res.path  # type: ignore[assignment]
+            hashes[st.name] = res.output_hash  # type: ignore[assignment]
+            results.append(res)
+            if until is not None and st.name == until:
+                break
+    finally:
+        cache.unlock()
+    return results

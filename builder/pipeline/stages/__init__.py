@@ -1,0 +1,115 @@
+"""The release pipeline's stages, in build order, with what each one's cache key depends on.
+
+ingest -> classify_prompts -> split -> questions -> proofs -> classify_turns -> assemble -> select
+-> write -> verify -> report. Each stage module has one ``run(ctx)``; what it reads from the recipe,
+which files it hashes and which modules implement it are declared here, next to each other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..runner import Stage
+
+
+def _files_source(r) -> list[Path]:
+    p = r.resolve(r.source.spec)
+    return [p] if p.exists() else []
+
+
+def _files_pools(r) -> list[Path]:
+    out = [r.resolve(p.path) for p in r.questions.pools] if r.questions.mode == "pool" else []
+    if r.questions.mode == "generate":
+        out += [r.resolve(x) for x in (r.questions.responses, r.questions.trajectories) if x]
+    return out
+
+
+def _files_repos(r) -> list[Path]:
+    return [r.resolve(x) for x in (r.repos.bundled, r.repos.path) if x]
+
+
+def _files_split(r) -> list[Path]:
+    return [r.resolve(r.split.responses)] if r.split.responses else []
+
+
+def _files_target(r) -> list[Path]:
+    from .select import target_path
+
+    try:
+        p = target_path(r)
+    except Exception:  # noqa: BLE001 - the default target's module may be missing while planning
+        return []
+    return [p] if p.exists() else []
+
+
+def _proofs_config(r):
+    from .proofs import resolved_sandbox
+
+    return {"proofs": r.section("proofs"), "repos": r.section("repos"), "resolved_sandbox": resolved_sandbox(r)}
+
+
+def _write_config(r):
+    return {"release": r.section("release"), "conditions": list(r.conditions.names),
+            "recipe_raw": dict(r.raw)}
+
+
+CLASSIFY_CODE = ("builder.classify", "builder.pipeline.stages.common")
+
+
+def pipeline_stages() -> list[Stage]:
+    from . import (assemble, classify_prompts, classify_turns, ingest, proofs, questions, report, select, split,
+                   verify, write)
+
+    return [
+        Stage("ingest", ingest.run, config=lambda r: {"source": r.section("source")}, files=_files_source,
+              code=("builder.sources", "builder.pipeline.stages.ingest"),
+              description="read and normalize the source benchmark's tasks"),
+        Stage("classify_prompts", classify_prompts.run, needs=("ingest",),
+              config=lambda r: {"classifier": r.section("classifier")},
+              code=CLASSIFY_CODE + ("builder.pipeline.stages.classify_prompts",),
+              description="label each task's original prompt (the source benchmark's Task Flow)"),
+        Stage("split", split.run, needs=("ingest",), config=lambda r: {"split": r.section("split")},
+              files=_files_split, code=("builder.split", "builder.llm", "swe_taskflow.split_checks",
+                                        "builder.pipeline.stages.split"),
+              description="split each issue into three ordered turns"),
+        Stage("questions", questions.run, needs=("ingest",),
+              config=lambda r: {"questions": r.section("questions"), "repos": r.section("repos")},
+              files=lambda r: _files_pools(r) + (_files_repos(r) if r.questions.mode == "generate" else []),
+              code=("builder.qa", "builder.pipeline.stages.questions"),
+              description="load question pools (or mine questions with an LLM)"),
+        Stage("proofs", proofs.run, needs=("ingest", "questions"), config=_proofs_config, files=_files_repos,
+              code=("builder.proofs", "swe_taskflow.proofs", "builder.pipeline.stages.proofs",
+                    "builder.pipeline.stages.repos"),
+              description="run each question's proof script in a sandbox"),
+        Stage("classify_turns", classify_turns.run, needs=("split", "proofs"),
+              config=lambda r: {"classifier": r.section("classifier")},
+              code=CLASSIFY_CODE + ("swe_taskflow.candidates", "builder.pipeline.stages.classify_turns"),
+              description="label every issue and question turn"),
+        Stage("assemble", assemble.run, needs=("split", "classify_turns"),
+              config=lambda r: {"conditions": r.section("conditions")},
+              code=("swe_taskflow.conditions", "swe_taskflow.candidates", "builder.pipeline.stages.assemble"),
+              description="build the sessions of each fixed condition"),
+        Stage("select", select.run, needs=("split", "classify_turns"),
+              config=lambda r: {"select": r.section("select"), "target": r.section("target"),
+                                "conditions": list(r.conditions.names)},
+              files=_files_target, code=("swe_taskflow.select", "swe_taskflow.target", "swe_taskflow.targets",
+                                         "builder.pipeline.stages.select"),
+              description="choose the TFAS-optimized session per task"),
+        Stage("write", write.run, needs=("ingest", "split", "questions", "proofs", "classify_turns", "assemble",
+                                         "select"),
+              config=_write_config, code=("builder.release", "swe_taskflow.rows", "swe_taskflow.features",
+                                          "swe_taskflow.manifest", "swe_taskflow.hashing",
+                                          "builder.pipeline.stages.write"),
+              description="write the release folder (parquet, card, manifest)"),
+        Stage("verify", verify.run, needs=("write",), code=("swe_taskflow.verify", "builder.pipeline.stages.verify"),
+              description="verify the release as an auditor would"),
+        Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "proofs", "classify_turns",
+                                           "assemble", "select", "write", "verify"),
+              config=lambda r: {"release": r.section("release")},
+              code=("builder.report", "swe_taskflow.gap", "builder.pipeline.stages.report"),
+              description="render the build report (Markdown, HTML, Sankey PNGs)"),
+    ]
+
+
+STAGE_NAMES = ("ingest", "classify_prompts", "split", "questions", "proofs", "classify_turns", "assemble",
+               "select", "write", "verify", "report")

@@ -1,0 +1,61 @@
+"""Stage ``ingest``: the source benchmark's tasks, normalized, with provenance; nothing dropped."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from swe_taskflow.errors import ConfigError
+from swe_taskflow.jsonl import write_json, write_jsonl
+from swe_taskflow.schema import Task
+
+from .common import need_module
+
+
+def _load(recipe) -> tuple[list[Task], dict]:
+    sec = recipe.source
+    spec = sec.spec
+    local = recipe.resolve(spec)
+    if local.exists():
+        spec = str(local)
+    sources = need_module("builder.sources", "issue 3, sources")
+    load = sources.load_tasks(spec, source=sec.source or None, revision=sec.revision or None, split=sec.split,
+                              limit=None)
+    prov = dict(load.provenance)
+    # Record paths as the recipe spells them, never this machine's absolute paths.
+    if local.exists():
+        prov["spec"] = sec.spec
+        prov["files"] = [{**f, "path": _rel(f.get("path", ""), local, sec.spec)} for f in prov.get("files", [])]
+    return list(load.tasks), prov
+
+
+def _rel(path: str, local, spec: str) -> str:
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        return (Path(spec) / p.resolve().relative_to(local.resolve())).as_posix() if local.is_dir() else spec
+    except ValueError:
+        return p.name
+
+
+def run(ctx) -> None:
+    recipe = ctx.recipe
+    sec = recipe.source
+    tasks, provenance = _load(recipe)
+    if sec.instance_ids:
+        by_id = {t.instance_id: t for t in tasks}
+        missing = [i for i in sec.instance_ids if i not in by_id]
+        if missing:
+            raise ConfigError("instance id not in the source", path=str(recipe.path), field="source.instance_ids",
+                              actual=missing[0])
+        tasks = [by_id[i] for i in sec.instance_ids]
+    if sec.limit:
+        tasks = tasks[:sec.limit]
+    ctx.progress.set_total(len(tasks))
+    statuses = Counter(t.status for t in tasks)
+    reasons = Counter(t.reason for t in tasks if t.status != "ok")
+    write_jsonl(ctx.out / "tasks.jsonl", (t.to_dict() for t in tasks))
+    write_json(ctx.out / "provenance.json", provenance)
+    ctx.progress.advance(len(tasks), failed=len(tasks) - statuses.get("ok", 0))
+    ctx.summary.update(tasks=len(tasks), by_status=dict(sorted(statuses.items())),
+                       malformed_reasons=dict(sorted(reasons.items())))

@@ -1,0 +1,78 @@
+"""Stage ``report``: the build report (builder.report.build_report) from the other stages' outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from swe_taskflow.jsonl import read_jsonl
+from swe_taskflow.target import load_target
+
+from .write import condition_files
+
+
+def _summary(ctx, stage: str) -> dict:
+    path = ctx.input(stage) / "summary.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _llm_usage(ctx) -> dict:
+    usage: dict = {}
+    for stage in ("split", "questions"):
+        if stage not in ctx.inputs:
+            continue
+        path = ctx.input(stage) / "_volatile" / "llm_usage.json"
+        if path.exists():
+            for name, u in json.loads(path.read_text()).items():
+                usage[f"{stage}/{name}"] = u
+    return usage
+
+
+def run(ctx) -> None:
+    from builder.report.build_report import ReportData, render
+
+    recipe = ctx.recipe
+    source = [[m["intent"] for m in obj["messages"]]
+              for _, obj in read_jsonl(ctx.input("classify_prompts") / "source_sessions.jsonl")]
+    conditions = {}
+    for cond, path in condition_files(ctx).items():
+        conditions[cond] = [[t["intent"] for t in obj["session"]["turns"]]
+                            for _, obj in read_jsonl(path) if obj.get("session")]
+    ingest, split, proofs = _summary(ctx, "ingest"), _summary(ctx, "split"), _summary(ctx, "proofs")
+    assemble, write = _summary(ctx, "assemble"), _summary(ctx, "write")
+    counts = {
+        "Tasks": {**ingest.get("by_status", {}), **{f"malformed: {k}": v for k, v in
+                                                     ingest.get("malformed_reasons", {}).items()}},
+        "Splits": {**{f"status {k}": v for k, v in split.get("by_status", {}).items()},
+                   **{f"violation {k}": v for k, v in split.get("violations", {}).items()}},
+        "Split reasons (tasks kept single-turn)": split.get("reasons", {}),
+        "Questions": {"accepted": proofs.get("accepted", 0), "rejected": proofs.get("rejected", 0),
+                      "infrastructure error": proofs.get("error", 0),
+                      **{f"rejected: {k}": v for k, v in proofs.get("rejected_by_reason", {}).items()}},
+        "Proof sandbox": {"sandbox": proofs.get("sandbox", "none"), "image": proofs.get("image", ""),
+                          "gold patch re-run": proofs.get("gold_patch"), "repositories": proofs.get("repos")},
+        "Rows per condition (released)": write.get("rows", {}),
+        "Condition row status": assemble.get("row_status", {}),
+        "Sessions not written (no turn)": write.get("sessions_not_written", {}) or "none",
+    }
+    select_report = ctx.input("select") / "select_report.json"
+    stages = []
+    for name, path in ctx.inputs.items():
+        rec = json.loads((path / ".stage.json").read_text())
+        stages.append({"stage": name, "key": rec["key"], "output_hash": rec["output_hash"]})
+    notes = []
+    if proofs.get("repos") == "stand-in":
+        notes.append("Proofs ran against a bundled stand-in repository, not the tasks' real repositories "
+                     "(they cannot be fetched offline); the questions are about that repository.")
+    data = ReportData(
+        title=f"{recipe.release.name} {recipe.release.version}",
+        release={"name": recipe.release.name, "version": recipe.release.version,
+                 "release_id": write.get("release_id", "")},
+        target=load_target(ctx.input("select") / "target.json"), source_sessions=source, conditions=conditions,
+        counts=counts, selection=json.loads(select_report.read_text()) if select_report.exists() else {},
+        llm=_llm_usage(ctx), verify=json.loads((ctx.input("verify") / "verify.json").read_text()),
+        stages=stages, notes=notes)
+    ctx.progress.set_total(len(conditions) + 2)
+    render(data, ctx.out / "report")
+    ctx.progress.advance(len(conditions) + 2)
+    ctx.summary.update(pictures=len(conditions) + 2)

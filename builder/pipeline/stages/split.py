@@ -1,0 +1,49 @@
+"""Stage ``split``: each task's issue into three ordered turns, or single-turn with the reasons."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from swe_taskflow.jsonl import write_json, write_jsonl
+from swe_taskflow.schema import SplitResult
+
+from ..hashing import sha256_json
+from .common import need_module, read_tasks
+
+
+def make_splitter(recipe):
+    split = need_module("builder.split", "issue 4, generation")
+    sec = recipe.split
+    if sec.splitter == "llm":
+        llm = need_module("builder.llm", "issue 4, generation")
+        store = llm.ResponseStore(str(recipe.resolve(sec.responses))) if sec.responses else None
+        cfg = {"model": sec.model} if sec.model else {}
+        backend = llm.get_backend(sec.llm, store=store, **cfg)
+        return split.get_splitter("llm", llm=backend)
+    return split.get_splitter(sec.splitter)
+
+
+def run(ctx) -> None:
+    tasks = [t for t in read_tasks(ctx.input("ingest")) if t.status == "ok"]
+    splitter = make_splitter(ctx.recipe)
+    info = dict(getattr(splitter, "info", {}) or {})
+    ctx.progress.set_total(len(tasks))
+    results = []
+    for task in tasks:
+        key = sha256_json({"splitter": info, "task": task.to_dict()})
+        cached = ctx.items.get(key)
+        if cached is not None:
+            res = SplitResult.from_dict(cached)
+        else:
+            res = splitter.split(task)
+            ctx.items.put(key, res.to_dict())
+        results.append(res)
+        ctx.progress.advance(failed=int(res.status != "ok"))
+    write_jsonl(ctx.out / "splits.jsonl", (r.to_dict() for r in results))
+    ledger = getattr(getattr(splitter, "llm", None), "ledger", None)
+    if ledger is not None:  # calls made by this run only (cached items cost nothing): volatile
+        write_json(ctx.out / "_volatile" / "llm_usage.json", ledger.to_dict())
+    violations = Counter(v.get("kind", "?") for r in results for v in r.violations)
+    ctx.summary.update(splitter=info, by_status=dict(sorted(Counter(r.status for r in results).items())),
+                       reasons=dict(sorted(Counter(r.reason for r in results if r.status != "ok").items())),
+                       violations=dict(sorted(violations.items())))

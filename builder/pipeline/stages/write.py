@@ -1,0 +1,74 @@
+"""Stage ``write``: release rows for every condition, written as a release folder (builder.release)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from swe_taskflow.jsonl import read_jsonl
+from swe_taskflow.schema import QAItem, Session
+
+from ..hashing import sha256_file
+from .common import need_module, read_splits, read_tasks
+
+
+def condition_files(ctx) -> dict[str, Path]:
+    """Condition -> its ConditionRow JSONL, in the recipe's order."""
+    found = {p.stem: p for p in (ctx.input("assemble") / "conditions").glob("*.jsonl")}
+    found.update({p.stem: p for p in (ctx.input("select") / "conditions").glob("*.jsonl")})
+    return {c: found[c] for c in ctx.recipe.conditions.names if c in found}
+
+
+def provenance(ctx) -> dict:
+    recipe = ctx.recipe
+    summaries = {name: json.loads((path / "summary.json").read_text()) for name, path in ctx.inputs.items()
+                 if (path / "summary.json").exists()}
+    proofs = summaries.get("proofs", {})
+    return {
+        "source": json.loads((ctx.input("ingest") / "provenance.json").read_text()),
+        "recipe": {"file": recipe.path.name, "sha256": sha256_file(recipe.path), "content": recipe.raw},
+        "models": {
+            "classifier": summaries.get("classify_turns", {}).get("classifier", {}),
+            "splitter": summaries.get("split", {}).get("splitter", {}),
+            "questions": {"mode": recipe.questions.mode, "pools": [p.name for p in recipe.questions.pools],
+                          "llm": recipe.questions.llm or None, "model": recipe.questions.model or None},
+            "proofs": {k: proofs.get(k) for k in ("sandbox", "image", "image_id", "gold_patch", "repos")},
+        },
+        "prompts": {"splitter": summaries.get("split", {}).get("splitter", {}).get("prompt_sha256"),
+                    "classifier": summaries.get("classify_turns", {}).get("classifier", {}).get("prompt_sha256")},
+        "seeds": {"conditions": recipe.conditions.seed, "select": recipe.select.seed},
+        "pipeline": {name: json.loads((path / ".stage.json").read_text())["output_hash"]
+                     for name, path in ctx.inputs.items() if (path / ".stage.json").exists()},
+    }
+
+
+def run(ctx) -> None:
+    rows_mod = need_module("swe_taskflow.rows", "issue 6, releases")
+    release = need_module("builder.release", "issue 6, releases")
+    tasks = {t.instance_id: t for t in read_tasks(ctx.input("ingest"))}
+    splits = {s.instance_id: s for s in read_splits(ctx.input("split"))}
+    questions = {}
+    for n, obj in read_jsonl(ctx.input("classify_turns") / "pool_labelled.jsonl"):
+        questions[obj["question_id"]] = QAItem.from_dict(obj, row=n)
+    files = condition_files(ctx)
+    ctx.progress.set_total(len(files))
+    out_splits: dict[str, list] = {}
+    skipped: dict[str, dict[str, int]] = {}
+    for cond, path in files.items():
+        rows = []
+        for n, obj in read_jsonl(path):
+            if obj.get("session") is None:  # e.g. qa_only for a task without questions: counted, not written
+                skipped.setdefault(cond, {}).setdefault(obj.get("status", "?"), 0)
+                skipped[cond][obj.get("status", "?")] += 1
+                continue
+            session = Session.from_dict(obj["session"], where=str(path), row=n)
+            iid = session.instance_id
+            rows.append(rows_mod.build_row(tasks[iid], session, splits.get(iid), questions, where=str(path), row=n))
+        out_splits[cond] = rows
+        ctx.progress.advance()
+    target = ctx.input("select") / "target.json"
+    manifest = release.write_release(ctx.out / "release", name=ctx.recipe.release.name,
+                                     version=ctx.recipe.release.version, splits=out_splits,
+                                     target_path=target, provenance=provenance(ctx))
+    ctx.summary.update(rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
+                       release_id=getattr(manifest, "release_id", ""))

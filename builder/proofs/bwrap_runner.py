@@ -1,0 +1,242 @@
+"""Run one untrusted proof script under bubblewrap, for machines without Docker.
+
+The sandbox: all namespaces unshared (so only ``lo`` exists), the host's /usr read-only, the
+repository and the script read-only, a small tmpfs /tmp, no environment (``--clearenv``), uid 65534,
+no capabilities, killed with its parent. Limits come from ``prlimit`` (address space, processes,
+file size) and ``timeout -s KILL``. Run as root, the sandbox is started as the host's uid 65534
+(``setpriv``) so that the process limit applies (root ignores RLIMIT_NPROC), unless a pids cgroup
+can be made, which caps the processes whatever the uid.
+
+Weaker than Docker, and the report says so: memory is an address-space limit (a MemoryError, seen
+on stderr, stands for an OOM kill), CPU is not limited, and the process limit is shared by every
+process of uid 65534 on the host.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from swe_taskflow.errors import SandboxError
+from swe_taskflow.proofs import RunFacts
+
+from .capture import BoundedCapture
+from .config import ProofConfig
+from .script import PROOF_MOUNT, REPO_MOUNT, repo_write_blocked, script_command, stage_script
+
+NOBODY = 65534
+_OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc")
+
+
+def bwrap_available() -> bool:
+    return all(shutil.which(t) for t in ("bwrap", "prlimit", "timeout"))
+
+
+@functools.lru_cache(maxsize=1)
+def host_toolchain_id() -> str:
+    """What a bubblewrap proof ran with: the host's python3 (hash of the binary)."""
+    py = shutil.which("python3", path="/usr/bin:/bin") or shutil.which("python3") or ""
+    if not py:
+        return "host:no-python3"
+    real = os.path.realpath(py)
+    digest = hashlib.sha256(Path(real).read_bytes()).hexdigest()
+    return f"host:{real}@sha256:{digest[:16]}"
+
+
+def _nobody_process_count() -> int:
+    n = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == NOBODY:
+                    n += 1
+            except OSError:
+                pass
+    return n
+
+
+class PidsCgroup:
+    """A throw-away pids cgroup (v1 ``pids`` controller or v2) capping the sandbox's processes, for root.
+
+    Root ignores RLIMIT_NPROC, and dropping to uid 65534 first would stop bwrap from reaching a
+    repository under a folder that only root may traverse; a cgroup caps processes for any uid.
+    """
+
+    def __init__(self, limit: int) -> None:
+        import uuid
+
+        self.path: Path | None = None
+        for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
+            if (base / "cgroup.procs").exists() and os.access(base, os.W_OK) and (
+                    base.name == "pids" or "pids" in _read(base / "cgroup.subtree_control")):
+                cand = base / f"swe-taskflow-proof-{uuid.uuid4().hex[:12]}"
+                try:
+                    cand.mkdir()
+                    (cand / "pids.max").write_text(str(limit))
+                except OSError:
+                    continue
+                self.path = cand
+                break
+
+    @property
+    def procs(self) -> str:
+        return str(self.path / "cgroup.procs") if self.path else ""
+
+    def close(self) -> None:
+        if self.path is None:
+            return
+        for _ in range(50):
+            pids = [int(p) for p in _read(self.path / "cgroup.procs").split()]
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.02)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def bwrap_command(repo_fd: int, staged_fd: int, command: list[str], config: ProofConfig,
+                  cgroup_procs: str = "") -> list[str]:
+    """The full host command line (timeout, setpriv, prlimit, bwrap) for one run.
+
+    The repository and script folder are passed as open directory fds (``--ro-bind-fd``): they are
+    resolved by this process, so a repository under a folder that uid 65534 cannot traverse still works.
+    """
+    if not bwrap_available():
+        raise SandboxError("bubblewrap is not available (needs bwrap, prlimit and timeout)",
+                           hint="apt-get install bubblewrap, or use --sandbox docker")
+    root = os.geteuid() == 0
+    outer = []
+    if cgroup_procs:   # join the pids cgroup, then run the rest; RLIMIT_NPROC cannot bind root
+        outer += ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroup_procs]
+        nproc = int(config.pids)
+    else:
+        nproc = int(config.pids) + (_nobody_process_count() if root else _own_process_count())
+    outer += ["timeout", "-s", "KILL", f"{config.timeout_s:g}"]
+    if root and not cgroup_procs:
+        outer += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    outer += ["prlimit", f"--as={int(config.mem_mb) << 20}", f"--nproc={nproc}",
+              f"--fsize={int(config.fsize_mb) << 20}", "--core=0", "--"]
+    box = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+           "--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/lib", "/lib64", "/sbin"):
+        p = Path(top)
+        if p.is_symlink():
+            box += ["--symlink", os.readlink(p), top]
+        elif p.is_dir():
+            box += ["--ro-bind", top, top]
+    if Path("/etc/ld.so.cache").exists():
+        box += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    box += ["--proc", "/proc", "--dev", "/dev",
+            "--size", str(int(config.tmpfs_mb) << 20), "--tmpfs", "/tmp",
+            "--ro-bind-fd", str(repo_fd), REPO_MOUNT, "--ro-bind-fd", str(staged_fd), PROOF_MOUNT,
+            "--chdir", REPO_MOUNT,
+            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+            "--setenv", "LANG", "C.UTF-8",
+            "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL", "--"]
+    return outer + box + command
+
+
+def _own_process_count() -> int:
+    uid = os.getuid()
+    n = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    n += 1
+            except OSError:
+                pass
+    return n
+
+
+def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> RunFacts:
+    """Run ``script`` once against ``repo_dir`` (read-only at /repo); tree hashes are left to the caller."""
+    repo = str(Path(repo_dir).resolve())
+    command = script_command(script)
+    staged = stage_script(script)
+    t0 = time.monotonic()
+    fds: list[int] = []
+    cgroup = PidsCgroup(int(config.pids)) if os.geteuid() == 0 else None
+    try:
+        fds = [os.open(repo, os.O_RDONLY | os.O_DIRECTORY), os.open(staged.name, os.O_RDONLY | os.O_DIRECTORY)]
+        argv = bwrap_command(fds[0], fds[1], command, config, cgroup.procs if cgroup else "")
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
+                                start_new_session=True, pass_fds=fds)
+        killed = threading.Event()
+
+        def kill() -> None:
+            if not killed.is_set():
+                killed.set()
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+        out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill)
+        err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes, on_limit=kill)
+
+        def pump(fh, cap: BoundedCapture) -> None:
+            while True:
+                chunk = fh.read1(65536)
+                if not chunk or not cap.feed(chunk):
+                    break
+
+        readers = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
+                   threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
+        for r in readers:
+            r.start()
+        try:
+            rc = proc.wait(timeout=config.timeout_s + 10)   # `timeout -s KILL` fires first; this is a backstop
+        except subprocess.TimeoutExpired:
+            kill()
+            rc = proc.wait()
+        duration = time.monotonic() - t0
+        for r in readers:
+            r.join(timeout=5)
+        proc.stdout.close()
+        proc.stderr.close()
+        exit_code = 128 - rc if rc < 0 else rc
+        timed_out = (exit_code == 137 and not killed.is_set() and duration >= config.timeout_s * 0.98)
+        stderr_text = err.tail_text()
+        if exit_code != 0 and out.nbytes == 0 and stderr_text.lstrip().startswith("bwrap:"):  # setup failed
+            return RunFacts(infra_error=f"bwrap: {stderr_text.strip()[-300:]}", duration_s=round(duration, 3),
+                            command=tuple(command))
+        oom = exit_code not in (0, None) and any(m in stderr_text for m in _OOM_MARKERS)
+        return RunFacts(
+            exit_code=exit_code, timed_out=timed_out, oom_killed=oom,
+            output_limit_hit=out.limit_hit or err.limit_hit,
+            stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
+            stdout_excerpt=out.head_text(config.excerpt_chars), stderr_excerpt=stderr_text,
+            repo_write_blocked=repo_write_blocked(stderr_text),
+            duration_s=round(duration, 3), command=tuple(command))
+    except SandboxError:
+        raise
+    except OSError as exc:
+        return RunFacts(infra_error=f"bwrap: {exc}", duration_s=round(time.monotonic() - t0, 3),
+                        command=tuple(command))
+    finally:
+        if cgroup is not None:
+            cgroup.close()
+        for fd in fds:
+            os.close(fd)
+        staged.cleanup()

@@ -1,0 +1,62 @@
+"""Bounded reading of a byte stream: hash, count and keep an excerpt, never buffer it all."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable, Iterable
+
+
+class BoundedCapture:
+    """Accumulates a stream up to ``limit`` bytes; past it, calls ``on_limit`` once and stops keeping bytes.
+
+    Only ``keep_head`` bytes from the start and ``keep_tail`` bytes from the end are stored, so a script
+    that prints gigabytes costs a fixed amount of memory.
+    """
+
+    def __init__(self, limit: int, *, keep_head: int = 4096, keep_tail: int = 0,
+                 on_limit: Callable[[], None] | None = None) -> None:
+        self.limit = limit
+        self.keep_head = keep_head
+        self.keep_tail = keep_tail
+        self.on_limit = on_limit
+        self.sha = hashlib.sha256()
+        self.nbytes = 0
+        self.nonblank = 0
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.limit_hit = False
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take a chunk; returns False once the limit is passed (the caller should stop reading)."""
+        if self.limit_hit or not chunk:
+            return not self.limit_hit
+        room = self.limit - self.nbytes
+        if len(chunk) > room:
+            chunk = chunk[:max(room, 0)]
+            self.limit_hit = True
+        self.sha.update(chunk)
+        self.nbytes += len(chunk)
+        self.nonblank += len(chunk.translate(None, b" \t\r\n\x0b\x0c"))
+        if len(self.head) < self.keep_head:
+            self.head += chunk[: self.keep_head - len(self.head)]
+        if self.keep_tail:
+            self.tail += chunk
+            del self.tail[: max(0, len(self.tail) - self.keep_tail)]
+        if self.limit_hit and self.on_limit is not None:
+            self.on_limit()
+        return not self.limit_hit
+
+    def feed_all(self, chunks: Iterable[bytes]) -> None:
+        for chunk in chunks:
+            if not self.feed(chunk):
+                break
+
+    @property
+    def sha256(self) -> str:
+        return self.sha.hexdigest()
+
+    def head_text(self, chars: int) -> str:
+        return bytes(self.head).decode("utf-8", "replace")[:chars]
+
+    def tail_text(self) -> str:
+        return bytes(self.tail).decode("utf-8", "replace")

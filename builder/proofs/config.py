@@ -1,0 +1,46 @@
+"""Limits every proof run gets, whatever the sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from swe_taskflow.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ProofConfig:
+    """Resource limits for one untrusted proof script (they go into the report and the cache key)."""
+
+    #: Wall-clock seconds before the script is killed (``run_proof(timeout_s=...)`` overrides it).
+    timeout_s: float = 60.0
+    #: Memory limit in MiB (Docker: mem_limit = memswap_limit; bubblewrap: ``prlimit --as``).
+    mem_mb: int = 512
+    #: Most processes/threads the script may have (Docker pids_limit; bubblewrap ``prlimit --nproc``).
+    pids: int = 64
+    #: CPUs the script may use (Docker nano_cpus; not enforced by bubblewrap).
+    cpus: float = 1.0
+    #: Size of the writable tmpfs at /tmp in MiB.
+    tmpfs_mb: int = 64
+    #: Stdout bytes read before the script is killed (output-limit).
+    max_output_bytes: int = 1 << 20
+    #: Characters of stdout kept in the report.
+    excerpt_chars: int = 2000
+    #: Bytes of stderr kept (the tail) for diagnosis.
+    stderr_bytes: int = 4096
+    #: Largest single file the script may write (bubblewrap ``prlimit --fsize``), in MiB.
+    fsize_mb: int = 64
+
+    def __post_init__(self) -> None:
+        for name in ("timeout_s", "mem_mb", "pids", "cpus", "tmpfs_mb", "max_output_bytes",
+                     "excerpt_chars", "stderr_bytes", "fsize_mb"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or value <= 0:
+                raise ConfigError("proof limits must be positive numbers", field=name, actual=value)
+        if self.mem_mb < 16:
+            raise ConfigError("memory limit below 16 MiB cannot start an interpreter", field="mem_mb",
+                              actual=self.mem_mb)
+
+    def limits(self) -> dict[str, Any]:
+        """The limits as recorded in a report (and hashed into the resume cache key)."""
+        return asdict(self)

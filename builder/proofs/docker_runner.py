@@ -1,0 +1,157 @@
+"""Run one untrusted proof script in a Docker container and record what it did.
+
+Every container: no network (``network_mode="none"``), read-only rootfs and repository, a small
+tmpfs /tmp, memory (no swap), pids and CPU limits, all capabilities dropped, no-new-privileges,
+uid 65534, nothing from the host environment, a wall-clock kill and output read through a bounded
+stream (the script is killed once stdout or stderr passes the byte limit). No network is ever created.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from swe_taskflow.errors import SandboxError
+from swe_taskflow.proofs import RunFacts
+
+from .capture import BoundedCapture
+from .config import ProofConfig
+from .script import PROOF_MOUNT, REPO_MOUNT, repo_write_blocked, script_command, stage_script
+
+_CLIENT_LOCK = threading.Lock()
+_CLIENT: Any = None
+
+
+def docker_client(timeout: int = 30):
+    """A shared docker SDK client that answered a ping, or SandboxError."""
+    global _CLIENT
+    with _CLIENT_LOCK:
+        if _CLIENT is not None:
+            return _CLIENT
+        try:
+            import docker
+        except ImportError as exc:
+            raise SandboxError("the docker SDK is not installed (pip install 'swe-taskflow[build]')") from exc
+        try:
+            client = docker.from_env(timeout=timeout)
+            client.ping()
+        except Exception as exc:  # noqa: BLE001 - any failure means no usable daemon
+            raise SandboxError(f"no Docker daemon answers: {exc}",
+                               hint="start dockerd (see .ci/start-docker.sh) or use --sandbox bwrap") from exc
+        _CLIENT = client
+        return client
+
+
+def docker_answers() -> bool:
+    try:
+        docker_client(timeout=10)
+        return True
+    except SandboxError:
+        return False
+
+
+def image_id(client, image: str) -> str:
+    """The local image id, or SandboxError saying how to get the image (there is no registry here)."""
+    try:
+        return client.images.get(image).id
+    except Exception as exc:  # noqa: BLE001 - ImageNotFound or daemon error
+        raise SandboxError(f"image {image!r} is not available locally: {type(exc).__name__}",
+                           hint="build the test image with `swe-taskflow proofs build-image`, or "
+                                "`docker pull` / `docker load` the task image (see docs/proofs.md)") from exc
+
+
+def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: ProofConfig,
+                  client=None) -> RunFacts:
+    """Run ``script`` once against ``repo_dir`` (mounted read-only at /repo); tree hashes are left to the caller."""
+    client = client or docker_client()
+    repo = str(Path(repo_dir).resolve())
+    command = script_command(script)
+    staged = stage_script(script)
+    container = None
+    t0 = time.monotonic()
+    try:
+        from docker.types import LogConfig
+
+        mem = f"{int(config.mem_mb)}m"
+        container = client.containers.create(
+            image, command, working_dir=REPO_MOUNT,
+            volumes={repo: {"bind": REPO_MOUNT, "mode": "ro"}, staged.name: {"bind": PROOF_MOUNT, "mode": "ro"}},
+            read_only=True, tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(config.tmpfs_mb)}m,mode=1777"},
+            network_mode="none", mem_limit=mem, memswap_limit=mem, pids_limit=int(config.pids),
+            nano_cpus=int(config.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
+            user="65534:65534", environment={}, hostname="proof", stdin_open=False, tty=False,
+            log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
+            labels={"swe-taskflow.proof": "1"})
+        kill_once = threading.Event()
+
+        def kill() -> None:
+            if not kill_once.is_set():
+                kill_once.set()
+                try:
+                    client.api.kill(container.id)
+                except Exception:  # noqa: BLE001 - it may have exited already
+                    pass
+
+        def kill_async() -> None:
+            # the daemon's kill waits for the container to stop, which needs its output drained: never
+            # call it from the reader thread
+            threading.Thread(target=kill, daemon=True).start()
+
+        out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill_async)
+        err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes,
+                             on_limit=kill_async)
+        # attach before start so that nothing printed early is lost; demux splits stdout from stderr
+        stream = client.api.attach(container.id, stdout=True, stderr=True, stream=True, demux=True, logs=False)
+
+        def pump() -> None:
+            try:
+                for o, e in stream:   # past the limit, keep draining (and dropping) until the kill lands
+                    if o:
+                        out.feed(o)
+                    if e:
+                        err.feed(e)
+            except Exception:  # noqa: BLE001 - the stream ends when the container is killed
+                pass
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        t0 = time.monotonic()
+        container.start()
+        timed_out = False
+        try:
+            container.wait(timeout=config.timeout_s)
+        except Exception:  # noqa: BLE001 - requests' ReadTimeout / ConnectionError: the wall clock ran out
+            timed_out = True
+            kill()
+            container.wait(timeout=30)
+        duration = time.monotonic() - t0
+        reader.join(timeout=5)
+        try:
+            stream.close()
+        except Exception:  # noqa: BLE001
+            pass
+        container.reload()
+        state = container.attrs.get("State", {})
+        stderr_text = err.tail_text()
+        return RunFacts(
+            exit_code=state.get("ExitCode"), timed_out=timed_out,
+            oom_killed=bool(state.get("OOMKilled")),
+            output_limit_hit=out.limit_hit or err.limit_hit,
+            stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
+            stdout_excerpt=out.head_text(config.excerpt_chars), stderr_excerpt=stderr_text,
+            repo_write_blocked=repo_write_blocked(stderr_text),
+            duration_s=round(duration, 3), command=tuple(command))
+    except SandboxError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a daemon/API failure is an infrastructure error, not a verdict
+        return RunFacts(infra_error=f"docker: {type(exc).__name__}: {str(exc)[:300]}",
+                        duration_s=round(time.monotonic() - t0, 3), command=tuple(command))
+    finally:
+        if container is not None:
+            try:
+                container.remove(force=True)
+            except Exception:  # noqa: BLE001
+                pass
+        staged.cleanup()

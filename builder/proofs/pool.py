@@ -1,0 +1,171 @@
+"""Validate a question pool: every row's proof, in parallel, resumable, nothing dropped.
+
+Repository lookup for a question: ``repos_dir/<instance_id>`` if that folder exists, else
+``repos_dir/<repo with "/" replaced by "__">`` (the repo name comes from the tasks file, or from the
+instance id's ``owner__name-NNN`` prefix when no tasks file is given).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Mapping
+
+from swe_taskflow.errors import InputError, SandboxError
+from swe_taskflow.jsonl import read_jsonl, write_jsonl
+from swe_taskflow.proofs import INFRA_ERROR, NO_EVIDENCE, PASSED, ProofReport, infrastructure_report
+from swe_taskflow.schema import QAItem
+
+from .config import ProofConfig
+from .run import cache_key, image_identity, resolve_sandbox, run_proof
+from .treehash import tree_hash
+
+
+class ProofCache:
+    """Finished reports keyed by :func:`cache_key`; infrastructure errors are never cached."""
+
+    def __init__(self, cache_dir: str | os.PathLike | None) -> None:
+        self.dir = None if cache_dir is None else Path(cache_dir)
+        if self.dir is not None:
+            self.dir.mkdir(parents=True, exist_ok=True)
+
+    def get(self, key: str) -> ProofReport | None:
+        if self.dir is None or not key:
+            return None
+        path = self.dir / f"{key}.json"
+        if not path.exists():
+            return None
+        try:
+            return ProofReport.from_dict(json.loads(path.read_text(encoding="utf-8")), where=str(path))
+        except (ValueError, InputError):
+            return None   # a damaged entry is recomputed
+
+    def put(self, key: str, report: ProofReport) -> None:
+        if self.dir is None or not key or report.status == INFRA_ERROR:
+            return
+        from swe_taskflow.jsonl import write_json
+
+        write_json(self.dir / f"{key}.json", report.to_dict())
+
+
+def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path | None:
+    """The documented lookup: ``<instance_id>`` first, then ``<owner>__<name>``."""
+    direct = repos_dir / instance_id
+    if direct.is_dir():
+        return direct
+    if not repo_name:
+        m = re.match(r"^(?:instance_)?([\w.-]+?)__([\w.-]+?)-", instance_id)
+        repo_name = f"{m.group(1)}/{m.group(2)}" if m else None
+    if repo_name:
+        cand = repos_dir / repo_name.replace("/", "__")
+        if cand.is_dir():
+            return cand
+    return None
+
+
+def _load_tasks(tasks_path: str | os.PathLike | None) -> dict[str, Mapping[str, Any]]:
+    if tasks_path is None:
+        return {}
+    tasks: dict[str, Mapping[str, Any]] = {}
+    for lineno, obj in read_jsonl(tasks_path):
+        if "instance_id" not in obj:
+            raise InputError("missing field", path=str(tasks_path), row=lineno, field="instance_id")
+        tasks[obj["instance_id"]] = obj
+    return tasks
+
+
+def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, sandbox: str = "auto",
+                  jobs: int = 2, cache_dir=None, tasks_path=None, config: ProofConfig | None = None,
+                  timeout_s: float | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run every question's proof and write the pool back with ``proof_report``, ``status`` and ``reason``.
+
+    accepted = proof passed; rejected = a failed proof (reason = its status); error = the sandbox
+    could not judge (infrastructure-error). With ``tasks_path`` (Task JSONL) a task's ``patch`` is the
+    gold patch and its ``repo`` names the repository folder. ``jobs`` bounds the containers at once.
+    Returns ``{"total", "accepted", "rejected", "error", "cached", "by_status", "sandbox"}``.
+    """
+    if int(jobs) < 1:
+        from swe_taskflow.errors import ConfigError
+
+        raise ConfigError("jobs must be at least 1", field="jobs", actual=jobs)
+    config = config or ProofConfig()
+    if timeout_s is not None:
+        from dataclasses import replace
+
+        config = replace(config, timeout_s=float(timeout_s))
+    repos_dir = Path(repos_dir)
+    items: list[QAItem] = []
+    for lineno, obj in read_jsonl(pool_path):
+        items.append(QAItem.from_dict(obj, where=str(pool_path), row=lineno))
+    tasks = _load_tasks(tasks_path)
+    kind = resolve_sandbox(sandbox)
+    try:
+        image_name, img_id = image_identity(kind, image)
+        resolved: tuple[str, str, str] | None = (kind, image_name, img_id)
+        infra = ""
+    except SandboxError as exc:
+        resolved, infra, image_name, img_id = None, str(exc), image or "", ""
+    cache = ProofCache(cache_dir)
+    cached = 0
+
+    def one(item: QAItem) -> tuple[ProofReport, bool]:
+        if resolved is None:
+            return infrastructure_report(infra, sandbox=kind, image=image_name, limits=config.limits()), False
+        task = tasks.get(item.instance_id, {})
+        repo = repo_for(repos_dir, item.instance_id, task.get("repo"))
+        if repo is None:
+            return infrastructure_report(f"no repository folder for {item.instance_id} under {repos_dir}",
+                                         sandbox=kind, image=image_name, limits=config.limits()), False
+        if not item.proof_script.strip():
+            from swe_taskflow.proofs import ProofFacts, RunFacts
+
+            facts = ProofFacts(base=RunFacts(infra_error=""))  # never run: classify below
+            return ProofReport(status=NO_EVIDENCE, reason="empty proof script", sandbox=kind, image=image_name,
+                               image_id=img_id, limits=config.limits(),
+                               runs={"base": facts.base.to_dict(), "patched": None, "patch_error": ""}), False
+        patch = task.get("patch") or None
+        try:
+            key = cache_key(item.proof_script, img_id, tree_hash(repo), patch, config, kind)
+        except SandboxError:
+            key = ""
+        hit = cache.get(key)
+        if hit is not None:
+            return hit, True
+        report = run_proof(repo, item.proof_script, image=image_name, sandbox=kind, timeout_s=config.timeout_s,
+                           gold_patch=patch, config=config, _resolved=resolved)
+        cache.put(report.cache_key, report)
+        return report, False
+
+    from tqdm import tqdm
+
+    results: list[tuple[ProofReport, bool] | None] = [None] * len(items)
+    with ThreadPoolExecutor(max_workers=int(jobs)) as pool, \
+            tqdm(total=len(items), desc="proofs", unit="q", disable=not progress or None) as bar:
+        futures = {pool.submit(one, item): i for i, item in enumerate(items)}
+        from concurrent.futures import as_completed
+
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except SandboxError as exc:
+                results[i] = (infrastructure_report(str(exc), sandbox=kind, image=image_name,
+                                                    limits=config.limits()), False)
+            bar.update(1)
+    rows = []
+    summary: dict[str, Any] = {"total": len(items), "accepted": 0, "rejected": 0, "error": 0, "cached": 0,
+                               "by_status": {}, "sandbox": kind, "image": image_name, "image_id": img_id}
+    for item, res in zip(items, results):
+        report, was_cached = res  # type: ignore[misc]
+        status = "accepted" if report.status == PASSED else "error" if report.status == INFRA_ERROR else "rejected"
+        row = item.to_dict()
+        row.update(proof_report=report.to_dict(), status=status, reason=report.status)
+        rows.append(row)
+        summary[status] += 1
+        summary["cached"] += int(was_cached)
+        summary["by_status"][report.status] = summary["by_status"].get(report.status, 0) + 1
+    write_jsonl(out_path, rows)
+    return summary

@@ -1,0 +1,124 @@
+"""``run_proof``: one question's proof, before and (with a gold patch) after the patch."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from swe_taskflow.errors import ConfigError, SandboxError
+from swe_taskflow.proofs import ProofFacts, ProofReport, RunFacts
+
+from .config import ProofConfig
+from .image import DEFAULT_IMAGE
+from .patch import PatchError, patched_copy
+from .treehash import tree_hash
+
+SANDBOXES = ("auto", "docker", "bwrap")
+
+
+def resolve_sandbox(sandbox: str) -> str:
+    """``auto`` = docker when a daemon answers, else bwrap; SandboxError when neither exists."""
+    if sandbox not in SANDBOXES:
+        raise ConfigError("unknown sandbox", field="sandbox", actual=sandbox, expected=SANDBOXES)
+    from .bwrap_runner import bwrap_available
+    from .docker_runner import docker_answers
+
+    if sandbox == "docker" or (sandbox == "auto" and docker_answers()):
+        return "docker"
+    if sandbox == "bwrap" or bwrap_available():
+        return "bwrap"
+    raise SandboxError("no proof sandbox: no Docker daemon answers and bubblewrap (bwrap) is not installed",
+                       hint="start dockerd (.ci/start-docker.sh) or apt-get install bubblewrap")
+
+
+def image_identity(sandbox: str, image: str | None) -> tuple[str, str]:
+    """(image name, image id) the proof runs with; SandboxError when a docker image is missing."""
+    if sandbox == "docker":
+        from .docker_runner import docker_client, image_id
+
+        name = image or DEFAULT_IMAGE
+        return name, image_id(docker_client(), name)
+    from .bwrap_runner import host_toolchain_id
+
+    return "host", host_toolchain_id()
+
+
+def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
+              sandbox: str) -> str:
+    """sha256 of every input that determines a proof's outcome."""
+    blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
+                       "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofConfig) -> RunFacts:
+    """Run once and add the host-side tree hashes before and after."""
+    from dataclasses import replace
+
+    try:
+        before = tree_hash(repo)
+    except SandboxError as exc:
+        return RunFacts(infra_error=str(exc))
+    if sandbox == "docker":
+        from .docker_runner import run_in_docker
+
+        facts = run_in_docker(repo, script, image=image, config=config)
+    else:
+        from .bwrap_runner import run_in_bwrap
+
+        facts = run_in_bwrap(repo, script, config=config)
+    try:
+        after = tree_hash(repo)
+    except SandboxError as exc:
+        return replace(facts, tree_sha_before=before, infra_error=facts.infra_error or str(exc))
+    return replace(facts, tree_sha_before=before, tree_sha_after=after)
+
+
+def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str = "auto",
+              timeout_s: float = 60, gold_patch: str | None = None,
+              config: ProofConfig | None = None, _resolved: tuple[str, str, str] | None = None) -> ProofReport:
+    """Run an untrusted proof script against a repository and return its report.
+
+    The script runs in a sandbox (see docs/proofs.md) with the repository read-only at /repo. With a
+    ``gold_patch`` it runs again on a patched temporary copy; both runs must pass with the same stdout.
+    A sandbox that fails (missing image, daemon error, patch that does not apply) gives an
+    ``infrastructure-error`` report; ``sandbox="auto"`` with neither Docker nor bwrap raises SandboxError.
+    """
+    from dataclasses import replace
+
+    config = replace(config or ProofConfig(), timeout_s=float(timeout_s))
+    repo = Path(repo_dir)
+    if _resolved is not None:
+        kind, image_name, img_id = _resolved
+    else:
+        kind = resolve_sandbox(sandbox)
+        try:
+            image_name, img_id = image_identity(kind, image)
+        except SandboxError as exc:
+            from swe_taskflow.proofs import infrastructure_report
+
+            return infrastructure_report(str(exc), sandbox=kind, image=image or "", limits=config.limits())
+    if not repo.is_dir():
+        from swe_taskflow.proofs import infrastructure_report
+
+        return infrastructure_report(f"repository folder not found: {repo}", sandbox=kind, image=image_name,
+                                     limits=config.limits())
+    base = _one_run(kind, repo, script, image_name, config)
+    patched, patch_error = None, ""
+    from swe_taskflow.proofs import PASSED, classify_run
+
+    if gold_patch and classify_run(base)[0] == PASSED:   # a failed base run decides alone
+        try:
+            tmp = patched_copy(repo, gold_patch)
+        except PatchError as exc:
+            patch_error = str(exc)
+        else:
+            with tmp:
+                patched = _one_run(kind, Path(tmp.name, "repo"), script, image_name, config)
+    facts = ProofFacts(base=base, patched=patched, patch_error=patch_error)
+    key = cache_key(script, img_id, base.tree_sha_before, gold_patch, config, kind) if base.tree_sha_before else ""
+    return ProofReport.from_facts(
+        facts, sandbox=kind, image=image_name, image_id=img_id,
+        gold_patch_sha256=hashlib.sha256(gold_patch.encode()).hexdigest() if gold_patch else "",
+        limits=config.limits(), cache_key=key)

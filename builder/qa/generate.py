@@ -1,0 +1,142 @@
+"""Mine repository questions from a solving trajectory (Appendix E question-generation contract).
+
+One generator call proposes up to ``max_questions`` questions; each then goes through deterministic
+checks (fields, evidence present in the repository, leakage against the gold patch, validity before
+the patch) and a second reviewer call. Every proposal ends as a :class:`QAItem`: ``candidate`` when it
+passed, ``rejected`` with the reason otherwise (a malformed reply is one rejected item, never a crash).
+Proof execution is a later stage (builder/proofs); ``proof_report`` stays ``None`` here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from swe_taskflow.schema import QAItem, Task
+
+from ..split.jsonreply import parse_json_object
+from ..split.prompts import load_prompt, render
+from .leakage import evidence_problems, leaks, patch_facts
+from .trajectory import Trajectory, read_trajectory
+
+STAGE_GENERATE = "qa.generate"
+STAGE_REVIEW = "qa.review"
+#: Context budget for file excerpts shown to the generator.
+MAX_FILE_CHARS = 4000
+MAX_FILES = 6
+MAX_COMMANDS = 40
+
+
+def _files_context(traj: Trajectory, repo_dir: Path | None) -> str:
+    if repo_dir is None or not repo_dir.is_dir():
+        return "\n".join(traj.files_read[:20]) or "(no repository checkout available)"
+    parts = []
+    for rel in traj.files_read:
+        p = repo_dir / rel
+        if p.is_file() and len(parts) < MAX_FILES:
+            text = p.read_text(encoding="utf-8", errors="replace")[:MAX_FILE_CHARS]
+            parts.append(f"--- {rel}\n{text}")
+    return "\n\n".join(parts) or "\n".join(traj.files_read[:20])
+
+
+def _qid(instance_id: str, i: int, question: str) -> str:
+    return f"{instance_id}::q{i}-{hashlib.sha256(question.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _evidence_ok(ev: Any) -> bool:
+    return isinstance(ev, list) and bool(ev) and all(isinstance(e, dict) and isinstance(e.get("path"), str)
+                                                       and e["path"] for e in ev)
+
+
+def _repo_problems(evidence: list[dict], repo_dir: Path | None) -> list[str]:
+    if repo_dir is None or not repo_dir.is_dir():
+        return []
+    out = []
+    for e in evidence:
+        p = repo_dir / str(e["path"]).lstrip("./")
+        if not p.is_file():
+            out.append(f"evidence file {e['path']!r} is not in the repository")
+            continue
+        sym = str(e.get("symbol") or "").split(".")[-1].rstrip("()")
+        if sym and sym not in p.read_text(encoding="utf-8", errors="replace"):
+            out.append(f"symbol {e.get('symbol')!r} does not occur in {e['path']!r}")
+    return out
+
+
+def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | Path | None, llm, *,
+                       max_questions: int = 3) -> list[QAItem]:
+    """Propose, check and review up to ``max_questions`` questions for ``task``."""
+    traj = read_trajectory(trajectory_path)
+    repo = Path(repo_dir) if repo_dir is not None else None
+    gen_tpl, gen_sha = load_prompt("qa_generate")
+    rev_tpl, rev_sha = load_prompt("qa_review")
+    repo_checked = repo is not None and repo.is_dir()
+    generator = {**llm.info, "prompt_sha256": gen_sha, "trajectory": Path(traj.path).name,
+                 "trajectory_format": traj.trajectory_format, "repo_checked": repo_checked}
+    cmds = "\n".join(f"$ {c[:300]}" for c in traj.commands[:MAX_COMMANDS])
+    prompt = render(gen_tpl, max_questions=str(max_questions), issue=task.original_prompt or traj.issue,
+                    commands=cmds, files=_files_context(traj, repo))
+    reply = llm.complete([{"role": "user", "content": prompt}], stage=STAGE_GENERATE)
+    generator["response_key"] = reply.key
+    obj, why = parse_json_object(reply.text)
+    qs = obj.get("questions") if obj is not None else None
+    if obj is None or not isinstance(qs, list) or not qs:
+        why = why or "field 'questions' missing, empty or not a list"
+        return [QAItem(question_id=f"{task.instance_id}::generation-failed", instance_id=task.instance_id,
+                       question="", reference_answer="", generator=generator, status="rejected",
+                       reason=f"malformed-response: {STAGE_GENERATE}: {why}")]
+    facts = patch_facts(task.patch or traj.submission)
+    generator["leakage_reference"] = "gold patch" if task.patch else "trajectory submission"
+    items = []
+    for i, q in enumerate(qs, start=1):
+        q = q if isinstance(q, dict) else {}
+        question, answer = q.get("question"), q.get("reference_answer")
+        evidence, proof = q.get("evidence"), q.get("proof_script")
+        problems = []
+        if not isinstance(question, str) or not question.strip():
+            problems.append("field 'question' missing or empty")
+        if not isinstance(answer, str) or not answer.strip():
+            problems.append("field 'reference_answer' missing or empty")
+        if not _evidence_ok(evidence):
+            problems.append("field 'evidence' must be a non-empty list of {path, symbol, note}")
+        if not isinstance(proof, str) or not proof.strip():
+            problems.append("field 'proof_script' missing or empty")
+        question = question if isinstance(question, str) else ""
+        answer = answer if isinstance(answer, str) else ""
+        evidence = evidence if _evidence_ok(evidence) else []
+        qid = _qid(task.instance_id, i, question)
+        if i > max_questions:
+            problems.append(f"over the limit of {max_questions} questions")
+        if problems:
+            items.append(QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof if isinstance(
+                proof, str) else "", generator=generator, status="rejected",
+                reason="malformed-response: " + "; ".join(problems)))
+            continue
+        problems = [f"leak (question): {x}" for x in leaks(question, facts)]
+        problems += [f"leak (answer): {x}" for x in leaks(answer, facts)]
+        problems += evidence_problems(evidence, facts) + _repo_problems(evidence, repo)
+        reviewer: dict[str, Any] = {}
+        if not problems:
+            reviewer, verdict_problem = _review(llm, rev_tpl, rev_sha, question, answer, evidence)
+            problems += verdict_problem
+        items.append(QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof, generator=generator,
+                            reviewer=reviewer, status="rejected" if problems else "candidate",
+                            reason="; ".join(problems)))
+    return items
+
+
+def _review(llm, tpl: str, sha: str, question: str, answer: str, evidence: list[dict]) -> tuple[dict, list[str]]:
+    prompt = render(tpl, question=question, answer=answer, evidence=json.dumps(evidence, indent=1, ensure_ascii=False))
+    reply = llm.complete([{"role": "user", "content": prompt}], stage=STAGE_REVIEW)
+    info = {**llm.info, "prompt_sha256": sha, "response_key": reply.key}
+    obj, why = parse_json_object(reply.text)
+    if obj is None:
+        return info, [f"malformed-response: {STAGE_REVIEW}: {why}"]
+    verdict = obj.get("verdict")
+    if verdict not in ("accept", "reject"):
+        return info, [f"malformed-response: {STAGE_REVIEW}: field 'verdict' must be accept or reject, got {verdict!r}"]
+    info.update(verdict=verdict, clarity=obj.get("clarity"), repository_support=obj.get("repository_support"),
+                review_reason=str(obj.get("reason") or ""))
+    return info, ([] if verdict == "accept" else [f"reviewer rejected: {obj.get('reason') or 'no reason given'}"])

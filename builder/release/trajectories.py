@@ -1,0 +1,200 @@
+"""Import agent trajectories into a release's ``trajectories`` config.
+
+Readers for mini-swe-agent ``.traj.json`` (optionally gzipped) and Harbor's ATIF JSON turn a file
+into one trajectory row keyed by (condition, instance_id, model, run), bound to the split hash and
+the row hash of the release row it was run on, with cost and token statistics. The release is then
+rewritten (same provenance, new manifest) so trajectories are published and verified like splits.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
+from swe_taskflow.manifest import load_manifest
+from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, read_front_matter
+
+FORMATS = ("auto", "mini-swe-agent", "atif")
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        raw = path.read_bytes()
+        if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return json.loads(raw.decode("utf-8"))
+    except FileNotFoundError:
+        raise InputError("trajectory file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"trajectory is not readable JSON ({exc})", path=str(path)) from None
+
+
+def _int(x: Any) -> int:
+    return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0
+
+
+def parse_mini_swe_agent(doc: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    """Fields of a mini-swe-agent trajectory (``info``, ``messages``, ``trajectory_format``, ``instance_id``)."""
+    if not isinstance(doc.get("messages"), list) or not isinstance(doc.get("info"), Mapping):
+        raise InputError("not a mini-swe-agent trajectory (needs 'info' and 'messages')", path=where)
+    info = doc["info"]
+    stats = info.get("model_stats") or {}
+    tin = tout = 0
+    model = None
+    for m in doc["messages"]:
+        resp = ((m.get("extra") or {}).get("response") or {}) if isinstance(m, Mapping) else {}
+        usage = resp.get("usage") or {}
+        tin += _int(usage.get("prompt_tokens"))
+        tout += _int(usage.get("completion_tokens"))
+        model = model or resp.get("model")
+    return {"instance_id": doc.get("instance_id"), "trajectory_format": str(doc.get("trajectory_format") or "mini-swe-agent"),
+            "messages": doc["messages"], "exit_status": str(info.get("exit_status") or ""),
+            "cost_usd": float(stats.get("instance_cost") or 0.0), "api_calls": _int(stats.get("api_calls")),
+            "tokens_in": tin, "tokens_out": tout, "model": model}
+
+
+def parse_atif(doc: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    """Fields of a Harbor ATIF trajectory (``schema_version``, ``agent``, ``steps``, ``final_metrics``)."""
+    if not str(doc.get("schema_version", "")).startswith("ATIF") or not isinstance(doc.get("steps"), list):
+        raise InputError("not an ATIF trajectory (needs schema_version 'ATIF-v1.x' and 'steps')", path=where)
+    fm = doc.get("final_metrics") or {}
+    steps = doc["steps"]
+    metrics = [s.get("metrics") or {} for s in steps if isinstance(s, Mapping)]
+    tin = _int(fm.get("total_prompt_tokens")) or sum(_int(m.get("prompt_tokens")) for m in metrics)
+    tout = _int(fm.get("total_completion_tokens")) or sum(_int(m.get("completion_tokens")) for m in metrics)
+    cost = fm.get("total_cost_usd")
+    if cost is None:
+        cost = sum(float(m.get("cost_usd") or 0.0) for m in metrics)
+    extra = doc.get("extra") or {}
+    return {"instance_id": extra.get("instance_id"), "trajectory_format": str(doc["schema_version"]),
+            "messages": steps, "exit_status": str(extra.get("exit_status") or ""), "cost_usd": float(cost),
+            "api_calls": sum(1 for s in steps if isinstance(s, Mapping) and s.get("source") == "agent"),
+            "tokens_in": tin, "tokens_out": tout, "model": (doc.get("agent") or {}).get("model_name")}
+
+
+def read_trajectory(path: str | os.PathLike, *, fmt: str = "auto") -> dict[str, Any]:
+    """Parse one trajectory file; ``fmt`` is auto, mini-swe-agent or atif."""
+    if fmt not in FORMATS:
+        raise ConfigError("unknown trajectory format", field="format", actual=fmt, expected=FORMATS)
+    path = Path(path)
+    doc = _load_json(path)
+    if not isinstance(doc, Mapping):
+        raise InputError("trajectory is not a JSON object", path=str(path))
+    if fmt == "atif" or (fmt == "auto" and "schema_version" in doc):
+        out = parse_atif(doc, where=str(path))
+    else:
+        out = parse_mini_swe_agent(doc, where=str(path))
+    out["source_file_sha256"] = file_sha256(path)
+    if not out.get("instance_id"):
+        out["instance_id"] = re.sub(r"(\.traj)?\.json(\.gz)?$", "", path.name)
+    return out
+
+
+def trajectory_row(parsed: Mapping[str, Any], *, condition: str, model: str, run: int, split_sha256: str,
+                   row_sha256: str, checkpoints: Sequence[Mapping[str, Any]] = (),
+                   qa_answers: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """A trajectory row (its ``trajectory_sha256`` is filled by the writer)."""
+    return {"condition": condition, "instance_id": parsed["instance_id"], "model": model, "run": int(run),
+            "split_sha256": split_sha256, "row_sha256": row_sha256,
+            "trajectory_format": parsed["trajectory_format"],
+            "messages": json.dumps(parsed["messages"], ensure_ascii=False, sort_keys=True, separators=(",", ":")),
+            "exit_status": parsed["exit_status"], "checkpoints": [dict(c) for c in checkpoints],
+            "qa_answers": [dict(a) for a in qa_answers], "cost_usd": float(parsed["cost_usd"]),
+            "tokens_in": int(parsed["tokens_in"]), "tokens_out": int(parsed["tokens_out"]),
+            "api_calls": int(parsed["api_calls"]), "source_file_sha256": parsed["source_file_sha256"],
+            TRAJ_HASH_FIELD: None}
+
+
+def _read_rows(root: Path, files) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+    rows: list[dict[str, Any]] = []
+    for f in files:
+        rows.extend(pq.read_table(root / f.path).to_pylist())
+    return rows
+
+
+def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os.PathLike], *, condition: str,
+                        model: str | None = None, run: int = 0, fmt: str = "auto",
+                        extras: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Trajectory rows for ``files`` run on split ``condition`` of the release at ``release_dir``.
+
+    Each file's instance must be a row of that split (else an error naming the file). ``extras``:
+    optional ``{instance_id: {"checkpoints": [...], "qa_answers": [...]}}`` from the harness.
+    """
+    root = Path(release_dir)
+    mfiles = sorted((root / "manifests").glob("*.json"))
+    if len(mfiles) != 1:
+        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"),
+                         actual=len(mfiles))
+    manifest, _ = load_manifest(mfiles[0])
+    split = manifest.split(SESSION_CONFIG, condition)
+    if split is None:
+        raise ConfigError("unknown split", field="condition", actual=condition,
+                          expected=[s.name for s in manifest.splits if s.config == SESSION_CONFIG])
+    row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in _read_rows(root, split.files)}
+    out = []
+    for f in files:
+        parsed = read_trajectory(f, fmt=fmt)
+        iid = parsed["instance_id"]
+        if iid not in row_of:
+            raise InputError("trajectory's instance is not in this split", path=str(f), field="instance_id",
+                             actual=iid, hint=f"split '{condition}' of {manifest.release_id}")
+        name = model or parsed.get("model")
+        if not name:
+            raise InputError("trajectory names no model: pass --model", path=str(f), field="model")
+        ex = (extras or {}).get(iid, {})
+        out.append(trajectory_row(parsed, condition=condition, model=str(name), run=run, split_sha256=split.sha256,
+                                  row_sha256=row_of[iid], checkpoints=ex.get("checkpoints", ()),
+                                  qa_answers=ex.get("qa_answers", ())))
+    return out
+
+
+def add_trajectories(release_dir: str | os.PathLike, rows: Sequence[Mapping[str, Any]], *,
+                     replace: bool = False):
+    """Rewrite the release with ``rows`` added to its trajectories config; returns the new manifest.
+
+    A row whose (condition, instance_id, model, run) is already published is an error unless
+    ``replace``. Everything else (splits, provenance, package record, target, extra files) is kept.
+    """
+    from .writer import write_release
+    root = Path(release_dir)
+    mfiles = sorted((root / "manifests").glob("*.json"))
+    if len(mfiles) != 1:
+        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"))
+    manifest, _ = load_manifest(mfiles[0])
+    splits = {s.name: _read_rows(root, s.files) for s in manifest.splits if s.config == SESSION_CONFIG}
+    key = lambda r: (r["condition"], r["instance_id"], r["model"], int(r["run"]))  # noqa: E731
+    existing = {key(r): r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in _read_rows(root, s.files)}
+    for r in rows:
+        if key(r) in existing and not replace:
+            raise InputError("trajectory already in the release (use replace)", field="condition/instance/model/run",
+                             actual=list(key(r)))
+        existing[key(r)] = {**r, TRAJ_HASH_FIELD: None}
+    text = (root / "README.md").read_text(encoding="utf-8")
+    meta = read_front_matter(text, where="README.md")
+    m = re.search(r'load_dataset\("([^"]+)", split=', text)
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / Path(manifest.target.path).name
+        target.write_bytes((root / manifest.target.path).read_bytes())
+        extra = {}
+        for f in manifest.extra_files:
+            dst = Path(tmp) / "extra" / f.path
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_bytes((root / f.path).read_bytes())
+            extra[f.path] = dst
+        return write_release(root, name=manifest.name, version=manifest.version, splits=splits, target_path=target,
+                             provenance={**manifest.provenance, "package": manifest.package},
+                             trajectories=[{**r, TRAJ_HASH_FIELD: None} for r in existing.values()],
+                             repo_id=m.group(1) if m else None, license=str(meta.get("license") or "mit"),
+                             extra_files=extra)
+
+
+__all__ = ["read_trajectory", "parse_mini_swe_agent", "parse_atif", "trajectory_row", "import_trajectories",
+           "add_trajectories", "FORMATS"]

@@ -1,0 +1,244 @@
+"""Write a release folder: exactly the files that go to the Hub.
+
+Layout (one config per row kind, one split per condition)::
+
+    README.md                                   dataset card rendered from hub_card.md
+    data/<split>-00000-of-00001.parquet         config "default": session rows
+    trajectories/<split>-00000-of-00001.parquet config "trajectories" (when given)
+    target/<target file name>                   the target Task Flow the release is calibrated to
+    manifests/<name>-<version>.json             provenance and every hash
+
+Everything is a pure function of the inputs: no timestamps, fixed parquet settings, rows in the
+order given, so two builds from the same inputs are byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from swe_taskflow import __version__
+from swe_taskflow.errors import ConfigError, InputError, VerifyError
+from swe_taskflow.features import conform, features_sha256, schema_differences, session_features, trajectory_features
+from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_sha256, split_sha256
+from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
+from swe_taskflow.schema import SPLIT_NAME_RE
+from swe_taskflow.target import load_target
+from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: Parquet settings are part of the byte identity of a release: change them only with a new format.
+PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 1000,
+                   "use_dictionary": True, "write_statistics": True, "data_page_version": "1.0"}
+MAX_ROWS_PER_SHARD = 20_000
+
+
+def shard_paths(folder: str, split: str, n_rows: int) -> list[str]:
+    n = max(1, -(-n_rows // MAX_ROWS_PER_SHARD))
+    return [f"{folder}/{split}-{i:05d}-of-{n:05d}.parquet" for i in range(n)]
+
+
+def package_info(repo_root: Path | None = None) -> dict[str, Any]:
+    """Package version, git commit and whether the tree was dirty (None when not in a git checkout)."""
+    root = repo_root or Path(__file__).resolve().parents[2]
+    info: dict[str, Any] = {"name": "swe-taskflow", "version": __version__, "git_commit": None, "git_dirty": None}
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=20)
+        if commit.returncode == 0:
+            info["git_commit"] = commit.stdout.strip()
+            st = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=20)
+            info["git_dirty"] = bool(st.stdout.strip()) if st.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return info
+
+
+def normalize_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
+    """Every provenance section present; the recipe's hash filled in when the caller did not."""
+    if not isinstance(provenance, Mapping):
+        raise InputError("provenance must be a mapping", field="provenance", actual=type(provenance).__name__)
+    out = {k: provenance.get(k) or {} for k in PROVENANCE_KEYS}
+    out.update({k: v for k, v in provenance.items() if k not in PROVENANCE_KEYS and k != "package"})
+    recipe = dict(out["recipe"])
+    if recipe and "sha256" not in recipe:
+        recipe["sha256"] = json_sha256(recipe)
+    out["recipe"] = recipe
+    return out
+
+
+def _write_parquet(rows: list[dict[str, Any]], features, path: Path) -> int:
+    """Write rows with the declared schema; returns the in-memory arrow size (README num_bytes)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    schema = features.arrow_schema
+    table = pa.Table.from_pylist(rows, schema=schema)
+    diffs = schema_differences(features, table.schema)
+    if diffs:
+        raise VerifyError("rows do not match the declared features: " + "; ".join(diffs), path=str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, **PARQUET_OPTIONS)
+    written = pq.read_schema(path)
+    diffs = schema_differences(features, written)
+    if diffs:  # datasets would cast silently: refuse instead
+        raise VerifyError("written parquet schema differs from the declared features: " + "; ".join(diffs),
+                          path=str(path))
+    return int(table.nbytes)
+
+
+def _check_rows(split: str, rows: Sequence[Mapping[str, Any]], features, hash_field: str) -> list[dict[str, Any]]:
+    out = []
+    seen: set[Any] = set()
+    for n, r in enumerate(rows):
+        c = conform(dict(r), features, where=f"split {split}", row=n)
+        stated = c.get(hash_field)
+        actual = row_sha256(c, field=hash_field)
+        if stated is None and hash_field == TRAJ_HASH_FIELD:
+            c[hash_field] = stated = actual
+        if stated != actual:
+            raise InputError("row hash does not match the row's content (build rows with swe_taskflow.rows)",
+                             path=f"split {split}", row=n, field=hash_field, expected=actual, actual=stated)
+        key = c["instance_id"] if hash_field == ROW_HASH_FIELD else (c["instance_id"], c["model"], c["run"])
+        if key in seen:
+            raise InputError("duplicate row in a split", path=f"split {split}", row=n, field="instance_id",
+                             actual=key)
+        seen.add(key)
+        out.append(c)
+    return out
+
+
+def _one_value(rows, key: str, split: str):
+    values = sorted({r[key] for r in rows}, key=lambda v: (v is None, v or ""))
+    if len(values) > 1:
+        raise InputError(f"a split holds rows of several {key}s", path=f"split {split}", field=key, actual=values)
+    return values[0] if values else None
+
+
+def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
+                  splits: Mapping[str, Sequence[Mapping[str, Any]]], target_path: str | os.PathLike,
+                  provenance: Mapping[str, Any], tfas: Mapping[str, Mapping[str, float]] | None = None,
+                  trajectories: Sequence[Mapping[str, Any]] | None = None, repo_id: str | None = None,
+                  license: str = "mit", extra_files: Mapping[str, str | os.PathLike] | None = None,
+                  card_template: str | os.PathLike | None = None) -> Manifest:
+    """Write a complete release folder and return its manifest.
+
+    ``splits``: split name (a condition) -> release rows from :func:`swe_taskflow.rows.build_row`, in
+    order. ``tfas``: the caller's TFAS per split, checked against the recomputed value (a mismatch is
+    an error, so the README never shows a number an auditor cannot reproduce). ``trajectories``: rows
+    from :mod:`builder.release.trajectories`, bound to these splits' hashes. ``extra_files``: path in
+    release -> local file (e.g. the build report), hashed into the manifest.
+    """
+    from .card import render_card
+    if not NAME_RE.match(name or "") or not NAME_RE.match(version or ""):
+        raise ConfigError("release name and version must be simple identifiers", field="name/version",
+                          actual=[name, version], expected=NAME_RE.pattern)
+    if not splits:
+        raise InputError("a release needs at least one split", field="splits")
+    for s in splits:
+        if not SPLIT_NAME_RE.match(s):
+            raise ConfigError("split name is not valid on the Hub", field="splits", actual=s,
+                              expected=SPLIT_NAME_RE.pattern)
+    target_path = Path(target_path)
+    target = load_target(target_path)
+    prov = normalize_provenance(provenance)
+    package = dict(provenance.get("package") or package_info())
+
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "manifests").is_dir():
+        raise ConfigError("output folder exists and is not a release", path=str(out_dir),
+                          hint="choose an empty folder; an existing release folder is replaced")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        sfeat, tfeat = session_features(), trajectory_features()
+        entries: list[SplitEntry] = []
+        questions: dict[str, str] = {}
+        split_hashes: dict[str, str] = {}
+        row_hashes: dict[str, dict[str, str]] = {}
+        for split, raw in splits.items():
+            rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
+            got = split_tfas(target, rows) if rows else None
+            if tfas is not None and split in tfas and not values_equal(dict(tfas[split]), got, tol=FLOAT_TOL):
+                raise VerifyError(f"TFAS given for split '{split}' differs from the value recomputed from the target "
+                                  "and its sessions", field=f"tfas.{split}", expected=got, actual=dict(tfas[split]))
+            for n, r in enumerate(rows):
+                for q in r["questions"]:
+                    prev = questions.setdefault(q["question_id"], q["proof_report_sha256"])
+                    if prev != q["proof_report_sha256"]:
+                        raise InputError("one question carries different proof reports", path=f"split {split}",
+                                         row=n, field=q["question_id"], expected=prev, actual=q["proof_report_sha256"])
+            paths = shard_paths("data", split, len(rows))
+            nbytes, files = 0, []
+            for i, rel in enumerate(paths):
+                chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
+                nbytes += _write_parquet(chunk, sfeat, tmp / rel)
+                files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+            split_hashes[split] = split_sha256(r[ROW_HASH_FIELD] for r in rows)
+            row_hashes[split] = {r["instance_id"]: r[ROW_HASH_FIELD] for r in rows}
+            entries.append(SplitEntry(SESSION_CONFIG, split, len(rows), split_hashes[split], features_sha256(sfeat),
+                                      tuple(files), nbytes, condition=_one_value(rows, "condition", split),
+                                      question_pool=_one_value(rows, "question_pool", split), tfas=got))
+        if trajectories:
+            by_split: dict[str, list[Mapping[str, Any]]] = {}
+            for t in trajectories:
+                by_split.setdefault(t.get("condition"), []).append(t)
+            for split in sorted(by_split, key=str):
+                if split not in split_hashes:
+                    raise InputError("trajectory for a split this release does not have", field="condition",
+                                     actual=split, expected=sorted(split_hashes))
+                rows = _check_rows(split, sorted(by_split[split], key=lambda t: (t["instance_id"], t["model"], t["run"])),
+                                   tfeat, TRAJ_HASH_FIELD)
+                for n, r in enumerate(rows):
+                    if r["split_sha256"] != split_hashes[split] or row_hashes[split].get(r["instance_id"]) != r["row_sha256"]:
+                        raise InputError("trajectory is not bound to this release's split and row hashes",
+                                         path=f"trajectories {split}", row=n, field="split_sha256/row_sha256",
+                                         expected=[split_hashes[split], row_hashes[split].get(r["instance_id"])],
+                                         actual=[r["split_sha256"], r["row_sha256"]])
+                paths = shard_paths("trajectories", split, len(rows))
+                nbytes, files = 0, []
+                for i, rel in enumerate(paths):
+                    chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
+                    nbytes += _write_parquet(chunk, tfeat, tmp / rel)
+                    files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+                entries.append(SplitEntry(TRAJECTORY_CONFIG, split, len(rows),
+                                          split_sha256(r[TRAJ_HASH_FIELD] for r in rows), features_sha256(tfeat),
+                                          tuple(files), nbytes, condition=split))
+        target_rel = f"target/{target_path.name}"
+        (tmp / "target").mkdir()
+        shutil.copyfile(target_path, tmp / target_rel)
+        target_entry = FileEntry(target_rel, file_sha256(tmp / target_rel), (tmp / target_rel).stat().st_size)
+        extras = []
+        for rel, src in sorted((extra_files or {}).items()):
+            if rel in ("README.md",) or rel.startswith(("data/", "trajectories/", "manifests/", "target/")):
+                raise ConfigError("extra file would overwrite a release file", field="extra_files", actual=rel)
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, tmp / rel)
+            extras.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+        draft = Manifest(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
+                         questions=questions, target=target_entry, readme=FileEntry("README.md", "", 0),
+                         extra_files=tuple(extras))
+        card = render_card(draft, target, repo_id=repo_id, license=license, template=card_template)
+        (tmp / "README.md").write_bytes(card)
+        manifest = Manifest(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
+                            questions=questions, target=target_entry,
+                            readme=FileEntry("README.md", file_sha256(tmp / "README.md"), len(card)),
+                            extra_files=tuple(extras))
+        (tmp / "manifests").mkdir()
+        (tmp / manifest.path_in_release).write_bytes(manifest.to_bytes())
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    from swe_taskflow.manifest import manifest_from_dict
+    return manifest_from_dict(manifest.to_dict())
+
+
+__all__ = ["write_release", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]

@@ -1,0 +1,267 @@
+"""The build report: one Markdown page and one HTML page a maintainer reads after a build.
+
+Sankey diagrams of the source benchmark, the target and each condition; TFAS with its three
+components per condition (the shape of the paper's Table 2); the gap tables; counts per status
+(tasks kept, split-ineligible, questions rejected by reason); LLM use and cost; the verification
+summary. Everything shown is derived from the build's content (no wall times), so the report of
+two builds of the same inputs is the same.
+
+The target is published as aggregate vectors only (no sessions), so its Sankey is drawn from
+sessions *simulated* from its transition matrix P_R (a Markov chain from START to END, seeded,
+kept to the target's session filter); the page says so under the picture.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from swe_taskflow.errors import FlowError
+from swe_taskflow.flow import N_SIDE, RETAINED, count_sessions, score
+from swe_taskflow.gap import gap_table, render_markdown
+from swe_taskflow.target import Target
+
+#: Sessions drawn from the target's P_R for its Sankey, and the seed of that draw.
+TARGET_SAMPLE = 2000
+TARGET_SEED = 0
+
+
+@dataclass
+class ReportData:
+    """What the report shows; the pipeline's report stage fills it from the stage outputs."""
+
+    title: str
+    release: Mapping[str, Any]
+    target: Target
+    source_sessions: Sequence[Sequence[str]]
+    conditions: Mapping[str, Sequence[Sequence[str]]]
+    counts: Mapping[str, Any] = field(default_factory=dict)
+    selection: Mapping[str, Any] = field(default_factory=dict)
+    llm: Mapping[str, Any] = field(default_factory=dict)
+    verify: Mapping[str, Any] = field(default_factory=dict)
+    stages: Sequence[Mapping[str, Any]] = ()
+    notes: Sequence[str] = ()
+
+
+def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
+                             max_len: int = 60) -> list[list[str]]:
+    """Sessions drawn from the target's transition matrix (rows START + 13 intents, columns 13 + END).
+
+    Only sessions with at least ``target.min_messages`` messages are kept (the target's own filter).
+    """
+    rng = np.random.default_rng(seed)
+    mat = np.asarray(target.flow.transition, dtype=np.float64).reshape(N_SIDE, N_SIDE)
+    rows = mat.sum(axis=1, keepdims=True)
+    probs = np.divide(mat, rows, out=np.zeros_like(mat), where=rows > 0)
+    start, end = N_SIDE - 1, N_SIDE - 1
+    out: list[list[str]] = []
+    attempts = 0
+    while len(out) < n and attempts < 50 * n:
+        attempts += 1
+        seq: list[str] = []
+        state = start
+        while len(seq) < max_len:
+            p = probs[state]
+            if p.sum() <= 0:
+                break
+            nxt = int(rng.choice(N_SIDE, p=p / p.sum()))
+            if nxt == end:
+                break
+            seq.append(RETAINED[nxt])
+            state = nxt
+        if len(seq) >= max(1, target.min_messages):
+            out.append(seq)
+    return out
+
+
+def tfas_rows(target: Target, source: Sequence[Sequence[str]],
+              conditions: Mapping[str, Sequence[Sequence[str]]]) -> list[dict[str, Any]]:
+    """TFAS and components per benchmark against the target, measured unfiltered (as Table 2)."""
+    out = []
+    for name, sessions in [("source benchmark (single prompts)", source), *conditions.items()]:
+        row: dict[str, Any] = {"name": name, "sessions": len(sessions),
+                               "mean_turns": round(float(np.mean([len(s) for s in sessions])), 2) if sessions else 0}
+        try:
+            s = score(target.flow, count_sessions(sessions).normalized())
+            row.update(tfas=s.tfas, S_L=s.S_L, S_T=s.S_T, S_R=s.S_R)
+        except FlowError as exc:
+            row["error"] = exc.message
+        out.append(row)
+    return out
+
+
+def _md_table(head: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> list[str]:
+    align = align or "|".join("---" if i == 0 else "---:" for i in range(len(head)))
+    return ["| " + " | ".join(head) + " |", "|" + align + "|",
+            *["| " + " | ".join(str(c) for c in r) + " |" for r in rows]]
+
+
+def _fmt(row: Mapping[str, Any], key: str, spec: str) -> str:
+    return format(row[key], spec) if key in row else "-"
+
+
+def _counts_md(counts: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    for section, values in counts.items():
+        out += [f"### {section}", ""]
+        if isinstance(values, Mapping) and values and all(not isinstance(v, Mapping) for v in values.values()):
+            out += _md_table(["status", "count"], [(k, v) for k, v in values.items()], "---|---:")
+        elif isinstance(values, Mapping):
+            for k, v in values.items():
+                out.append(f"- **{k}**: {json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v}")
+        else:
+            out.append(str(values))
+        out.append("")
+    return out
+
+
+def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
+    """Write ``report.md``, ``report.html``, ``report.json`` and the Sankey PNGs under ``out_dir``."""
+    from .sankey import plot_sankey
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pictures: list[tuple[str, str, str]] = []  # (title, file, caption)
+    target_sessions = simulate_target_sessions(data.target)
+    plot_sankey([list(s) for s in data.source_sessions], out_dir / "sankey_source.png",
+                title=f"Source benchmark: first user messages ({len(data.source_sessions)} tasks)")
+    pictures.append(("Source benchmark", "sankey_source.png",
+                     "Each task's original single-message prompt, labelled by the build's classifier."))
+    plot_sankey(target_sessions, out_dir / "sankey_target.png",
+                title=f"Target '{data.target.name}' (simulated from P_R, {len(target_sessions)} sessions)")
+    pictures.append((f"Target: {data.target.name}", "sankey_target.png",
+                     f"Simulated: {len(target_sessions)} sessions drawn from the target's transition matrix P_R "
+                     f"(seed {TARGET_SEED}), kept to its filter (>= {data.target.min_messages} messages). "
+                     "The target file holds aggregate vectors only; no session text or sequence is published."))
+    for cond, sessions in data.conditions.items():
+        if not sessions:
+            continue
+        name = f"sankey_{cond}.png"
+        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({len(sessions)} sessions)")
+        pictures.append((f"Condition: {cond}", name, f"{len(sessions)} sessions of the released split `{cond}`."))
+
+    tfas = tfas_rows(data.target, data.source_sessions, data.conditions)
+    gaps = {}
+    for name, sessions in (("source benchmark", data.source_sessions),
+                           *((c, data.conditions[c]) for c in ("tfas_optimized",) if data.conditions.get(c))):
+        try:
+            gaps[name] = gap_table(data.target.flow, count_sessions(sessions).normalized())
+        except FlowError:
+            continue
+
+    md: list[str] = [f"# Build report: {data.title}", ""]
+    rel = data.release
+    md += [f"Release **{rel.get('name')} {rel.get('version')}** (`{rel.get('release_id', '')}`), "
+           f"target **{data.target.name}**" + (" (provisional)" if data.target.provisional else "") + ".", ""]
+    md += [f"- {n}" for n in data.notes] + ([""] if data.notes else [])
+    md += ["## TFAS against the target (Table 2 shape)", "",
+           f"Target: {data.target.population or data.target.name}; filter: at least {data.target.min_messages} "
+           "messages. Benchmarks measured unfiltered, so single-message sessions score S_L = 0.", ""]
+    md += _md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS"],
+                    [(r["name"], r["sessions"], r["mean_turns"], _fmt(r, "S_L", ".3f"), _fmt(r, "S_T", ".3f"),
+                      _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f")) for r in tfas])
+    md.append("")
+    if data.selection:
+        sel = data.selection
+        md += ["## TFAS-optimized selection", "",
+               f"- sessions by number of questions: {json.dumps(sel.get('sessions_by_questions', {}))}",
+               f"- placement: {json.dumps(sel.get('placement', {}))}",
+               f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
+               f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
+    md += ["## Task Flow pictures", ""]
+    for title, name, caption in pictures:
+        md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
+    md += ["## Gap tables", ""]
+    for name, table in gaps.items():
+        md += [line.replace("# Task-Flow gap", "### Task-Flow gap", 1) if line.startswith("# ") else
+               line.replace("## ", "#### ", 1) if line.startswith("## ") else line
+               for line in render_markdown(table, target_name=data.target.name, benchmark_name=name).splitlines()]
+        md.append("")
+    md += ["## Counts per status", "", *_counts_md(data.counts)]
+    md += ["## LLM use and cost", ""]
+    if data.llm:
+        rows = [(stage, u.get("calls", 0), u.get("replayed", 0), u.get("prompt_tokens", 0),
+                 u.get("completion_tokens", 0), f"{u.get('cost_usd', 0.0):.4f}") for stage, u in data.llm.items()]
+        md += _md_table(["stage", "calls", "replayed", "prompt tokens", "completion tokens", "cost USD"], rows)
+    else:
+        md.append("No LLM calls: the recipe uses the structural splitter and a question pool.")
+    md += ["", "## Verification", ""]
+    if data.verify:
+        md += [f"`verify`: **{'passed' if data.verify.get('ok') else 'FAILED'}**, {data.verify.get('rows', 0)} rows, "
+               f"{data.verify.get('questions', 0)} questions.", ""]
+        md += _md_table(["split", "rows", "TFAS", "sha256"],
+                        [(s["name"], s["rows"], f"{(s.get('tfas') or {}).get('tfas', float('nan')):.1f}",
+                          f"`{s['sha256'][:16]}`") for s in data.verify.get("splits", [])])
+    md += ["", "## Stages", ""]
+    md += _md_table(["stage", "key", "output hash"], [(s["stage"], f"`{s['key'][:12]}`", f"`{s['output_hash'][:16]}`")
+                                                      for s in data.stages], "---|---|---")
+    text = "\n".join(md) + "\n"
+    (out_dir / "report.md").write_text(text, encoding="utf-8")
+    (out_dir / "report.html").write_text(markdown_to_html(text, title=f"Build report: {data.title}"), encoding="utf-8")
+    (out_dir / "report.json").write_text(json.dumps({
+        "title": data.title, "release": dict(rel), "target": data.target.name, "tfas": tfas,
+        "gaps": {k: v.as_dict() for k, v in gaps.items()}, "counts": data.counts, "selection": data.selection,
+        "llm": data.llm, "verify": data.verify, "pictures": [p[1] for p in pictures],
+    }, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "report.json"}
+
+
+def _inline(text: str) -> str:
+    import re
+
+    t = html.escape(text, quote=False)
+    t = re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+    t = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", t)
+    return t
+
+
+def markdown_to_html(text: str, *, title: str) -> str:
+    """The small Markdown subset this report uses (headings, tables, lists, images, paragraphs) as HTML."""
+    import re
+
+    body: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in block]
+            head, rows = cells[0], cells[2:]
+            body.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr></thead><tbody>")
+            body += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows]
+            body.append("</tbody></table>")
+            continue
+        m = re.match(r"^(#{1,6}) (.*)$", line)
+        img = re.match(r"^!\[([^\]]*)\]\(([^)]+)\)$", line)
+        if m:
+            n = len(m.group(1))
+            body.append(f"<h{n}>{_inline(m.group(2))}</h{n}>")
+        elif img:
+            body.append(f'<p><img src="{html.escape(img.group(2))}" alt="{html.escape(img.group(1))}" '
+                        'style="max-width:100%"></p>')
+        elif line.startswith("- "):
+            items = []
+            while i < len(lines) and lines[i].startswith("- "):
+                items.append(f"<li>{_inline(lines[i][2:])}</li>")
+                i += 1
+            body.append("<ul>" + "".join(items) + "</ul>")
+            continue
+        elif line.strip():
+            body.append(f"<p>{_inline(line)}</p>")
+        i += 1
+    style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
+             "text-align:right}td:first-child,th:first-child{text-align:left}code{background:#f3f3f3}")
+    return (f"<!doctype html>\n<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+__all__ = ["ReportData", "render", "simulate_target_sessions", "tfas_rows", "markdown_to_html"]

@@ -1,0 +1,132 @@
+"""Read source rows through ``datasets.load_dataset``: a Hub id, a local file or a local folder.
+
+Returns plain row dicts in input order plus the provenance facts (what was read, which revision,
+each file's sha256). Local JSON Lines that ``datasets`` refuses (a line that is not JSON, a column
+whose type differs between rows) are re-read line by line so that every row still gets a status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from swe_taskflow.errors import InputError
+
+HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _file_entry(path: Path) -> dict[str, Any]:
+    return {"path": str(path), "sha256": file_sha256(path), "bytes": path.stat().st_size}
+
+
+def _lines_fallback(path: Path, why: str) -> tuple[list[dict[str, Any] | None], list[str]]:
+    """Each line as a dict, or None with its problem (so that the row is reported, not lost)."""
+    rows: list[dict[str, Any] | None] = []
+    problems: list[str] = []
+    with path.open("r", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                rows.append(None)
+                problems.append(f"{path}: line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})")
+                continue
+            if not isinstance(obj, dict):
+                rows.append(None)
+                problems.append(f"{path}: line {lineno}: not a JSON object")
+                continue
+            rows.append(obj)
+            problems.append("")
+    return rows, problems
+
+
+def _load(*args: Any, **kw: Any):
+    import datasets
+    datasets.disable_progress_bars()
+    return datasets.load_dataset(*args, **kw)
+
+
+def _pick_split(dd, split: str, where: str):
+    names = list(dd.keys())
+    if split in dd:
+        return dd[split], split
+    if len(names) == 1:
+        return dd[names[0]], names[0]
+    raise InputError("split not found", path=where, field="split", expected=names, actual=split)
+
+
+def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
+              ) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+    """Rows (None for an unreadable line), per-row load problems ('' if none), and provenance."""
+    import datasets
+
+    path = Path(spec)
+    prov: dict[str, Any] = {"spec": spec, "requested_split": split, "datasets_version": datasets.__version__,
+                            "hf_hub_offline": os.environ.get("HF_HUB_OFFLINE", "")}
+    if path.is_file():
+        builder = _BUILDERS.get(path.suffix.lower())
+        if builder is None:
+            raise InputError("unsupported file type", path=str(path), expected=sorted(_BUILDERS),
+                             actual=path.suffix)
+        prov.update(kind="file", files=[_file_entry(path)], split="train",
+                    loader=f"datasets.load_dataset({builder!r}, data_files=...)")
+        try:
+            ds = _load(builder, data_files=str(path), split="train")
+        except Exception as exc:  # noqa: BLE001 - any datasets/arrow failure: re-read JSONL line by line
+            if builder != "json":
+                raise InputError(f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]})",
+                                 path=str(path)) from None
+            rows, problems = _lines_fallback(path, str(exc))
+            prov["loader"] = "json lines (datasets.load_dataset failed: " + type(exc).__name__ + ")"
+            return rows, problems, prov
+        rows = ds.to_list()
+        return rows, [""] * len(rows), prov
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _BUILDERS
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if not files:
+            raise InputError("folder holds no data file", path=str(path), expected=sorted(_BUILDERS))
+        try:
+            dd = _load(str(path))
+        except Exception as exc:  # noqa: BLE001
+            raise InputError(f"cannot load the folder with datasets ({type(exc).__name__}: {str(exc)[:200]})",
+                             path=str(path)) from None
+        ds, used = _pick_split(dd, split, str(path))
+        prov.update(kind="folder", files=[_file_entry(f) for f in files], split=used,
+                    loader="datasets.load_dataset(folder)")
+        rows = ds.to_list()
+        return rows, [""] * len(rows), prov
+    if not HUB_ID_RE.match(spec):
+        raise InputError("no such file or folder, and not a Hub dataset id (owner/name)", path=spec)
+    try:
+        ds = _load(spec, revision=revision, split=split)
+    except Exception as exc:  # noqa: BLE001 - offline, missing, gated: one clear message
+        offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
+        raise InputError(
+            f"cannot load Hub dataset '{spec}' (revision {revision or 'default'}, split {split}): "
+            f"{type(exc).__name__}: {str(exc)[:200]}", field="spec",
+            hint=("HF_HUB_OFFLINE is set and no cached copy exists; " if offline else
+                  "the Hub may be unreachable from here; ")
+            + "give a local file (.jsonl/.parquet) or folder instead") from None
+    checks = getattr(ds.info, "download_checksums", None) or {}
+    prov.update(kind="hub", repo_id=spec, revision=revision or "main", split=split,
+                files=[{"path": k, "sha256": v.get("checksum"), "bytes": v.get("num_bytes")}
+                       for k, v in sorted(checks.items())],
+                loader="datasets.load_dataset(repo_id, revision=...)")
+    rows = ds.to_list()
+    return rows, [""] * len(rows), prov

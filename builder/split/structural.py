@@ -1,0 +1,88 @@
+"""The offline default splitter: SWE-Bench Pro's own three sections become three turns.
+
+Turn 1 is the issue; the requirement bullets are halved between turn 2 and turn 3, and the
+interface section closes turn 3. Texts are kept verbatim, so the deterministic checks only fail
+where the statement itself is degenerate. A task without a requirements section, or with too
+little to spread over three meaningful turns, is ``ineligible`` (it stays single-turn).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass
+
+from swe_taskflow.schema import SplitResult, Task
+from swe_taskflow.split_checks import check_split
+
+_ITEM = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•+]|\d+[.)])\s)")
+_NO_IFACE = re.compile(r"^\s*(?:none\.?|n/?a|no new (?:public )?interfaces?\b.*)$", re.I | re.S)
+
+
+@dataclass(frozen=True)
+class StructuralConfig:
+    """Settings of the structural splitter."""
+
+    requirements_header: str = "Requirements:"
+    """Line that opens turn 2 (the section header of the original prompt, kept verbatim)."""
+    interface_header: str = "New interfaces introduced:"
+    """Line that opens the interface section inside turn 3."""
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*-])")
+
+
+def _items(text: str) -> list[str]:
+    """Bullets / paragraphs; a single paragraph falls back to its sentences."""
+    items = [p.strip("\n") for p in _ITEM.split(text.strip("\n")) if p.strip()]
+    if len(items) == 1:
+        items = [s for s in _SENTENCE.split(items[0]) if s.strip()]
+    return items
+
+
+class StructuralSplitter:
+    """Split by the statement's sections; needs no model."""
+
+    name = "structural"
+
+    def __init__(self, config: StructuralConfig | None = None) -> None:
+        self.config = config or StructuralConfig()
+        sha = hashlib.sha256(repr(sorted(asdict(self.config).items())).encode()).hexdigest()
+        self.info = {"name": self.name, "model": None, "prompt_sha256": None, "config_sha256": sha,
+                     "config": asdict(self.config)}
+
+    def parts(self, task: Task) -> tuple[list[str] | None, str]:
+        """The three parts, or ``None`` and why the statement cannot be split structurally."""
+        cfg = self.config
+        if not task.problem_statement.strip():
+            return None, "no problem statement"
+        if not task.requirements.strip():
+            return None, "no requirements section: nothing to disclose after the issue"
+        items = _items(task.requirements)
+        iface = task.interface.strip("\n")
+        has_iface = bool(iface.strip()) and not _NO_IFACE.match(iface.strip())
+        if len(items) < 2 and not has_iface:
+            return None, "a single requirement and no new interface: fewer than three meaningful turns"
+        if len(items) >= 2:
+            k = (len(items) + 1) // 2
+            turn2 = cfg.requirements_header + "\n" + "\n\n".join(items[:k])
+            turn3 = "\n\n".join(items[k:])
+        else:
+            turn2 = cfg.requirements_header + "\n" + "\n\n".join(items)
+            turn3 = ""
+        if iface.strip():
+            turn3 = (turn3 + "\n\n" if turn3 else "") + cfg.interface_header + "\n" + iface
+        return [task.problem_statement.strip("\n"), turn2, turn3], ""
+
+    def split(self, task: Task) -> SplitResult:
+        parts, why = self.parts(task)
+        if parts is None:
+            return SplitResult(task.instance_id, "ineligible", reason=why, splitter=self.info,
+                               original_prompt=task.original_prompt)
+        violations = [v.to_dict() for v in check_split(task.original_prompt, parts)]
+        if violations:
+            return SplitResult(task.instance_id, "failed", parts=parts, violations=violations,
+                               splitter=self.info, reason="deterministic checks failed",
+                               original_prompt=task.original_prompt)
+        return SplitResult(task.instance_id, "ok", parts=parts, splitter=self.info,
+                           original_prompt=task.original_prompt)

@@ -1,0 +1,268 @@
+"""The per-task candidate family of the paper's Appendix F, and the material it is built from.
+
+For one verified task the family holds every combination of
+- an issue-turn *backbone*: the original single prompt, or one to three issue turns formed by
+  merging adjacent split parts (``split_3``, ``merge_01_2``, ``merge_0_12``, ``concat_012``);
+- zero to three of the task's questions (subsets in pool order);
+- every placement of those questions before, between or after the issue turns (issue turns and
+  questions each keep their own order).
+
+A candidate is a small description (backbone, layout string, question ids, intents per turn);
+:func:`build_session` turns it into a :class:`~swe_taskflow.schema.Session`. Intents of issue
+texts come from the caller (a mapping or a batch callable), so this module stays pure.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import InputError
+from .schema import QAItem, Session, SplitResult, Turn
+from .taxonomy import check_intent
+
+#: Issue-turn backbones, in enumeration order, and the split parts each issue turn holds.
+#: ``original`` has one turn with the source's own issue text (no split part).
+BACKBONES: Mapping[str, tuple[tuple[int, ...], ...]] = {
+    "split_3": ((0,), (1,), (2,)),
+    "merge_01_2": ((0, 1), (2,)),
+    "merge_0_12": ((0,), (1, 2)),
+    "concat_012": ((0, 1, 2),),
+    "original": ((),),
+}
+#: How merged split parts are joined into one message.
+PART_JOINER = "\n\n"
+#: The most questions one session may carry (Appendix F: zero to three).
+MAX_QUESTIONS = 3
+
+#: Intents of issue-turn texts: a mapping text -> intent, or a callable classifying a batch of texts.
+IntentSource = Mapping[str, str] | Callable[[Sequence[str]], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class TaskMaterial:
+    """What sessions of one task are assembled from: its split result and its usable questions."""
+
+    instance_id: str
+    original_prompt: str
+    split_status: str
+    split_reason: str = ""
+    parts: tuple[str, ...] = ()
+    questions: tuple[QAItem, ...] = ()
+
+    @property
+    def split_ok(self) -> bool:
+        return self.split_status == "ok"
+
+    @property
+    def question_pool(self) -> str | None:
+        pools = sorted({q.pool for q in self.questions if q.pool})
+        return ",".join(pools) if pools else None
+
+    def backbones(self, *, include_original: bool = True) -> dict[str, tuple[tuple[str, tuple[int, ...]], ...]]:
+        """Backbone name -> its issue turns as (text, split_parts). Without an ok split only ``original``."""
+        out: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {}
+        if self.split_ok:
+            for name, groups in BACKBONES.items():
+                if name == "original":
+                    continue
+                out[name] = tuple((PART_JOINER.join(self.parts[i] for i in g), g) for g in groups)
+        if include_original or not self.split_ok:
+            out["original"] = ((self.original_prompt, ()),)
+        return out
+
+    def issue_texts(self) -> list[str]:
+        """Every distinct issue text the family of this task uses (each needs an intent)."""
+        seen: dict[str, None] = {}
+        for turns in self.backbones().values():
+            for text, _ in turns:
+                seen.setdefault(text, None)
+        return list(seen)
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    """How the question pool was used: nothing is dropped without a count and the ids."""
+
+    used: int
+    by_status: Mapping[str, int]
+    unknown_task_ids: tuple[str, ...]
+    excluded_ids: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"used": self.used, "by_status": dict(sorted(self.by_status.items())),
+                "unknown_task_question_ids": list(self.unknown_task_ids),
+                "excluded_question_ids": list(self.excluded_ids)}
+
+
+def build_materials(splits: Sequence[SplitResult], pool: Iterable[QAItem] = (), *,
+                    statuses: Sequence[str] = ("accepted",)) -> tuple[list[TaskMaterial], PoolSummary]:
+    """Pair each split result with its task's questions whose status is in ``statuses`` (pool order)."""
+    by_task: dict[str, list[QAItem]] = {}
+    seen_tasks: set[str] = set()
+    for i, s in enumerate(splits, start=1):
+        if s.instance_id in seen_tasks:
+            raise InputError("duplicate task in split results", row=i, field="instance_id", actual=s.instance_id)
+        seen_tasks.add(s.instance_id)
+        if not s.original_prompt.strip():
+            raise InputError("split result has no original prompt", row=i, field="original_prompt",
+                             actual=s.instance_id)
+    counts: dict[str, int] = {}
+    unknown: list[str] = []
+    excluded: list[str] = []
+    qids: set[str] = set()
+    used = 0
+    for q in pool:
+        if q.question_id in qids:
+            raise InputError("duplicate question id in pool", field="question_id", actual=q.question_id)
+        qids.add(q.question_id)
+        counts[q.status] = counts.get(q.status, 0) + 1
+        if q.status not in statuses:
+            excluded.append(q.question_id)
+        elif q.instance_id not in seen_tasks:
+            unknown.append(q.question_id)
+        else:
+            by_task.setdefault(q.instance_id, []).append(q)
+            used += 1
+    materials = [TaskMaterial(instance_id=s.instance_id, original_prompt=s.original_prompt,
+                              split_status=s.status, split_reason=s.reason,
+                              parts=tuple(s.parts) if s.status == "ok" else (),
+                              questions=tuple(by_task.get(s.instance_id, ())))
+                 for s in splits]
+    return materials, PoolSummary(used, counts, tuple(unknown), tuple(excluded))
+
+
+def resolve_intents(texts: Iterable[str], source: IntentSource) -> dict[str, str]:
+    """Intent of each distinct text: looked up in a mapping, or classified once per distinct text."""
+    distinct = list(dict.fromkeys(texts))
+    if callable(source) and not isinstance(source, Mapping):
+        labels = list(source(distinct))
+        if len(labels) != len(distinct):
+            raise InputError("intent classifier returned a wrong number of labels",
+                             expected=len(distinct), actual=len(labels))
+        return {t: check_intent(lab) for t, lab in zip(distinct, labels)}
+    out = {}
+    for t in distinct:
+        if t not in source:
+            raise InputError("no intent for an issue text", field="intent", actual=t[:80],
+                             hint="classify every issue text (originals, parts and merged parts)")
+        out[t] = check_intent(source[t])
+    return out
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One session shape for a task: which issue turns, which questions, in which order.
+
+    ``layout`` has one letter per turn: ``I`` the next issue turn of the backbone, ``Q`` the next
+    selected question. ``intents`` are the intents of the turns in delivery order.
+    """
+
+    backbone: str
+    layout: str
+    question_ids: tuple[str, ...]
+    intents: tuple[str, ...]
+
+    @property
+    def n_turns(self) -> int:
+        return len(self.layout)
+
+    @property
+    def n_questions(self) -> int:
+        return len(self.question_ids)
+
+    @property
+    def n_issue_turns(self) -> int:
+        return self.layout.count("I")
+
+    @property
+    def full_split(self) -> bool:
+        """Whether the task keeps its three issue turns."""
+        return self.backbone == "split_3"
+
+    def slots(self) -> dict[str, int]:
+        """Questions before the first issue turn, between issue turns, after the last one."""
+        first, last = self.layout.find("I"), self.layout.rfind("I")
+        out = {"before": 0, "between": 0, "after": 0}
+        for i, c in enumerate(self.layout):
+            if c == "Q":
+                out["before" if first < 0 or i < first else "after" if i > last else "between"] += 1
+        return out
+
+    def placement(self) -> str:
+        """``none``, ``only_before``, ``only_after`` or ``interleaved`` (the paper's three patterns)."""
+        s = self.slots()
+        if not self.question_ids:
+            return "none"
+        if s["before"] == self.n_questions:
+            return "only_before"
+        if s["after"] == self.n_questions:
+            return "only_after"
+        return "interleaved"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"backbone": self.backbone, "layout": self.layout, "question_ids": list(self.question_ids),
+                "intents": list(self.intents), "n_turns": self.n_turns, "n_questions": self.n_questions,
+                "slots": self.slots(), "placement": self.placement()}
+
+
+def layouts(n_issue: int, n_questions: int) -> list[str]:
+    """Every order of ``n_issue`` issue turns and ``n_questions`` questions, each keeping its own order."""
+    n = n_issue + n_questions
+    out = []
+    for qpos in itertools.combinations(range(n), n_questions):
+        s = set(qpos)
+        out.append("".join("Q" if i in s else "I" for i in range(n)))
+    return out
+
+
+def enumerate_candidates(material: TaskMaterial, intents: Mapping[str, str], *,
+                         max_questions: int = MAX_QUESTIONS, include_original: bool = True,
+                         min_turns: int = 1) -> list[Candidate]:
+    """The task's candidate family (Appendix F), keeping candidates with at least ``min_turns`` turns.
+
+    Order: backbone (``BACKBONES`` order), then number of questions, then question subset (pool
+    order), then layout. A task without an ok split has only the ``original`` backbone.
+    """
+    if not 0 <= max_questions <= MAX_QUESTIONS:
+        raise InputError("max_questions out of range", field="max_questions", expected=f"0..{MAX_QUESTIONS}",
+                         actual=max_questions)
+    qs = material.questions
+    out: list[Candidate] = []
+    for name, turns in material.backbones(include_original=include_original).items():
+        issue_intents = [intents[text] for text, _ in turns]
+        m = len(turns)
+        for k in range(0, min(max_questions, len(qs)) + 1):
+            if m + k < min_turns:
+                continue
+            for subset in itertools.combinations(qs, k):
+                for lay in layouts(m, k):
+                    ii, qi, seq = iter(issue_intents), iter(subset), []
+                    for c in lay:
+                        seq.append(next(ii) if c == "I" else next(qi).intent)
+                    out.append(Candidate(name, lay, tuple(q.question_id for q in subset), tuple(seq)))
+    return out
+
+
+def build_session(material: TaskMaterial, candidate: Candidate, intents: Mapping[str, str], *,
+                  condition: str) -> Session:
+    """The session a candidate describes, with stable links to split parts and question ids."""
+    turns_spec = material.backbones().get(candidate.backbone, ())  # "none": questions only
+    by_id = {q.question_id: q for q in material.questions}
+    ii, qi = iter(turns_spec), iter(candidate.question_ids)
+    turns = []
+    for idx, c in enumerate(candidate.layout):
+        if c == "I":
+            text, parts = next(ii)
+            turns.append(Turn(idx, "issue", text, intents[text], split_parts=parts))
+        else:
+            q = by_id[next(qi)]
+            turns.append(Turn(idx, "qa", q.question, q.intent, question_id=q.question_id))
+    pool = material.question_pool if candidate.question_ids else None
+    return Session(material.instance_id, condition, tuple(turns), question_pool=pool)
+
+
+__all__ = ["BACKBONES", "PART_JOINER", "MAX_QUESTIONS", "IntentSource", "TaskMaterial", "PoolSummary",
+           "build_materials", "resolve_intents", "Candidate", "layouts", "enumerate_candidates",
+           "build_session"]

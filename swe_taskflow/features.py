@@ -1,0 +1,161 @@
+"""The ``datasets.Features`` of release rows, strict row conformance, and an exact schema check.
+
+``datasets`` casts a parquet column to the declared feature silently (floats declared ``string``
+load as text), so the writer and the verifier compare the parquet schema with the declared features
+themselves (:func:`schema_differences`). Rows are conformed to the features before hashing so that a
+row hashed in memory and the same row read back from parquet are the same JSON value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from .errors import InputError
+from .hashing import json_sha256
+
+#: Keys of a proof report stored as typed columns; any other key goes to ``extra`` (canonical JSON).
+PROOF_REPORT_KEYS = ("status", "sandbox", "image", "exit_codes", "stdout_sha256", "tree_sha_before",
+                     "tree_sha_after", "duration_s")
+
+
+def _v(dtype: str):
+    from datasets import Value
+    return Value(dtype)
+
+
+def session_features():
+    """Features of a session row (config ``default``; every condition is one split of it)."""
+    from datasets import Features, List
+    s = lambda: _v("string")  # noqa: E731
+    i = lambda: _v("int64")   # noqa: E731
+    turn = {"turn_index": i(), "kind": s(), "text": s(), "intent": s(), "split_parts": List(i()),
+            "question_id": s()}
+    proof_report = {"status": s(), "sandbox": s(), "image": s(), "exit_codes": List(i()),
+                    "stdout_sha256": s(), "tree_sha_before": s(), "tree_sha_after": s(),
+                    "duration_s": _v("float64"), "extra": s()}
+    question = {"question_id": s(), "turn_index": i(), "intent": s(), "question": s(),
+                "reference_answer": s(),
+                "evidence": List({"path": s(), "symbol": s(), "note": s()}),
+                "proof_script": s(), "proof_report": proof_report, "proof_report_sha256": s(),
+                "generator": s(), "reviewer": s()}
+    return Features({
+        "instance_id": s(), "source": s(), "source_revision": s(), "repo": s(), "base_commit": s(),
+        "image_name": s(), "repo_language": s(), "condition": s(), "question_pool": s(),
+        "turns": List(turn), "n_turns": i(), "length_bin": s(), "questions": List(question),
+        "original_prompt": s(), "split_status": s(), "source_task_sha256": s(), "row_sha256": s(),
+    })
+
+
+def trajectory_features():
+    """Features of a trajectory row (config ``trajectories``; one split per condition)."""
+    from datasets import Features, List
+    s = lambda: _v("string")  # noqa: E731
+    i = lambda: _v("int64")   # noqa: E731
+    return Features({
+        "condition": s(), "instance_id": s(), "model": s(), "run": i(),
+        "split_sha256": s(), "row_sha256": s(), "trajectory_format": s(), "messages": s(),
+        "exit_status": s(),
+        "checkpoints": List({"turn_index": i(), "patch_sha256": s(), "tests_passed": i(),
+                             "tests_failed": i(), "resolved": _v("bool")}),
+        "qa_answers": List({"question_id": s(), "answer": s(), "verdict": s(), "judge": s()}),
+        "cost_usd": _v("float64"), "tokens_in": i(), "tokens_out": i(), "api_calls": i(),
+        "source_file_sha256": s(), "trajectory_sha256": s(),
+    })
+
+
+def features_sha256(features) -> str:
+    """The schema hash recorded per split: canonical JSON of ``Features.to_dict()``."""
+    return json_sha256(features.to_dict())
+
+
+# ---------------------------------------------------------------- conformance
+_PY_TYPES = {"string": (str,), "int64": (int,), "int32": (int,), "float64": (int, float), "bool": (bool,)}
+
+
+def conform(value: Any, feature: Any, *, where: str = "row", row: int | None = None, path: str = "") -> Any:
+    """Return ``value`` shaped exactly like ``feature``: every struct key present (None if absent).
+
+    Unknown keys and wrong types raise :class:`InputError` naming the field path; nothing is cast
+    silently except int -> float for float columns.
+    """
+    from datasets import Features, List, Value
+    if value is None:
+        return None
+    if isinstance(feature, (dict, Features)):
+        if not isinstance(value, Mapping):
+            raise InputError("expected an object", path=where, row=row, field=path or "<row>",
+                             actual=type(value).__name__)
+        unknown = sorted(set(value) - set(feature))
+        if unknown:
+            raise InputError("unknown field", path=where, row=row, field=_join(path, unknown[0]),
+                             expected=sorted(feature))
+        return {k: conform(value.get(k), f, where=where, row=row, path=_join(path, k)) for k, f in feature.items()}
+    if isinstance(feature, List):
+        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+            raise InputError("expected a list", path=where, row=row, field=path, actual=type(value).__name__)
+        return [conform(v, feature.feature, where=where, row=row, path=f"{path}[{n}]") for n, v in enumerate(value)]
+    if isinstance(feature, Value):
+        ok = _PY_TYPES.get(feature.dtype)
+        if ok is None:
+            raise InputError("unsupported dtype in features", field=path, actual=feature.dtype)
+        if not isinstance(value, ok) or (feature.dtype != "bool" and isinstance(value, bool)):
+            raise InputError(f"expected {feature.dtype}", path=where, row=row, field=path,
+                             actual=type(value).__name__)
+        return float(value) if feature.dtype == "float64" else value
+    raise InputError("unsupported feature type", field=path, actual=type(feature).__name__)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def split_proof_report(report: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A proof report dict as its typed columns plus ``extra`` (canonical JSON of other keys)."""
+    if report is None:
+        return None
+    report = dict(report)
+    out = {k: report.get(k) for k in PROOF_REPORT_KEYS}
+    rest = {k: v for k, v in report.items() if k not in PROOF_REPORT_KEYS}
+    out["extra"] = json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    if out.get("exit_codes") is not None:
+        out["exit_codes"] = [int(c) for c in out["exit_codes"]]
+    return out
+
+
+def join_proof_report(stored: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Inverse of :func:`split_proof_report` (absent typed keys come back as absent)."""
+    if stored is None:
+        return None
+    out = {k: stored[k] for k in PROOF_REPORT_KEYS if stored.get(k) is not None}
+    out.update(json.loads(stored.get("extra") or "{}"))
+    return out
+
+
+# ---------------------------------------------------------------- schema comparison
+def schema_differences(features, schema) -> list[str]:
+    """Differences between declared ``features`` and a parquet/arrow ``schema`` (metadata ignored).
+
+    Empty list = exact match, field by field and type by type (nested types included).
+    """
+    declared = features.arrow_schema
+    out: list[str] = []
+    dnames, anames = declared.names, schema.names
+    for name in dnames:
+        if name not in anames:
+            out.append(f"column '{name}' is declared but missing from the file")
+    for name in anames:
+        if name not in dnames:
+            out.append(f"column '{name}' is in the file but not declared")
+    common = [n for n in dnames if n in anames]
+    if [n for n in anames if n in dnames] != common:
+        out.append(f"column order differs: declared {common}, file {[n for n in anames if n in dnames]}")
+    for name in common:
+        dt, at = declared.field(name).type, schema.field(name).type
+        if not dt.equals(at):
+            out.append(f"column '{name}' has type {at} in the file, declared {dt}")
+    return out
+
+
+__all__ = ["session_features", "trajectory_features", "features_sha256", "conform", "split_proof_report",
+           "join_proof_report", "schema_differences", "PROOF_REPORT_KEYS"]

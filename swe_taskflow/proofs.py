@@ -1,0 +1,242 @@
+"""Proof reports and their verdicts: pure records and a pure classifier.
+
+The sandbox runners (``builder/proofs``) only gather facts about a run (exit code, timeout, OOM,
+output, repository tree hashes); :func:`classify_outcome` turns those facts into one status and a
+reason. Keeping the decision pure makes it testable without containers and lets an auditor
+re-derive every verdict from a published report.
+
+Infrastructure errors (no image, the daemon failed, the patch does not apply) are never a failed
+proof: they get ``infrastructure-error`` and a row keeps status ``error``, not ``rejected``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Mapping
+
+from .errors import InputError
+from .schema import PROOF_STATUSES
+
+#: Version of the report layout (bumped when a field changes meaning).
+REPORT_VERSION = 1
+
+PASSED = "passed"
+FAILED_EXIT = "failed-exit"
+NO_EVIDENCE = "no-evidence"
+MODIFIED_REPO = "modified-repo"
+TIMEOUT = "timeout"
+OOM = "oom"
+PATCH_MISMATCH = "patch-mismatch"
+INFRA_ERROR = "infrastructure-error"
+
+#: The sandbox's marker for a write that the read-only repository mount refused.
+READ_ONLY_MARKERS = ("Read-only file system", "EROFS")
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What one execution of a proof script did, as recorded by a sandbox runner.
+
+    Nothing here is a judgement: :func:`classify_run` makes the judgement.
+    """
+
+    #: Exit status of the script (``None`` when it never ran or the status could not be read).
+    exit_code: int | None = None
+    #: The wall-clock limit was reached and the sandbox killed the script.
+    timed_out: bool = False
+    #: The memory limit was hit (Docker: ``State.OOMKilled``; bubblewrap: a MemoryError/ENOMEM marker on stderr).
+    oom_killed: bool = False
+    #: Stdout went past the byte limit; reading stopped there and the script was killed.
+    output_limit_hit: bool = False
+    #: Bytes of stdout read (at most the limit, plus one chunk).
+    stdout_bytes: int = 0
+    #: sha256 of the stdout bytes read.
+    stdout_sha256: str = ""
+    #: Bytes of stdout that are not whitespace (0 means no evidence).
+    stdout_nonblank: int = 0
+    #: Start of stdout (bounded, UTF-8 with replacement).
+    stdout_excerpt: str = ""
+    #: End of stderr (bounded), kept for diagnosis.
+    stderr_excerpt: str = ""
+    #: Blocked writes into the read-only repository seen on stderr.
+    repo_write_blocked: bool = False
+    #: Git tree hash of the repository before and after the run (computed on the host, without touching it).
+    tree_sha_before: str = ""
+    tree_sha_after: str = ""
+    #: Seconds from start to exit (or kill).
+    duration_s: float = 0.0
+    #: The command run inside the sandbox.
+    command: tuple[str, ...] = ()
+    #: Set when the sandbox itself failed; the script's behaviour is then unknown.
+    infra_error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["command"] = list(self.command)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "RunFacts":
+        names = {f.name for f in fields(cls)}
+        d = {k: v for k, v in data.items() if k in names}
+        if "command" in d:
+            d["command"] = tuple(d["command"])
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class ProofFacts:
+    """The facts of one proof: the run on the base repository and, with a gold patch, the run after it."""
+
+    base: RunFacts
+    #: The run on a patched copy (``None`` when the source has no gold patch).
+    patched: RunFacts | None = None
+    #: The gold patch could not be applied (an infrastructure problem, not the proof's fault).
+    patch_error: str = ""
+
+
+def classify_run(f: RunFacts) -> tuple[str, str]:
+    """Status and reason of one run, from its facts alone.
+
+    Order matters: a broken sandbox says nothing about the script; a changed repository is the
+    worst sin whatever else happened; resource kills come before the exit code they cause.
+    """
+    if f.infra_error:
+        return INFRA_ERROR, f.infra_error
+    if not f.tree_sha_before or not f.tree_sha_after:
+        return INFRA_ERROR, "repository tree hash missing"
+    if f.tree_sha_before != f.tree_sha_after:
+        return MODIFIED_REPO, f"repository tree changed ({f.tree_sha_before[:12]} -> {f.tree_sha_after[:12]})"
+    if f.repo_write_blocked:
+        return MODIFIED_REPO, "script tried to write into the repository (blocked by the read-only mount)"
+    if f.oom_killed:
+        return OOM, "memory limit reached"
+    if f.timed_out:
+        return TIMEOUT, f"wall-clock limit reached after {f.duration_s:.1f}s"
+    if f.output_limit_hit:
+        return FAILED_EXIT, f"output-limit: stdout passed {f.stdout_bytes} bytes; the script was killed"
+    if f.exit_code is None:
+        return INFRA_ERROR, "exit code unknown"
+    if f.exit_code != 0:
+        return FAILED_EXIT, f"exit code {f.exit_code}"
+    if f.stdout_nonblank == 0:
+        return NO_EVIDENCE, "exit 0 but stdout holds no evidence"
+    return PASSED, "exit 0, evidence on stdout, repository unchanged"
+
+
+def classify_outcome(facts: ProofFacts | Mapping[str, Any]) -> tuple[str, str]:
+    """Status and reason of a whole proof (before and, where given, after the gold patch).
+
+    Both runs must pass and print the same evidence (same stdout sha256); a failure after the patch
+    or different evidence is ``patch-mismatch``. Accepts :class:`ProofFacts` or its dict form
+    (``{"base": {...}, "patched": {...} | None, "patch_error": str}``).
+    """
+    if not isinstance(facts, ProofFacts):
+        facts = _facts_from_mapping(facts)
+    status, reason = classify_run(facts.base)
+    if status != PASSED:
+        return status, reason
+    if facts.patch_error:
+        return INFRA_ERROR, f"gold patch: {facts.patch_error}"
+    if facts.patched is None:
+        return status, reason
+    p_status, p_reason = classify_run(facts.patched)
+    if p_status == INFRA_ERROR:
+        return INFRA_ERROR, f"after the gold patch: {p_reason}"
+    if p_status != PASSED:
+        return PATCH_MISMATCH, f"after the gold patch: {p_status} ({p_reason})"
+    if facts.patched.stdout_sha256 != facts.base.stdout_sha256:
+        return PATCH_MISMATCH, "evidence differs before and after the gold patch (stdout sha256)"
+    return PASSED, reason + "; same evidence after the gold patch"
+
+
+def _facts_from_mapping(data: Mapping[str, Any]) -> ProofFacts:
+    if "base" not in data:
+        raise InputError("proof facts need a 'base' run", field="base")
+    patched = data.get("patched")
+    return ProofFacts(base=RunFacts.from_dict(data["base"]),
+                      patched=None if patched is None else RunFacts.from_dict(patched),
+                      patch_error=str(data.get("patch_error") or ""))
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    """The execution report shipped with every question (``QAItem.proof_report`` holds ``to_dict()``).
+
+    Top-level fields summarize the base run (what DATA-MODEL.md lists); ``runs`` keeps every run's
+    full facts so the status can be recomputed with :func:`classify_outcome`.
+    """
+
+    status: str
+    reason: str
+    sandbox: str                      # "docker" or "bwrap"
+    image: str = ""                   # image name (docker) or "host" (bwrap)
+    image_id: str = ""                # docker image id, or a description of the host toolchain
+    commands: tuple[tuple[str, ...], ...] = ()
+    exit_codes: tuple[int | None, ...] = ()
+    stdout_sha256: str = ""
+    stdout_excerpt: str = ""
+    duration_s: float = 0.0
+    tree_sha_before: str = ""
+    tree_sha_after: str = ""
+    repo_unchanged: bool = False
+    gold_patch_sha256: str = ""       # "" when no gold patch was given
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    runs: Mapping[str, Any] = field(default_factory=dict)   # {"base": RunFacts dict, "patched": ... | None, "patch_error": str}
+    cache_key: str = ""
+    version: int = REPORT_VERSION
+
+    def __post_init__(self) -> None:
+        if self.status not in PROOF_STATUSES:
+            raise InputError("unknown proof status", field="status", actual=self.status, expected=PROOF_STATUSES)
+        object.__setattr__(self, "commands", tuple(tuple(c) for c in self.commands))
+        object.__setattr__(self, "exit_codes", tuple(self.exit_codes))
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["commands"] = [list(c) for c in self.commands]
+        d["exit_codes"] = list(self.exit_codes)
+        d["limits"] = dict(self.limits)
+        d["runs"] = dict(self.runs)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "ProofReport":
+        names = {f.name for f in fields(cls)}
+        for required in ("status", "reason", "sandbox"):
+            if required not in data:
+                raise InputError("missing field for ProofReport", path=where, row=row, field=required)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    @classmethod
+    def from_facts(cls, facts: ProofFacts, *, sandbox: str, image: str = "", image_id: str = "",
+                   gold_patch_sha256: str = "", limits: Mapping[str, Any] | None = None,
+                   cache_key: str = "") -> "ProofReport":
+        """Build the report, deriving status and reason with :func:`classify_outcome`."""
+        status, reason = classify_outcome(facts)
+        b = facts.base
+        run_list = [b] + ([facts.patched] if facts.patched is not None else [])
+        return cls(
+            status=status, reason=reason, sandbox=sandbox, image=image, image_id=image_id,
+            commands=tuple(r.command for r in run_list),
+            exit_codes=tuple(r.exit_code for r in run_list),
+            stdout_sha256=b.stdout_sha256, stdout_excerpt=b.stdout_excerpt,
+            duration_s=round(sum(r.duration_s for r in run_list), 3),
+            tree_sha_before=b.tree_sha_before, tree_sha_after=b.tree_sha_after,
+            repo_unchanged=bool(b.tree_sha_before) and b.tree_sha_before == b.tree_sha_after,
+            gold_patch_sha256=gold_patch_sha256, limits=dict(limits or {}),
+            runs={"base": b.to_dict(),
+                  "patched": None if facts.patched is None else facts.patched.to_dict(),
+                  "patch_error": facts.patch_error},
+            cache_key=cache_key)
+
+
+def infrastructure_report(reason: str, *, sandbox: str = "", image: str = "",
+                          limits: Mapping[str, Any] | None = None) -> ProofReport:
+    """A report for a proof that could not be run at all (it stays an ``error``, never a rejection)."""
+    facts = ProofFacts(base=RunFacts(infra_error=reason))
+    return ProofReport.from_facts(facts, sandbox=sandbox or "none", image=image, limits=limits)

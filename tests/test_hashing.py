@@ -1,0 +1,79 @@
+"""Hashes: canonical JSON, row/split/file/task hashes, cross-checked with independent tools."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from swe_taskflow.errors import InputError
+from swe_taskflow.hashing import (canonical_json, file_sha256, git_blob_sha1, json_sha256, row_sha256, split_sha256,
+                                  task_sha256)
+from swe_taskflow.schema import Task
+
+
+def test_canonical_json_matches_sorted_compact_json_for_plain_data():
+    # For strings, ints, bools, nulls and nesting, RFC 8785 equals sorted compact UTF-8 JSON.
+    obj = {"b": [3, {"z": None, "a": True}], "a": "é ünïcode", "c": {"y": -7, "x": "q\"uote"}}
+    expected = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert canonical_json(obj) == expected
+
+
+def test_canonical_json_normalizes_numbers_and_refuses_nan():
+    assert canonical_json({"x": 2.0}) == canonical_json({"x": 2}) == b'{"x":2}'
+    assert canonical_json([1e21, 0.1]) == b"[1e+21,0.1]"   # ECMAScript number forms (RFC 8785 section 3.2.2.3)
+    with pytest.raises(InputError):
+        canonical_json({"x": float("nan")})
+
+
+def test_row_hash_leaves_out_its_own_field_and_sees_everything_else():
+    row = {"instance_id": "a", "turns": [{"text": "t"}], "row_sha256": "whatever"}
+    expected = hashlib.sha256(b'{"instance_id":"a","turns":[{"text":"t"}]}').hexdigest()
+    assert row_sha256(row) == expected
+    assert row_sha256({**row, "row_sha256": "other"}) == expected
+    assert row_sha256({**row, "turns": [{"text": "u"}]}) != expected
+
+
+def test_split_hash_equals_sha256sum_of_the_hash_lines(tmp_path):
+    hashes = [hashlib.sha256(bytes([i])).hexdigest() for i in range(5)]
+    f = tmp_path / "rows.txt"
+    f.write_text("".join(h + "\n" for h in hashes))
+    if shutil.which("sha256sum"):
+        out = subprocess.run(["sha256sum", str(f)], capture_output=True, text=True, check=True).stdout.split()[0]
+        assert split_sha256(hashes) == out
+    assert split_sha256(hashes) == hashlib.sha256(f.read_bytes()).hexdigest()
+    assert split_sha256(list(reversed(hashes))) != split_sha256(hashes)   # order is part of a split
+    with pytest.raises(InputError):
+        split_sha256(["abc"])
+
+
+def test_file_hash_streams_across_chunks(tmp_path):
+    data = bytes(range(256)) * 9000   # > 2 chunks of 1 MiB
+    f = tmp_path / "blob.bin"
+    f.write_bytes(data)
+    assert file_sha256(f, chunk_size=1 << 20) == hashlib.sha256(data).hexdigest()
+    assert file_sha256(f, chunk_size=7) == hashlib.sha256(data).hexdigest()
+
+
+def test_git_blob_id_matches_git(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is absent")
+    data = b"hello release\n"
+    f = tmp_path / "x.txt"
+    f.write_bytes(data)
+    out = subprocess.run(["git", "hash-object", str(f)], capture_output=True, text=True, check=True).stdout.strip()
+    assert git_blob_sha1(data) == out
+
+
+def test_task_hash_ignores_pipeline_status_but_not_content():
+    t = Task(instance_id="i", source="s", source_revision="r", repo="o/n", base_commit="c", original_prompt="p",
+             fail_to_pass=("a",))
+    same = Task(instance_id="i", source="s", source_revision="r", repo="o/n", base_commit="c", original_prompt="p",
+                fail_to_pass=["a"], status="malformed", reason="x")
+    other = Task(instance_id="i", source="s", source_revision="r", repo="o/n", base_commit="c", original_prompt="p2")
+    assert task_sha256(t) == task_sha256(same)
+    assert task_sha256(t) != task_sha256(other)
+    assert task_sha256(t) == json_sha256({k: v for k, v in t.to_dict().items() if k not in ("status", "reason")})
