@@ -3,8 +3,8 @@ deterministic requirement-coverage check catches a dropped requirement sentence.
 
     .venv/bin/python benchmarks/split_stats.py [--tasks PATH] [--drops N] [--seed S]
 
-Prints: statuses, violations by kind, ineligibility reasons, seconds; then, for coverage thresholds
-0.3-0.8, the share of single-sentence drops (N random requirement sentences per task, removed from a
+Prints: statuses, violations by kind, ineligibility reasons, seconds; then, for a grid of claim
+ratios and coverage thresholds, the share of single-sentence drops (N random requirement sentences per task, removed from a
 verbatim structural split) flagged as dropped-requirement and as any violation.
 """
 
@@ -49,8 +49,8 @@ def main() -> None:
         print(f"  ineligible x{n}: {why}")
 
     rng = np.random.default_rng(args.seed)
-    thresholds = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-    caught = {th: [0, 0] for th in thresholds}
+    grid = [(r, th) for r in (0.5, 0.7, 0.9) for th in (0.4, 0.6)]
+    caught = {g: [0, 0] for g in grid}
     n = 0
     t0 = time.perf_counter()
     for task, res in zip(tasks, results):
@@ -67,15 +67,15 @@ def main() -> None:
                 continue
             turns[hit[0]] = turns[hit[0]].replace(u, "", 1)
             n += 1
-            for th in thresholds:
-                vs = sc.check_split(task.original_prompt, turns, coverage_threshold=th)
-                caught[th][0] += "dropped-requirement" in sc.violation_kinds(vs)
-                caught[th][1] += bool(vs)
+            for r, th in grid:
+                vs = sc.check_split(task.original_prompt, turns, coverage_threshold=th, claim_ratio=r)
+                caught[r, th][0] += "dropped-requirement" in sc.violation_kinds(vs)
+                caught[r, th][1] += bool(vs)
     print(f"\nsingle requirement-sentence drops: {n} ({time.perf_counter() - t0:.1f} s)")
-    for th in thresholds:
-        mark = "  <- default" if th == sc.COVERAGE_THRESHOLD else ""
-        print(f"  threshold {th:.1f}: dropped-requirement {caught[th][0] / n:6.1%}   any violation "
-              f"{caught[th][1] / n:6.1%}{mark}")
+    for r, th in grid:
+        mark = "  <- default" if (r, th) == (sc.CLAIM_RATIO, sc.COVERAGE_THRESHOLD) else ""
+        print(f"  claim_ratio {r:.1f} threshold {th:.1f}: dropped-requirement {caught[r, th][0] / n:6.1%}   "
+              f"any violation {caught[r, th][1] / n:6.1%}{mark}")
 
 
 if __name__ == "__main__":

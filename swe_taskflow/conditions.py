@@ -19,14 +19,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .candidates import Candidate, TaskMaterial, build_session, layouts
+from .candidates import Candidate, IntentSource, TaskMaterial, build_session, layouts, resolve_intents
 from .errors import ConfigError
 from .schema import CONDITIONS, Session
 
 #: Conditions this module assembles directly (``tfas_optimized`` needs a selection).
 FIXED_CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
                     "qa_random", "qa_only")
-ROW_STATUSES = ("ok", "split-not-ok", "no-questions")
+ROW_STATUSES = ("ok", "split-not-ok", "no-questions", "below-filter")
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,13 @@ def condition_candidate(material: TaskMaterial, intents: Mapping[str, str], cond
     return _candidate(material, intents, split_backbone, layout, qids), status, reason
 
 
-def assemble(materials: Sequence[TaskMaterial], intents: Mapping[str, str], *,
+def assemble(materials: Sequence[TaskMaterial], intents: IntentSource, *,
              conditions: Iterable[str] = FIXED_CONDITIONS, seed: int = 0) -> dict[str, list[ConditionRow]]:
-    """Rows of every requested fixed condition, one per task in input order."""
+    """Rows of every requested fixed condition, one per task in input order.
+
+    ``intents``: a mapping issue text -> intent, or a callable classifying a list of texts (called
+    once with the distinct texts)."""
+    intents = resolve_intents([t for m in materials for t in m.issue_texts()], intents)
     out: dict[str, list[ConditionRow]] = {}
     for cond in conditions:
         if cond not in CONDITIONS:

@@ -79,7 +79,7 @@ def conform(value: Any, feature: Any, *, where: str = "row", row: int | None = N
     Unknown keys and wrong types raise :class:`InputError` naming the field path; nothing is cast
     silently except int -> float for float columns.
     """
-    from datasets import Features, List, Value
+    Features, List, Value = _types()
     if value is None:
         return None
     if isinstance(feature, (dict, Features)):
@@ -106,6 +106,17 @@ def conform(value: Any, feature: Any, *, where: str = "row", row: int | None = N
     raise InputError("unsupported feature type", field=path, actual=type(feature).__name__)
 
 
+_TYPES: tuple | None = None
+
+
+def _types():
+    global _TYPES
+    if _TYPES is None:
+        from datasets import Features, List, Value
+        _TYPES = (Features, List, Value)
+    return _TYPES
+
+
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
@@ -119,7 +130,7 @@ def split_proof_report(report: Mapping[str, Any] | None) -> dict[str, Any] | Non
     rest = {k: v for k, v in report.items() if k not in PROOF_REPORT_KEYS}
     out["extra"] = json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     if out.get("exit_codes") is not None:
-        out["exit_codes"] = [int(c) for c in out["exit_codes"]]
+        out["exit_codes"] = [None if c is None else int(c) for c in out["exit_codes"]]
     return out
 
 

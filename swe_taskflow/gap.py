@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 
 from .flow import LENGTH_BINS, TRANSITION_SOURCES, TRANSITION_TARGETS, Flow, TFASScore, jsd_terms, score
 from .taxonomy import AUGMENTATION, RETAINED

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from json.encoder import encode_basestring as _encode_str  # C; escapes as RFC 8785
 from typing import Any, Iterable, Mapping
 
 import rfc8785
@@ -22,12 +23,82 @@ ROW_HASH_FIELD = "row_sha256"
 TASK_UNHASHED = ("status", "reason")
 
 
-def canonical_json(obj: Any) -> bytes:
-    """RFC 8785 (JCS) bytes of ``obj``; tuples count as arrays. NaN/inf and huge ints are refused."""
+_INT_MAX = 2**53 - 1
+
+
+def _sorted_keys(d: Mapping[str, Any]) -> list[str]:
+    """RFC 8785 3.2.3: keys ordered by their UTF-16 code units (code-point order equals it for ASCII)."""
     try:
-        return rfc8785.dumps(obj)
-    except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
-        raise InputError(f"value cannot be canonicalized as JSON: {exc}") from None
+        if all(k.isascii() for k in d):
+            return sorted(d)
+        return sorted(d, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+    except AttributeError:
+        raise InputError("object keys must be strings", actual=sorted(map(repr, d))) from None
+
+
+def _encode(obj: Any, out: list[str]) -> None:
+    # Same output as rfc8785.dumps (tests compare them on random values), about twice as fast:
+    # exact-type dispatch, and strings through the C JSON string encoder, whose escapes are exactly
+    # JCS's (RFC 8785 3.2.2.2: \b \t \n \f \r \" \\ short forms, other controls as \u00xx).
+    app = out.append
+    t = type(obj)
+    if t is str:
+        app(_encode_str(obj))
+    elif t is dict:
+        app("{")
+        for n, k in enumerate(_sorted_keys(obj)):
+            if n:
+                app(",")
+            app(_encode_str(k))
+            app(":")
+            _encode(obj[k], out)
+        app("}")
+    elif t is list or t is tuple:
+        app("[")
+        for n, v in enumerate(obj):
+            if n:
+                app(",")
+            _encode(v, out)
+        app("]")
+    elif obj is None:
+        app("null")
+    elif obj is True:
+        app("true")
+    elif obj is False:
+        app("false")
+    elif t is int:
+        if not -_INT_MAX <= obj <= _INT_MAX:
+            raise InputError("integer outside the I-JSON range (+-2**53-1)", actual=obj)
+        app(str(obj))
+    elif t is float:
+        try:
+            app(rfc8785.dumps(obj).decode("ascii"))   # ECMAScript number form
+        except rfc8785.CanonicalizationError as exc:
+            raise InputError(f"number cannot be canonicalized ({exc})", actual=obj) from None
+    elif isinstance(obj, bool):
+        app("true" if obj else "false")
+    elif isinstance(obj, str):
+        _encode(str(obj), out)
+    elif isinstance(obj, int):
+        _encode(int(obj), out)
+    elif isinstance(obj, float):
+        _encode(float(obj), out)
+    elif isinstance(obj, Mapping):
+        _encode(dict(obj), out)
+    elif isinstance(obj, (list, tuple)):
+        _encode(list(obj), out)
+    else:
+        raise InputError("value is not JSON", actual=type(obj).__name__)
+
+
+def canonical_json(obj: Any) -> bytes:
+    """RFC 8785 (JCS) bytes of ``obj``; tuples count as arrays. NaN/inf, huge ints, lone surrogates are refused."""
+    out: list[str] = []
+    _encode(obj, out)
+    try:
+        return "".join(out).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("value holds text that is not valid Unicode (lone surrogate)") from None
 
 
 def sha256_hex(data: bytes) -> str:

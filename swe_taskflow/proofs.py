@@ -69,6 +69,8 @@ class RunFacts:
     command: tuple[str, ...] = ()
     #: Set when the sandbox itself failed; the script's behaviour is then unknown.
     infra_error: str = ""
+    #: Why the script was not run at all (e.g. it is empty): no evidence can exist.
+    not_run: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -103,6 +105,8 @@ def classify_run(f: RunFacts) -> tuple[str, str]:
     """
     if f.infra_error:
         return INFRA_ERROR, f.infra_error
+    if f.not_run:
+        return NO_EVIDENCE, f.not_run
     if not f.tree_sha_before or not f.tree_sha_after:
         return INFRA_ERROR, "repository tree hash missing"
     if f.tree_sha_before != f.tree_sha_after:
@@ -172,6 +176,7 @@ class ProofReport:
     sandbox: str                      # "docker" or "bwrap"
     image: str = ""                   # image name (docker) or "host" (bwrap)
     image_id: str = ""                # docker image id, or a description of the host toolchain
+    image_digest: str = ""            # registry digest (name@sha256:...) of a pulled/loaded image, else ""
     commands: tuple[tuple[str, ...], ...] = ()
     exit_codes: tuple[int | None, ...] = ()
     stdout_sha256: str = ""
@@ -214,7 +219,7 @@ class ProofReport:
 
     @classmethod
     def from_facts(cls, facts: ProofFacts, *, sandbox: str, image: str = "", image_id: str = "",
-                   gold_patch_sha256: str = "", limits: Mapping[str, Any] | None = None,
+                   image_digest: str = "", gold_patch_sha256: str = "", limits: Mapping[str, Any] | None = None,
                    cache_key: str = "") -> "ProofReport":
         """Build the report, deriving status and reason with :func:`classify_outcome`."""
         status, reason = classify_outcome(facts)
@@ -222,6 +227,7 @@ class ProofReport:
         run_list = [b] + ([facts.patched] if facts.patched is not None else [])
         return cls(
             status=status, reason=reason, sandbox=sandbox, image=image, image_id=image_id,
+            image_digest=image_digest,
             commands=tuple(r.command for r in run_list),
             exit_codes=tuple(r.exit_code for r in run_list),
             stdout_sha256=b.stdout_sha256, stdout_excerpt=b.stdout_excerpt,

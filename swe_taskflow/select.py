@@ -25,7 +25,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .candidates import MAX_QUESTIONS, Candidate, TaskMaterial, build_session, enumerate_candidates
+from .candidates import (MAX_QUESTIONS, Candidate, IntentSource, TaskMaterial, build_session,
+                         enumerate_candidates, resolve_intents)
 from .conditions import FIXED_CONDITIONS, ConditionRow, assemble
 from .errors import ConfigError, FlowError
 from .flow import N_L, N_R, N_T, TFASScore, counts_from_codes, count_sessions, score
@@ -193,8 +194,10 @@ class SearchStats:
 
 
 def local_search(families: Sequence[TaskFamily], target_flow, config: SelectConfig,
-                 lb: np.ndarray | None = None) -> tuple[list[int], SearchStats]:
-    """Index of the chosen candidate in each family, maximizing corpus TFAS (see the module doc)."""
+                 lb: np.ndarray | None = None, *, progress: bool = False) -> tuple[list[int], SearchStats]:
+    """Index of the chosen candidate in each family, maximizing corpus TFAS (see the module doc).
+
+    ``progress`` shows a bar over sweeps on stderr (only when stderr is a terminal)."""
     nf = len(FEATURES)
     lb = np.zeros(nf, np.int64) if lb is None else np.asarray(lb, np.int64)
     rng = np.random.default_rng(config.seed)
@@ -213,126 +216,133 @@ def local_search(families: Sequence[TaskFamily], target_flow, config: SelectConf
         stats.restart_tfas = [corpus_score(base[:D], target_flow).tfas] * R
         return [0] * len(families), stats
 
-    # ---- padded sparse arrays over active tasks
-    nnz = [[int(np.count_nonzero(f.vectors[:, s], axis=1).max()) for s in _SLICES]
-           for f in (families[i] for i in active)]
-    widths = np.max(np.array(nnz), axis=0).clip(min=1)
+    # ---- the candidates of all active tasks, flattened: task a owns rows start[a] : start[a] + n_valid[a]
+    fams = [families[i] for i in active]
+    n_valid = np.array([len(f.candidates) for f in fams])
+    start = np.concatenate([[0], np.cumsum(n_valid)[:-1]])
+    vecs = np.concatenate([f.vectors for f in fams])                    # (M, D)
+    feat = np.concatenate([f.features for f in fams])                   # (M, nf)
+    M = vecs.shape[0]
+    widths = np.array([max(1, int(np.count_nonzero(vecs[:, sl], axis=1).max())) for sl in _SLICES])
     S = int(widths.sum())
     starts = np.concatenate([[0], np.cumsum(widths)])
     slot_ranges = [slice(int(starts[k]), int(starts[k + 1])) for k in range(3)]
     slot_block = np.repeat(np.arange(3), widths)
-    n_valid = np.array([len(families[i].candidates) for i in active])
-    n_max = int(n_valid.max())
-    cols = np.full((A, n_max, S), DUMMY, dtype=np.int64)
-    vals = np.zeros((A, n_max, S))
-    tot = np.zeros((A, n_max, 3))
-    feat = np.zeros((A, n_max, nf), np.int64)
-    valid = np.zeros((A, n_max), bool)
-    uniq: list[list[np.ndarray]] = []
-    for a, i in enumerate(active):
-        fam = families[i]
-        n = len(fam.candidates)
-        valid[a, :n] = True
-        feat[a, :n] = fam.features
-        for k, s in enumerate(_SLICES):
-            block = fam.vectors[:, s]
-            tot[a, :n, k] = block.sum(axis=1)
-            for c in range(n):
-                nz = np.flatnonzero(block[c])
-                cols[a, c, starts[k]:starts[k] + nz.size] = nz + s.start
-                vals[a, c, starts[k]:starts[k] + nz.size] = block[c, nz]
-        uniq.append([np.unique(tot[a, :n, k]) for k in range(3)])
+    cols = np.full((M, S), DUMMY, dtype=np.int64)
+    vals = np.zeros((M, S))
+    tot = np.stack([vecs[:, sl].sum(axis=1) for sl in _SLICES], axis=1)  # (M, 3)
+    for k, sl in enumerate(_SLICES):
+        block = vecs[:, sl]
+        r_i, c_i = np.nonzero(block)                                      # row-major: grouped by candidate
+        rank = np.arange(r_i.size) - np.searchsorted(r_i, r_i)            # position within its candidate
+        cols[r_i, starts[k] + rank] = c_i + sl.start
+        vals[r_i, starts[k] + rank] = block[r_i, c_i]
+    # distinct block totals per task (few: they depend on the number of turns only)
+    uniq = [[np.unique(tot[start[a]:start[a] + n_valid[a], k]) for k in range(3)] for a in range(A)]
     u_max = max(u.size for row in uniq for u in row)
     U = np.zeros((A, 3, u_max))
-    uidx = np.zeros((A, n_max, 3), np.int64)
+    uidx = np.zeros((M, 3), np.int64)
     for a in range(A):
-        n = n_valid[a]
+        rows_a = slice(start[a], start[a] + n_valid[a])
         for k in range(3):
             u = uniq[a][k]
             U[a, k, :u.size] = u
             U[a, k, u.size:] = u[-1]
-            uidx[a, :n, k] = np.searchsorted(u, tot[a, :n, k])
+            uidx[rows_a, k] = np.searchsorted(u, tot[rows_a, k])
+    uslot = uidx[:, slot_block] * (D + 1) + cols                          # where each slot's dense term sits
 
-    # ---- random starting selections, repaired to meet the constraints
+    # ---- random starting selections (local candidate index per task), repaired to meet the constraints
     choice = np.floor(rng.random((R, A)) * n_valid[None, :]).astype(np.int64)
-    top = [int(np.lexsort((-feat[a, :n_valid[a], 1], -feat[a, :n_valid[a], 0]))[0]) for a in range(A)]
+    top = [int(np.lexsort((-feat[start[a]:start[a] + n_valid[a], 1],
+                           -feat[start[a]:start[a] + n_valid[a], 0]))[0]) for a in range(A)]
     for r in range(R):
-        fs = base_feat + feat[np.arange(A), choice[r]].sum(axis=0)
+        fs = base_feat + feat[start + choice[r]].sum(axis=0)
         if (fs < lb).any():
             for a in rng.permutation(A):
-                fs += feat[a, top[a]] - feat[a, choice[r, a]]
+                fs += feat[start[a] + top[a]] - feat[start[a] + choice[r, a]]
                 choice[r, a] = top[a]
                 if (fs >= lb).all():
                     break
     C = np.repeat(base[None, :], R, axis=0)
-    ar_a = np.arange(A)
     for r in range(R):
-        np.add.at(C[r], cols[ar_a, choice[r]].ravel(), vals[ar_a, choice[r]].ravel())
-    Ntot = np.stack([C[:, s].sum(axis=1) for s in _SLICES], axis=1)
-    Fsum = base_feat[None, :] + feat[ar_a[None, :], choice].sum(axis=1)
+        C[r, :D] += vecs[start + choice[r]].sum(axis=0)
+    Ntot = np.stack([C[:, sl].sum(axis=1) for sl in _SLICES], axis=1)
+    Fsum = base_feat[None, :] + feat[start[None, :] + choice].sum(axis=1)
     col_block = np.repeat(np.arange(3), [N_L, N_T, N_R + 1])   # the dummy column sits in block R (always 0)
     block_starts = np.array([0, N_L, N_L + N_T])
+    check_lb = bool(lb.any())
 
+    bar = None
+    if progress:
+        import sys
+
+        from tqdm import tqdm
+        bar = tqdm(total=config.sweeps, desc="select sweeps", unit="sweep", file=sys.stderr,
+                   disable=not sys.stderr.isatty())
     converged = np.zeros(R, bool)
     for sweep in range(config.sweeps):
         orders = np.argsort(rng.random((R, A)), axis=1, kind="stable")
         rows = np.flatnonzero(~converged)
         if rows.size == 0:
             break
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(searching=f"{rows.size}/{R} restarts")
         changed = np.zeros(R, bool)
-        ar = np.arange(rows.size)
+        b = rows.size
+        ar = np.arange(b)
         for step in range(A):
             t = orders[rows, step]
-            cur = choice[rows, t]
-            ccols, cvals = cols[t, cur], vals[t, cur]
+            cur = start[t] + choice[rows, t]                                # global index of current candidates
             B = C[rows]
-            B[ar[:, None], ccols] -= cvals
-            NB = Ntot[rows] - tot[t, cur]
+            B[ar[:, None], cols[cur]] -= vals[cur]
+            NB = Ntot[rows] - tot[cur]
             # dense part, once per distinct block total: H[b, u, j] = 0.5 ent(q_j) - ent((p_j + q_j) / 2)
             Nu = NB[:, :, None] + U[t]                                     # (b, 3, u)
             inv_u = np.divide(1.0, Nu, out=np.zeros_like(Nu), where=Nu > 0)
             q = B[:, None, :] * inv_u[:, col_block, :].transpose(0, 2, 1)  # (b, u, D+1)
             H = 0.5 * _ent(q) - _ent(0.5 * (p + q))
-            G = np.add.reduceat(H, block_starts, axis=2)                   # (b, u, 3)
-            # sparse correction per candidate: new terms minus the dense terms they replace
-            tc, tv = cols[t], vals[t]                                      # (b, n, S)
-            ut = uidx[t]                                                   # (b, n, 3)
-            Na = NB[:, None, :] + tot[t]                                   # (b, n, 3)
-            Nj = Na[:, :, slot_block]
+            G = np.add.reduceat(H, block_starts, axis=2).reshape(b, -1)    # (b, u*3) as [u, k]
+            # every candidate of every row, flattened
+            nv = n_valid[t]
+            seg = np.concatenate([[0], np.cumsum(nv)[:-1]])
+            rr = np.repeat(ar, nv)
+            g = np.arange(rr.size) - seg[rr] + start[t][rr]                # global candidate index
+            tc = cols[g]                                                    # (m, S)
+            Na = NB[rr] + tot[g]                                            # (m, 3)
+            Nj = Na[:, slot_block]
             inv = np.divide(1.0, Nj, out=np.zeros_like(Nj), where=Nj > 0)
-            qn = (B[ar[:, None, None], tc] + tv) * inv
-            hn = 0.5 * _ent(qn) - _ent(0.5 * (p[tc] + qn))
-            flat = (ut[:, :, slot_block] * (D + 1) + tc).reshape(len(rows), -1)
-            ho = np.take_along_axis(H.reshape(len(rows), -1), flat, axis=1).reshape(hn.shape)
-            diff = hn - ho
-            sc = np.ones(Na.shape[:2])
+            qn = (B[rr[:, None], tc] + vals[g]) * inv
+            diff = 0.5 * _ent(qn) - _ent(0.5 * (p[tc] + qn)) - H.reshape(b, -1)[rr[:, None], uslot[g]]
+            sc = np.ones(rr.size)
             for k in range(3):
-                g = np.take_along_axis(G[:, :, k], ut[:, :, k], axis=1)
-                jsd_k = 0.5 * ep[k] + g + diff[:, :, slot_ranges[k]].sum(-1)
-                sc *= np.clip(1.0 - jsd_k, 0.0, 1.0)
-            ok = valid[t] & (Na > 0).all(axis=2)
-            if lb.any():
-                fbase = Fsum[rows] - feat[t, cur]
-                ok &= ((fbase[:, None, :] + feat[t]) >= lb).all(axis=2)
+                gk = G[rr, uidx[g, k] * 3 + k]
+                sc *= np.clip(1.0 - (0.5 * ep[k] + gk + diff[:, slot_ranges[k]].sum(-1)), 0.0, 1.0)
+            ok = (Na > 0).all(axis=1)
+            if check_lb:
+                ok &= ((Fsum[rows][rr] - feat[cur][rr] + feat[g]) >= lb).all(axis=1)
             sc = np.where(ok, sc, -1.0)
-            stats.evaluations += int(n_valid[t].sum())
+            stats.evaluations += int(rr.size)
             stats.steps += 1
-            best = np.argmax(sc, axis=1)
-            move = sc[ar, best] > sc[ar, cur] + 1e-12
+            seg_max = np.maximum.reduceat(sc, seg)
+            first = np.minimum.reduceat(np.where(sc >= seg_max[rr], np.arange(rr.size), rr.size), seg)
+            move = seg_max > sc[seg + (cur - start[t])] + 1e-12
             if move.any():
                 m = np.flatnonzero(move)
-                rm, tm, bm = rows[m], t[m], best[m]
+                rm, tm, gm = rows[m], t[m], g[first[m]]
                 Bm = B[m]
-                Bm[np.arange(m.size)[:, None], cols[tm, bm]] += vals[tm, bm]
+                Bm[np.arange(m.size)[:, None], cols[gm]] += vals[gm]
                 C[rm] = Bm
-                Ntot[rm] = NB[m] + tot[tm, bm]
-                Fsum[rm] += feat[tm, bm] - feat[tm, cur[m]]
-                choice[rm, tm] = bm
+                Ntot[rm] = NB[m] + tot[gm]
+                Fsum[rm] += feat[gm] - feat[cur[m]]
+                choice[rm, tm] = gm - start[tm]
                 changed[rm] = True
         for r in rows:
             stats.sweeps_per_restart[r] = sweep + 1
         converged[rows[~changed[rows]]] = True
 
+    if bar is not None:
+        bar.close()
     finals = [corpus_score(C[r, :D], target_flow).tfas for r in range(R)]
     best_r = int(np.argmax(finals))
     stats.best_restart = best_r
@@ -411,21 +421,24 @@ class Selection:
         }
 
 
-def select(materials: Sequence[TaskMaterial], intents: Mapping[str, str], target: Target,
-           config: SelectConfig = SelectConfig()) -> Selection:
-    """Choose one candidate per task maximizing corpus TFAS against ``target`` (Appendix F)."""
+def select(materials: Sequence[TaskMaterial], intents: IntentSource, target: Target,
+           config: SelectConfig = SelectConfig(), *, progress: bool = False) -> Selection:
+    """Choose one candidate per task maximizing corpus TFAS against ``target`` (Appendix F).
+
+    ``intents``: a mapping issue text -> intent, or a callable classifying a list of texts."""
     if not materials:
         raise ConfigError("no task to select from", field="tasks")
+    intents = resolve_intents([t for m in materials for t in m.issue_texts()], intents)
     min_turns = target.min_messages if config.apply_target_filter else 1
     families = build_families(materials, intents, min_turns=min_turns, config=config)
     lb = constraint_bounds(families, config)
-    chosen, stats = local_search(families, target.flow, config, lb)
+    chosen, stats = local_search(families, target.flow, config, lb, progress=progress)
     vec = np.sum([f.vectors[c] for f, c in zip(families, chosen)], axis=0)
     sc = corpus_score(vec, target.flow)
     return Selection(families, chosen, sc, stats, config, target.name, min_turns, intents)
 
 
-def baseline_scores(materials: Sequence[TaskMaterial], intents: Mapping[str, str], target: Target, *,
+def baseline_scores(materials: Sequence[TaskMaterial], intents: IntentSource, target: Target, *,
                     seed: int = 0) -> dict[str, Any]:
     """TFAS (+ components) of each fixed condition against the target, measured unfiltered (Table 2)."""
     out: dict[str, Any] = {}

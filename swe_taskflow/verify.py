@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import ConfigError, InputError, TaskflowError, VerifyError
-from .hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_sha256, split_sha256
+from .hashing import ROW_HASH_FIELD, canonical_json, file_sha256, json_sha256, sha256_hex, split_sha256
 from .manifest import (FLOAT_TOL, FileEntry, Manifest, check_manifest_integrity, compare_files,
                        compare_mappings, compare_row_hashes, load_manifest, values_equal)
 
@@ -68,7 +68,8 @@ class VerifyReport:
     splits: list[SplitSummary] = field(default_factory=list)
     errors: list[VerifyError] = field(default_factory=list)
     rows: int = 0
-    bytes_hashed: int = 0
+    bytes_hashed: int = 0      # file bytes hashed
+    json_bytes: int = 0        # canonical JSON bytes of the rows hashed
     questions: int = 0
     reproved: int = 0
 
@@ -273,7 +274,11 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
             continue
         hash_field = ROW_HASH_FIELD if entry.config == SESSION_CONFIG else TRAJ_HASH_FIELD
         stated = [r.get(hash_field) or "" for r in rows]
-        recomputed = [row_sha256(r, field=hash_field) for r in rows]
+        recomputed = []
+        for r in rows:
+            data = canonical_json({k: v for k, v in r.items() if k != hash_field})
+            report.json_bytes += len(data)
+            recomputed.append(sha256_hex(data))
         if len(rows) != entry.rows:
             report.errors.append(VerifyError(f"split {entry.config}/{entry.name} has {len(rows)} rows, the manifest says "
                                              f"{entry.rows}", kind="missing" if len(rows) < entry.rows else "unexpected",
@@ -296,6 +301,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
             _check_trajectories(rows, entry, where, manifest, session_rows, report)
         report.splits.append(SplitSummary(entry.config, entry.name, len(rows), entry.sha256, len(entry.files),
                                           sum(f.size for f in entry.files), tfas))
+    report.errors += _check_same_tasks(session_rows, manifest)
     report.errors += compare_mappings(dict(manifest.questions), questions, what="question proof report",
                                       where=rel_m)
     report.questions = len(questions)
@@ -327,6 +333,21 @@ def _check_session_rows(rows, entry, where, report, questions) -> None:
                 report.errors.append(VerifyError("one question carries different proof reports in different splits",
                                                  kind="mismatch", path=where, row=n, field=q["question_id"],
                                                  expected=prev, actual=h))
+
+
+def _check_same_tasks(session_rows, manifest: Manifest) -> list[VerifyError]:
+    """An instance must derive from the same source task (``source_task_sha256``) in every split."""
+    errors: list[VerifyError] = []
+    first: dict[str, tuple[str, str]] = {}
+    for split, rows in session_rows.items():
+        where = manifest.split(SESSION_CONFIG, split).files[0].path
+        for n, r in enumerate(rows):
+            seen = first.setdefault(r["instance_id"], (r["source_task_sha256"], split))
+            if seen[0] != r["source_task_sha256"]:
+                errors.append(VerifyError(f"instance derives from a different source task than in split '{seen[1]}'",
+                                          kind="mismatch", path=where, row=n, field="source_task_sha256",
+                                          expected=seen[0], actual=r["source_task_sha256"]))
+    return errors
 
 
 def _check_trajectories(rows, entry, where, manifest: Manifest, session_rows, report) -> None:

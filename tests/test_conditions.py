@@ -147,3 +147,17 @@ def test_build_session_links_back_to_sources():
     assert s.turns[1].text == "A1 text" + PART_JOINER + "A2 text"
     assert [t.question_id for t in s.turns] == ["a-q0", None, "a-q1", None]
     assert cand.slots() == {"before": 1, "between": 1, "after": 0} and cand.placement() == "interleaved"
+
+
+def test_assemble_accepts_a_classifier_callable():
+    mats, _, intents = _fixture()
+    seen = []
+
+    def classify(texts):
+        seen.append(len(texts))
+        return [intents[t] for t in texts]
+
+    a = assemble(mats, classify, seed=1)
+    b = assemble(mats, intents, seed=1)
+    assert seen == [len({t for m in mats for t in m.issue_texts()})]
+    assert [[r.to_dict() for r in v] for v in a.values()] == [[r.to_dict() for r in v] for v in b.values()]

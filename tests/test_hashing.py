@@ -77,3 +77,37 @@ def test_task_hash_ignores_pipeline_status_but_not_content():
     assert task_sha256(t) == task_sha256(same)
     assert task_sha256(t) != task_sha256(other)
     assert task_sha256(t) == json_sha256({k: v for k, v in t.to_dict().items() if k not in ("status", "reason")})
+
+
+def _random_value(rng, depth=0):
+    import numpy as np  # noqa: F401
+    kind = rng.integers(0, 8 if depth < 3 else 5)
+    alphabet = ["a", "Z", "é", "\u2028", "\x00", "\x1f", "\"", "\\", "\n", "\t", "\U0001F600", "\ufb01", "€", "\x7f"]
+    text = lambda: "".join(rng.choice(alphabet, size=int(rng.integers(0, 8))))  # noqa: E731
+    if kind == 0:
+        return text()
+    if kind == 1:
+        return int(rng.integers(-2**53 + 1, 2**53 - 1))
+    if kind == 2:
+        return float(rng.choice([0.0, -0.0, 1.5, 1e21, 1e-7, 123456789012345680000.0, 5e-324, 0.1 + 0.2,
+                                 float(rng.normal() * 10 ** int(rng.integers(-30, 30)))]))
+    if kind == 3:
+        return [None, True, False][int(rng.integers(0, 3))]
+    if kind == 4:
+        return text()
+    if kind == 5:
+        return [_random_value(rng, depth + 1) for _ in range(int(rng.integers(0, 4)))]
+    return {text() + str(i): _random_value(rng, depth + 1) for i in range(int(rng.integers(0, 4)))}
+
+
+def test_fast_canonical_json_equals_the_rfc8785_package():
+    import numpy as np
+    import rfc8785
+    rng = np.random.default_rng(8785)
+    for _ in range(3000):
+        v = {"k": _random_value(rng), "\U0001F600": 1, "\ufb01": 2, "z": [_random_value(rng)]}
+        assert canonical_json(v) == rfc8785.dumps(v)
+    with pytest.raises(InputError):
+        canonical_json({"x": 2**53})
+    with pytest.raises(InputError):
+        canonical_json({"x": "\ud800"})

@@ -37,6 +37,7 @@ def mk(**kw) -> RunFacts:
     (mk(infra_error="daemon gone", exit_code=None), "infrastructure-error"),
     (mk(tree_sha_after=""), "infrastructure-error"),
     (mk(exit_code=None), "infrastructure-error"),
+    (RunFacts(not_run="empty proof script"), "no-evidence"),
 ])
 def test_classify_run_each_status(facts, status):
     got, reason = classify_run(facts)
@@ -160,3 +161,11 @@ def test_tree_hash_plain_folder(tmp_path: Path):
     (tmp_path / "f.txt").write_text("hello!\n")
     assert tree_hash(tmp_path) != a
     assert not (tmp_path / ".git").exists()
+
+
+def test_tree_hash_same_size_edit_right_after_commit(git_repo: Path):
+    """Racy git: a same-size edit within the index's own second must still be seen."""
+    for i in range(5):
+        before = tree_hash(git_repo)
+        (git_repo / "a.py").write_text(f"x = {i + 3}\n")
+        assert tree_hash(git_repo) != before

@@ -25,11 +25,10 @@ def proof_image(docker_available) -> str:
     return build_test_image()["tag"]
 
 
-@pytest.fixture(params=["docker", "bwrap"])
+@pytest.fixture(params=[pytest.param("docker", marks=pytest.mark.docker), "bwrap"])
 def sandbox(request) -> str:
     if request.param == "docker":
         request.getfixturevalue("proof_image")
-        request.node.add_marker(pytest.mark.docker)
     elif shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
     return request.param
@@ -115,6 +114,23 @@ def test_network_connection_fails(repo, sandbox):
     assert rep.status == "failed-exit"
     assert "connected" not in rep.stdout_excerpt.replace("trying", "")
     assert "unreachable" in rep.runs["base"]["stderr_excerpt"].lower()
+
+
+def test_host_loopback_is_not_reachable(repo, sandbox):
+    """A server on the host's 127.0.0.1 is invisible: the sandbox has its own network namespace."""
+    import socket
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        port = server.getsockname()[1]
+        script = (f"#!/usr/bin/env python3\nimport socket\nprint('trying')\n"
+                  f"socket.create_connection(('127.0.0.1', {port}), timeout=2)\nprint('connected')\n")
+        rep = prove(repo, script, sandbox)
+        server.setblocking(False)
+        with pytest.raises(BlockingIOError):   # nothing ever reached the host's listener
+            server.accept()
+    assert rep.status == "failed-exit" and "connected" not in rep.stdout_excerpt
 
 
 def test_fork_bomb(repo, sandbox):

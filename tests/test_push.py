@@ -136,3 +136,20 @@ def test_push_without_a_token(release, hub, monkeypatch):
     monkeypatch.setattr(const, "HF_STORED_TOKENS_PATH", "/nonexistent-hf-home/stored_tokens")
     with pytest.raises(PublishError, match="no Hugging Face token"):
         push_release(release, REPO, endpoint=hub.endpoint)
+
+
+def test_verify_a_hub_revision(release, hub, monkeypatch, tmp_path):
+    import huggingface_hub.constants as const
+    from swe_taskflow.verify import verify_release
+    monkeypatch.setattr(const, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    push_release(release, REPO, tag="v9", endpoint=hub.endpoint)
+    report = verify_release(REPO, revision="v9")
+    assert report.ok, [str(e) for e in report.errors]
+    assert report.root == f"{REPO}@v9" and report.rows > 0
+    # a later commit on the Hub that changes one README byte: that revision no longer verifies
+    repo = hub.repos[REPO]
+    readme = hub.blobs[repo.files["README.md"]["sha256"]]
+    hub._add_commit(repo, {"README.md": {"data": readme.replace(b"TFAS", b"TFAZ", 1), "lfs": False}}, "edit card")
+    monkeypatch.setattr(const, "HF_HUB_CACHE", str(tmp_path / "cache2"))
+    bad = verify_release(REPO, revision=repo.head)
+    assert any(e.path == "README.md" and "sha256 differs" in str(e) for e in bad.errors), [str(e) for e in bad.errors]

@@ -210,3 +210,29 @@ def test_manifest_loads_and_round_trips(built):
     loaded, raw = load_manifest(folder / manifest.path_in_release)
     assert loaded.to_bytes() == raw
     assert np.isclose(loaded.split("default", "split_prompt").tfas["S_L"], manifest.split("default", "split_prompt").tfas["S_L"])
+
+
+def test_real_proof_report_round_trips_losslessly(tmp_path, monkeypatch):
+    """A swe_taskflow.proofs.ProofReport (killed run: exit code None) survives write + load_dataset."""
+    import datasets
+    from swe_taskflow.features import join_proof_report
+    from swe_taskflow.proofs import ProofReport
+    from swe_taskflow.rows import build_row
+    from swe_taskflow.schema import QAItem, Session, Turn
+    task = hand_written_tasks()[0]
+    report = ProofReport(status="timeout", reason="hand-written fixture", sandbox="bwrap", image="host",
+                         exit_codes=(0, None), commands=(("sh", "-c", "grep -n x"),), duration_s=1.25,
+                         limits={"memory_mb": 512}, runs={"base": {"note": "hand-written"}, "patched": None})
+    q = QAItem(question_id="q1", instance_id=task.instance_id, question="[hand-written] q?",
+               reference_answer="[hand-written] a", proof_report=report.to_dict(), generator={"provenance": "hand-written"})
+    row = build_row(task, Session(task.instance_id, "qa_only", (Turn(0, "qa", q.question, "question", (), "q1"),),
+                                  question_pool="sol"), None, [q])
+    uniform_target(tmp_path / "t.json")
+    write_release(tmp_path / "r", name="pr", version="v1", splits={"qa_only_sol": [row]}, target_path=tmp_path / "t.json",
+                  provenance={})
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    loaded = datasets.load_dataset(str(tmp_path / "r"), split="qa_only_sol", cache_dir=str(tmp_path / "c"))[0]
+    stored = loaded["questions"][0]["proof_report"]
+    assert stored["exit_codes"] == [0, None] and stored["status"] == "timeout"
+    assert join_proof_report(stored) == json.loads(json.dumps(report.to_dict()))
+    assert loaded == row and verify_release(tmp_path / "r").ok

@@ -24,11 +24,6 @@ def tasks(shared_dir):
     return load_tasks(shared_dir / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl")
 
 
-@pytest.fixture(scope="module")
-def by_id(tasks):
-    return {t.instance_id.split("-v")[0] if "-v" in t.instance_id else t.instance_id: t for t in tasks}
-
-
 def _task(tasks, prefix):
     hits = [t for t in tasks if t.instance_id.startswith(prefix)]
     assert len(hits) == 1, prefix

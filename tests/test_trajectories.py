@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
 
 import pyarrow as pa
 import pyarrow.parquet as pq

@@ -174,10 +174,34 @@ def test_reprove_hook(pristine, tmp_path):
 
     report = verify_release(pristine, reprove=True, repos_dir=repos, run_proof=run_proof)
     assert report.ok and report.reproved == report.questions == len(calls) > 0
-    assert {c[1] for c in calls} == {"bubblewrap"}     # the recorded sandbox is asked for again
+    assert {c[1] for c in calls} == {"bwrap"}     # the recorded sandbox is asked for again
     bad = verify_release(pristine, reprove=True, repos_dir=repos, run_proof=lambda *a, **k: _Proof("failed-exit"))
     assert bad.errors and all("re-run proof ends differently" in str(e) for e in bad.errors)
     with pytest.raises(ConfigError):
         verify_release(pristine, reprove=True, repos_dir=repos)
     missing = verify_release(pristine, reprove=True, repos_dir=None, run_proof=run_proof)
     assert [e.kind for e in missing.errors] == ["missing"]
+
+
+def test_same_instance_must_be_the_same_task_in_every_split(rel):
+    path = rel / "data/single_prompt-00000-of-00001.parquet"
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[0]["source_task_sha256"] = "f" * 64
+    from swe_taskflow.hashing import row_sha256
+    rows[0]["row_sha256"] = row_sha256(rows[0])
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, **PARQUET_OPTIONS)
+    errs = _errors(rel)
+    assert any("source_task_sha256" in e and "different source task" in e for e in errs), errs
+
+
+@pytest.mark.parametrize("argv", [["verify", "--help"], ["push", "--help"], ["trajectories", "import", "--help"]])
+def test_every_release_command_has_help(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli_main(argv)
+    assert e.value.code == 0 and "usage: swe-taskflow" in capsys.readouterr().out
+
+
+def test_revision_on_a_folder_is_a_usage_error(pristine, capsys):
+    assert cli_main(["verify", str(pristine), "--revision", "v1"]) == 2
+    assert "revision" in capsys.readouterr().err

@@ -39,13 +39,13 @@ class EmbeddedConfig:
     """Nearest exemplars averaged per intent."""
     w_knn: float = 1.0
     """Weight of the kNN exemplar similarity (MiniLM)."""
-    w_proto: float = 0.5
+    w_proto: float = 0.25
     """Weight of the prototype similarity (MiniLM)."""
-    w_char: float = 0.6
+    w_char: float = 1.0
     """Weight of the character n-gram kNN similarity."""
-    w_lex: float = 0.15
+    w_lex: float = 0.1
     """Bonus for an intent whose multilingual cue words (:mod:`.lexicon`) occur in the message."""
-    prior: tuple[tuple[str, float], ...] = ()
+    prior: tuple[tuple[str, float], ...] = (("bug-fix", 0.03), ("new-feature", 0.03))
     """Additive per-intent offsets (e.g. ``(("bug-fix", 0.05),)``): real sessions are dominated by a few intents."""
     temperature: float = 0.05
     """Softmax temperature over the combined scores."""

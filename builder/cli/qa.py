@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -24,6 +23,10 @@ def _generate(args: argparse.Namespace) -> int:
     llm = backend_from_args(args)
     items: list[QAItem] = []
     for task in tasks:
+        if task.status != "ok":
+            items.append(QAItem(f"{task.instance_id}::malformed-task", task.instance_id, "", "", status="rejected",
+                                reason=f"malformed task: {task.reason}"))
+            continue
         traj = find_trajectory(args.trajectories, task.instance_id)
         if traj is None:
             items.append(QAItem(f"{task.instance_id}::no-trajectory", task.instance_id, "", "", status="rejected",

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     intents, intent_rows = _intents(texts, args.intents, args.classifier)
 
     t0 = time.perf_counter()
-    sel = select(materials, intents, target, config)
+    sel = select(materials, intents, target, config, progress=True)
     wall = time.perf_counter() - t0
     out = Path(args.out)
     write_jsonl(out / "intents.jsonl", intent_rows)

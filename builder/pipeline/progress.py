@@ -51,6 +51,8 @@ class StageProgress:
         head = f"[{self.index}/{self.n_stages}] {self.name:<16}"
         count = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
         text = f"{head} {count:>9} done  {self.failed:>3} failed  {rate:7.1f}/s"
+        if final == "cached":
+            return f"{head} {count:>9} done  {self.failed:>3} failed  {'':>9}  {'':>7}  cached"
         if final is not None:
             return f"{text}  {_fmt_s(elapsed):>7}  {final}"
         left = (self.total - self.done) / rate if (self.total and rate > 0) else float("nan")

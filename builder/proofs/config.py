@@ -37,6 +37,10 @@ class ProofConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or value <= 0:
                 raise ConfigError("proof limits must be positive numbers", field=name, actual=value)
+        for name in ("timeout_s", "cpus"):   # 3 and 3.0 must give one cache key
+            object.__setattr__(self, name, float(getattr(self, name)))
+        for name in ("mem_mb", "pids", "tmpfs_mb", "max_output_bytes", "excerpt_chars", "stderr_bytes", "fsize_mb"):
+            object.__setattr__(self, name, int(getattr(self, name)))
         if self.mem_mb < 16:
             raise ConfigError("memory limit below 16 MiB cannot start an interpreter", field="mem_mb",
                               actual=self.mem_mb)

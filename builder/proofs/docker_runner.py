@@ -52,10 +52,12 @@ def docker_answers() -> bool:
         return False
 
 
-def image_id(client, image: str) -> str:
-    """The local image id, or SandboxError saying how to get the image (there is no registry here)."""
+def image_info(client, image: str) -> tuple[str, str]:
+    """(local image id, registry digest or ""), or SandboxError saying how to get the image."""
     try:
-        return client.images.get(image).id
+        img = client.images.get(image)
+        digests = img.attrs.get("RepoDigests") or []
+        return img.id, (digests[0] if digests else "")
     except Exception as exc:  # noqa: BLE001 - ImageNotFound or daemon error
         raise SandboxError(f"image {image!r} is not available locally: {type(exc).__name__}",
                            hint="build the test image with `swe-taskflow proofs build-image`, or "
@@ -75,8 +77,8 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
         from docker.types import LogConfig
 
         mem = f"{int(config.mem_mb)}m"
-        container = client.containers.create(
-            image, command, working_dir=REPO_MOUNT,
+        container = client.containers.create(   # the entrypoint is set so an image's own never wraps the script
+            image, command[1:], entrypoint=command[:1], working_dir=REPO_MOUNT,
             volumes={repo: {"bind": REPO_MOUNT, "mode": "ro"}, staged.name: {"bind": PROOF_MOUNT, "mode": "ro"}},
             read_only=True, tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(config.tmpfs_mb)}m,mode=1777"},
             network_mode="none", mem_limit=mem, memswap_limit=mem, pids_limit=int(config.pids),
@@ -122,7 +124,9 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
         timed_out = False
         try:
             container.wait(timeout=config.timeout_s)
-        except Exception:  # noqa: BLE001 - requests' ReadTimeout / ConnectionError: the wall clock ran out
+        except Exception:  # noqa: BLE001 - requests' ReadTimeout / ConnectionError
+            if time.monotonic() - t0 < config.timeout_s * 0.9:
+                raise   # not the wall clock: the daemon failed (an infrastructure error)
             timed_out = True
             kill()
             container.wait(timeout=30)

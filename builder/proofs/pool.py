@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import InputError, SandboxError
 from swe_taskflow.jsonl import read_jsonl, write_jsonl
-from swe_taskflow.proofs import INFRA_ERROR, NO_EVIDENCE, PASSED, ProofReport, infrastructure_report
+from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report
 from swe_taskflow.schema import QAItem
 
 from .config import ProofConfig
@@ -84,7 +85,8 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
 
     accepted = proof passed; rejected = a failed proof (reason = its status); error = the sandbox
     could not judge (infrastructure-error). With ``tasks_path`` (Task JSONL) a task's ``patch`` is the
-    gold patch and its ``repo`` names the repository folder. ``jobs`` bounds the containers at once.
+    gold patch, its ``repo`` names the repository folder and (Docker, without ``image``) its
+    ``image_name`` is the image to run in. ``jobs`` bounds the containers at once.
     Returns ``{"total", "accepted", "rejected", "error", "cached", "by_status", "sandbox"}``.
     """
     if int(jobs) < 1:
@@ -102,39 +104,50 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
         items.append(QAItem.from_dict(obj, where=str(pool_path), row=lineno))
     tasks = _load_tasks(tasks_path)
     kind = resolve_sandbox(sandbox)
-    try:
-        image_name, img_id = image_identity(kind, image)
-        resolved: tuple[str, str, str] | None = (kind, image_name, img_id)
-        infra = ""
-    except SandboxError as exc:
-        resolved, infra, image_name, img_id = None, str(exc), image or "", ""
+    identities: dict[str, tuple[str, str, str, str] | str] = {}
+    id_lock = threading.Lock()
+
+    def identity(name: str | None) -> tuple[str, str, str, str] | str:
+        """(sandbox, image, id, digest) for an image, or the infrastructure error saying why not; memoized."""
+        with id_lock:
+            if name not in identities:
+                try:
+                    identities[name] = (kind, *image_identity(kind, name))
+                except SandboxError as exc:
+                    identities[name] = str(exc)
+            return identities[name]
+
+    default = identity(image)
+    image_name, img_id = (default[1], default[2]) if isinstance(default, tuple) else (image or "", "")
     cache = ProofCache(cache_dir)
-    cached = 0
 
     def one(item: QAItem) -> tuple[ProofReport, bool]:
-        if resolved is None:
-            return infrastructure_report(infra, sandbox=kind, image=image_name, limits=config.limits()), False
         task = tasks.get(item.instance_id, {})
+        # --image wins; else (docker) the task's own image_name; else the local test image
+        wanted = image or (task.get("image_name") if kind == "docker" else None) or None
+        resolved = identity(wanted) if wanted != image else default
+        if isinstance(resolved, str):
+            return infrastructure_report(resolved, sandbox=kind, image=wanted or image_name,
+                                         limits=config.limits()), False
         repo = repo_for(repos_dir, item.instance_id, task.get("repo"))
         if repo is None:
             return infrastructure_report(f"no repository folder for {item.instance_id} under {repos_dir}",
-                                         sandbox=kind, image=image_name, limits=config.limits()), False
+                                         sandbox=kind, image=resolved[1], limits=config.limits()), False
         if not item.proof_script.strip():
             from swe_taskflow.proofs import ProofFacts, RunFacts
 
-            facts = ProofFacts(base=RunFacts(infra_error=""))  # never run: classify below
-            return ProofReport(status=NO_EVIDENCE, reason="empty proof script", sandbox=kind, image=image_name,
-                               image_id=img_id, limits=config.limits(),
-                               runs={"base": facts.base.to_dict(), "patched": None, "patch_error": ""}), False
+            facts = ProofFacts(base=RunFacts(not_run="empty proof script"))
+            return ProofReport.from_facts(facts, sandbox=kind, image=resolved[1], image_id=resolved[2],
+                                          image_digest=resolved[3], limits=config.limits()), False
         patch = task.get("patch") or None
         try:
-            key = cache_key(item.proof_script, img_id, tree_hash(repo), patch, config, kind)
+            key = cache_key(item.proof_script, resolved[2], tree_hash(repo), patch, config, kind)
         except SandboxError:
             key = ""
         hit = cache.get(key)
         if hit is not None:
             return hit, True
-        report = run_proof(repo, item.proof_script, image=image_name, sandbox=kind, timeout_s=config.timeout_s,
+        report = run_proof(repo, item.proof_script, image=resolved[1], sandbox=kind, timeout_s=config.timeout_s,
                            gold_patch=patch, config=config, _resolved=resolved)
         cache.put(report.cache_key, report)
         return report, False

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError, SandboxError
-from swe_taskflow.proofs import ProofFacts, ProofReport, RunFacts
+from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
 from .config import ProofConfig
 from .image import DEFAULT_IMAGE
@@ -32,16 +33,16 @@ def resolve_sandbox(sandbox: str) -> str:
                        hint="start dockerd (.ci/start-docker.sh) or apt-get install bubblewrap")
 
 
-def image_identity(sandbox: str, image: str | None) -> tuple[str, str]:
-    """(image name, image id) the proof runs with; SandboxError when a docker image is missing."""
+def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
+    """(image name, image id, registry digest or "") the proof runs with; SandboxError when a docker image is missing."""
     if sandbox == "docker":
-        from .docker_runner import docker_client, image_id
+        from .docker_runner import docker_client, image_info
 
         name = image or DEFAULT_IMAGE
-        return name, image_id(docker_client(), name)
+        return (name, *image_info(docker_client(), name))
     from .bwrap_runner import host_toolchain_id
 
-    return "host", host_toolchain_id()
+    return "host", host_toolchain_id(), ""
 
 
 def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
@@ -54,8 +55,6 @@ def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, con
 
 def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofConfig) -> RunFacts:
     """Run once and add the host-side tree hashes before and after."""
-    from dataclasses import replace
-
     try:
         before = tree_hash(repo)
     except SandboxError as exc:
@@ -76,38 +75,34 @@ def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofCon
 
 
 def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str = "auto",
-              timeout_s: float = 60, gold_patch: str | None = None,
-              config: ProofConfig | None = None, _resolved: tuple[str, str, str] | None = None) -> ProofReport:
+              timeout_s: float | None = 60, gold_patch: str | None = None,
+              config: ProofConfig | None = None,
+              _resolved: tuple[str, str, str, str] | None = None) -> ProofReport:
     """Run an untrusted proof script against a repository and return its report.
 
     The script runs in a sandbox (see docs/proofs.md) with the repository read-only at /repo. With a
     ``gold_patch`` it runs again on a patched temporary copy; both runs must pass with the same stdout.
     A sandbox that fails (missing image, daemon error, patch that does not apply) gives an
     ``infrastructure-error`` report; ``sandbox="auto"`` with neither Docker nor bwrap raises SandboxError.
+    ``timeout_s`` overrides ``config.timeout_s``; pass ``None`` to keep the config's.
     """
-    from dataclasses import replace
-
-    config = replace(config or ProofConfig(), timeout_s=float(timeout_s))
+    config = config or ProofConfig()
+    if timeout_s is not None:
+        config = replace(config, timeout_s=float(timeout_s))
     repo = Path(repo_dir)
     if _resolved is not None:
-        kind, image_name, img_id = _resolved
+        kind, image_name, img_id, digest = _resolved
     else:
         kind = resolve_sandbox(sandbox)
         try:
-            image_name, img_id = image_identity(kind, image)
+            image_name, img_id, digest = image_identity(kind, image)
         except SandboxError as exc:
-            from swe_taskflow.proofs import infrastructure_report
-
             return infrastructure_report(str(exc), sandbox=kind, image=image or "", limits=config.limits())
     if not repo.is_dir():
-        from swe_taskflow.proofs import infrastructure_report
-
         return infrastructure_report(f"repository folder not found: {repo}", sandbox=kind, image=image_name,
                                      limits=config.limits())
     base = _one_run(kind, repo, script, image_name, config)
     patched, patch_error = None, ""
-    from swe_taskflow.proofs import PASSED, classify_run
-
     if gold_patch and classify_run(base)[0] == PASSED:   # a failed base run decides alone
         try:
             tmp = patched_copy(repo, gold_patch)
@@ -119,6 +114,6 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     facts = ProofFacts(base=base, patched=patched, patch_error=patch_error)
     key = cache_key(script, img_id, base.tree_sha_before, gold_patch, config, kind) if base.tree_sha_before else ""
     return ProofReport.from_facts(
-        facts, sandbox=kind, image=image_name, image_id=img_id,
+        facts, sandbox=kind, image=image_name, image_id=img_id, image_digest=digest,
         gold_patch_sha256=hashlib.sha256(gold_patch.encode()).hexdigest() if gold_patch else "",
         limits=config.limits(), cache_key=key)

@@ -47,7 +47,8 @@ def tree_hash(repo_dir: str | os.PathLike) -> str:
             objects.mkdir()
             index = tmp_path / "index"
             if (dot_git / "index").is_file():
-                shutil.copyfile(dot_git / "index", index)   # stat cache only; the original is never written
+                # stat cache only; copy2 keeps the mtime that git's racy-entry check compares against
+                shutil.copy2(dot_git / "index", index)
             env = _git_env({"GIT_DIR": str(dot_git), "GIT_WORK_TREE": str(repo),
                             "GIT_INDEX_FILE": str(index), "GIT_OBJECT_DIRECTORY": str(objects),
                             "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(dot_git / "objects"),

@@ -65,20 +65,37 @@ def _repo_problems(evidence: list[dict], repo_dir: Path | None) -> list[str]:
     return out
 
 
+def generation_messages(task: Task, traj: Trajectory, repo: Path | None, max_questions: int) -> list[dict[str, str]]:
+    """The exact request of the ``qa.generate`` stage (tools that pre-record replies use it)."""
+    tpl, _ = load_prompt("qa_generate")
+    cmds = "\n".join(f"$ {c[:300]}" for c in traj.commands[:MAX_COMMANDS])
+    prompt = render(tpl, max_questions=str(max_questions), issue=task.original_prompt or traj.issue,
+                    commands=cmds, files=_files_context(traj, repo))
+    return [{"role": "user", "content": prompt}]
+
+
+def review_messages(question: str, answer: str, evidence: list[dict]) -> list[dict[str, str]]:
+    """The exact request of the ``qa.review`` stage for one question."""
+    tpl, _ = load_prompt("qa_review")
+    prompt = render(tpl, question=question, answer=answer,
+                    evidence=json.dumps(evidence, indent=1, ensure_ascii=False))
+    return [{"role": "user", "content": prompt}]
+
+
 def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | Path | None, llm, *,
                        max_questions: int = 3) -> list[QAItem]:
     """Propose, check and review up to ``max_questions`` questions for ``task``."""
+    from swe_taskflow.errors import ConfigError
+    if not 1 <= max_questions <= 3:
+        raise ConfigError("max_questions must be 1-3 (Appendix E)", field="max_questions", actual=max_questions)
     traj = read_trajectory(trajectory_path)
     repo = Path(repo_dir) if repo_dir is not None else None
-    gen_tpl, gen_sha = load_prompt("qa_generate")
-    rev_tpl, rev_sha = load_prompt("qa_review")
+    _, gen_sha = load_prompt("qa_generate")
+    _, rev_sha = load_prompt("qa_review")
     repo_checked = repo is not None and repo.is_dir()
     generator = {**llm.info, "prompt_sha256": gen_sha, "trajectory": Path(traj.path).name,
                  "trajectory_format": traj.trajectory_format, "repo_checked": repo_checked}
-    cmds = "\n".join(f"$ {c[:300]}" for c in traj.commands[:MAX_COMMANDS])
-    prompt = render(gen_tpl, max_questions=str(max_questions), issue=task.original_prompt or traj.issue,
-                    commands=cmds, files=_files_context(traj, repo))
-    reply = llm.complete([{"role": "user", "content": prompt}], stage=STAGE_GENERATE)
+    reply = llm.complete(generation_messages(task, traj, repo, max_questions), stage=STAGE_GENERATE)
     generator["response_key"] = reply.key
     obj, why = parse_json_object(reply.text)
     qs = obj.get("questions") if obj is not None else None
@@ -119,7 +136,7 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
         problems += evidence_problems(evidence, facts) + _repo_problems(evidence, repo)
         reviewer: dict[str, Any] = {}
         if not problems:
-            reviewer, verdict_problem = _review(llm, rev_tpl, rev_sha, question, answer, evidence)
+            reviewer, verdict_problem = _review(llm, rev_sha, question, answer, evidence)
             problems += verdict_problem
         items.append(QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof, generator=generator,
                             reviewer=reviewer, status="rejected" if problems else "candidate",
@@ -127,9 +144,8 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
     return items
 
 
-def _review(llm, tpl: str, sha: str, question: str, answer: str, evidence: list[dict]) -> tuple[dict, list[str]]:
-    prompt = render(tpl, question=question, answer=answer, evidence=json.dumps(evidence, indent=1, ensure_ascii=False))
-    reply = llm.complete([{"role": "user", "content": prompt}], stage=STAGE_REVIEW)
+def _review(llm, sha: str, question: str, answer: str, evidence: list[dict]) -> tuple[dict, list[str]]:
+    reply = llm.complete(review_messages(question, answer, evidence), stage=STAGE_REVIEW)
     info = {**llm.info, "prompt_sha256": sha, "response_key": reply.key}
     obj, why = parse_json_object(reply.text)
     if obj is None:

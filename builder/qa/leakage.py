@@ -31,10 +31,24 @@ def _code_like(name: str) -> bool:
     return "_" in name.strip("_") or bool(re.search(r"[a-z][A-Z]", name))
 
 
+_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
+
+
+def _is_test_file(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
 def patch_facts(patch: str) -> PatchFacts:
-    added, old, new_files, cur = [], [], set(), None
+    """Facts of the non-test part of a unified diff (tests a solution adds are not the solution)."""
+    added, old, new_files = [], [], set()
     lines = patch.splitlines()
+    skip = False
     for i, line in enumerate(lines):
+        if line.startswith("diff --git "):
+            skip = _is_test_file(line.split(" b/")[-1])
+            continue
+        if skip:
+            continue
         if line.startswith("--- "):
             cur_old = line[4:].strip()
             nxt = lines[i + 1] if i + 1 < len(lines) else ""

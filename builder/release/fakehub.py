@@ -52,6 +52,7 @@ class FakeHub:
         self.endpoint = endpoint
         self.repos: dict[str, FakeRepo] = {}
         self.lfs: dict[str, bytes] = {}
+        self.blobs: dict[str, bytes] = {}   # sha256 -> content of every committed file
         self.exchange: list[Exchange] = []
 
     # ------------------------------------------------------------ plumbing
@@ -83,6 +84,8 @@ class FakeHub:
             ("POST", r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/commit/(?P<rev>.+)$", self._commit),
             ("POST", r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/tag/(?P<rev>.+)$", self._tag),
             ("GET", r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/tree/(?P<rev>[^/]+)(?P<sub>/.*)?$", self._tree),
+            ("GET", r"^/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$", self._download),
+            ("HEAD", r"^/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$", self._download),
         ]
         for m_, pattern, fn in routes:
             match = re.match(pattern, path)
@@ -119,6 +122,7 @@ class FakeHub:
         tree = {k: v for k, v in (self._resolve(repo, None) or {"files": {}})["files"].items() if k not in deleted}
         for path, f in files.items():
             data = f["data"]
+            self.blobs[hashlib.sha256(data).hexdigest()] = data
             tree[path] = {"size": len(data), "lfs": f["lfs"], "sha256": hashlib.sha256(data).hexdigest(),
                           "blob_id": git_blob_sha1(data)}
         oid = hashlib.sha1(json.dumps([repo.head, summary, sorted((k, v["sha256"]) for k, v in tree.items())])
@@ -215,6 +219,25 @@ class FakeHub:
             return 404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"}
         repo.tags[req["tag"]] = commit["oid"]
         return 200, {}, {}
+
+    def _download(self, m, body, params):
+        repo = self._repo(m["repo"])
+        if repo is None:
+            return self._not_found("repository")
+        commit = self._resolve(repo, m["rev"])
+        if commit is None:
+            return 404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"}
+        f = commit["files"].get(m["path"])
+        if f is None:
+            return 404, {"error": "entry not found"}, {"X-Error-Code": "EntryNotFound"}
+        data = self._content(repo, commit, m["path"])
+        headers = {"X-Repo-Commit": commit["oid"], "ETag": f'"{f["blob_id"]}"', "Content-Length": str(len(data))}
+        if f["lfs"]:
+            headers.update({"X-Linked-Etag": f'"{f["sha256"]}"', "X-Linked-Size": str(f["size"])})
+        return 200, data, {**headers, "content-type": "application/octet-stream"}
+
+    def _content(self, repo: FakeRepo, commit: dict[str, Any], path: str) -> bytes:
+        return self.blobs[commit["files"][path]["sha256"]]
 
     def _tree(self, m, body, params):
         repo = self._repo(m["repo"])

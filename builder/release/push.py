@@ -10,6 +10,7 @@ printed, logged or put into an error message.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swe_taskflow.errors import PublishError, VerifyError
+from swe_taskflow.errors import PublishError
 from swe_taskflow.hashing import git_blob_sha1
 from swe_taskflow.manifest import load_manifest
 from swe_taskflow.verify import verify_folder
@@ -76,7 +77,6 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
     api = HfApi(endpoint=endpoint, token=tok)
     expected = {f.path: f for f in manifest.all_files()}
     expected_sha = {p: f.sha256 for p, f in expected.items()}
-    import hashlib
     expected_sha[report.manifest_path] = hashlib.sha256(raw).hexdigest()
 
     def hub(call: str, fn, *args, **kw):
@@ -88,6 +88,9 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
                                path=repo_id) from None
         except ValueError as exc:
             raise PublishError(f"{call} failed: {_scrub(str(exc), tok)}", path=repo_id) from None
+        except Exception as exc:  # transport errors (connection, timeout): one line, token scrubbed
+            raise PublishError(f"{call} failed ({type(exc).__name__}: {_scrub(str(exc), tok)})",
+                               path=repo_id) from None
 
     hub("create_repo", api.create_repo, repo_id, repo_type="dataset", private=private, exist_ok=True)
     info = hub("repo_info", api.dataset_info, repo_id, revision="main")

@@ -49,7 +49,7 @@ def synthetic_task(i: int, rng: np.random.Generator) -> tuple[Task, SplitResult,
                 evidence=({"path": f"src/m{k}.py", "symbol": f"f{k}", "note": "[synthetic]"},),
                 proof_script="#!/bin/sh\ngrep -n f src/m.py\n", pool=pool, status="accepted",
                 generator={"model": "synthetic", "provenance": "synthetic"}, reviewer={"model": "synthetic"},
-                proof_report={"status": "passed", "sandbox": "bubblewrap", "image": None, "exit_codes": [0],
+                proof_report={"status": "passed", "sandbox": "bwrap", "image": "host", "exit_codes": [0],
                               "stdout_sha256": f"{i * 7 + k:064x}", "tree_sha_before": f"{i:040x}",
                               "tree_sha_after": f"{i:040x}", "duration_s": float(rng.integers(5, 90)) / 100},
                 intent=str(rng.choice(QA_INTENTS))))
@@ -167,7 +167,7 @@ def hand_written_questions(task: Task, n: int) -> list[QAItem]:
             evidence=({"path": "README.md", "symbol": "", "note": "hand-written"},),
             proof_script="#!/bin/sh\nls -1 | head -n 5\n", pool="sol", status="accepted",
             generator={"provenance": "hand-written"}, reviewer={"provenance": "hand-written"},
-            proof_report={"status": "passed", "sandbox": "bubblewrap", "image": None, "exit_codes": [0],
+            proof_report={"status": "passed", "sandbox": "bwrap", "image": "host", "exit_codes": [0],
                           "stdout_sha256": "0" * 64, "tree_sha_before": "1" * 40, "tree_sha_after": "1" * 40,
                           "duration_s": 0.05 + 0.01 * k, "provenance": "hand-written"},
             intent=("explain", "question")[k % 2]))

@@ -36,6 +36,7 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 1000,
                    "use_dictionary": True, "write_statistics": True, "data_page_version": "1.0"}
 MAX_ROWS_PER_SHARD = 20_000
+TFAS_KEYS = ("tfas", "S_L", "S_T", "S_R")
 
 
 def shard_paths(folder: str, split: str, n_rows: int) -> list[str]:
@@ -164,9 +165,10 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
         for split, raw in splits.items():
             rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
             got = split_tfas(target, rows) if rows else None
-            if tfas is not None and split in tfas and not values_equal(dict(tfas[split]), got, tol=FLOAT_TOL):
+            given = None if tfas is None or split not in tfas else {k: tfas[split].get(k) for k in TFAS_KEYS}
+            if given is not None and not values_equal(given, got, tol=FLOAT_TOL):
                 raise VerifyError(f"TFAS given for split '{split}' differs from the value recomputed from the target "
-                                  "and its sessions", field=f"tfas.{split}", expected=got, actual=dict(tfas[split]))
+                                  "and its sessions", field=f"tfas.{split}", expected=got, actual=given)
             for n, r in enumerate(rows):
                 for q in r["questions"]:
                     prev = questions.setdefault(q["question_id"], q["proof_report_sha256"])
@@ -233,6 +235,7 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
         (tmp / manifest.path_in_release).write_bytes(manifest.to_bytes())
         if out_dir.exists():
             shutil.rmtree(out_dir)
+        os.chmod(tmp, 0o755)
         os.replace(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -32,7 +32,7 @@ def _file_entry(path: Path) -> dict[str, Any]:
     return {"path": str(path), "sha256": file_sha256(path), "bytes": path.stat().st_size}
 
 
-def _lines_fallback(path: Path, why: str) -> tuple[list[dict[str, Any] | None], list[str]]:
+def _lines_fallback(path: Path) -> tuple[list[dict[str, Any] | None], list[str]]:
     """Each line as a dict, or None with its problem (so that the row is reported, not lost)."""
     rows: list[dict[str, Any] | None] = []
     problems: list[str] = []
@@ -91,7 +91,7 @@ def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
             if builder != "json":
                 raise InputError(f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]})",
                                  path=str(path)) from None
-            rows, problems = _lines_fallback(path, str(exc))
+            rows, problems = _lines_fallback(path)
             prov["loader"] = "json lines (datasets.load_dataset failed: " + type(exc).__name__ + ")"
             return rows, problems, prov
         rows = ds.to_list()

@@ -55,9 +55,20 @@ class LLMSplitter:
         return SplitResult(task.instance_id, status, parts=tuple(parts), violations=tuple(violations),
                            splitter=info, reason=reason, original_prompt=task.original_prompt)
 
+    def write_messages(self, issue: str) -> list[dict[str, str]]:
+        """The exact request of the ``split.write`` stage (tools that pre-record replies use it)."""
+        return [{"role": "user", "content": render(self._write, issue=issue)}]
+
+    def check_messages(self, issue: str, turns: list[str]) -> list[dict[str, str]]:
+        """The exact request of the ``split.check`` (completeness) stage."""
+        shown = "\n\n".join(f"<turn>\n{t}\n</turn>" for t in turns)
+        return [{"role": "user", "content": render(self._check, issue=issue, turns=shown)}]
+
     def split(self, task: Task) -> SplitResult:
+        if task.status != "ok":
+            return self._result(task, "failed", reason=f"malformed task: {task.reason}")
         issue = task.original_prompt
-        reply = self.llm.complete([{"role": "user", "content": render(self._write, issue=issue)}], stage=STAGE_WRITE)
+        reply = self.llm.complete(self.write_messages(issue), stage=STAGE_WRITE)
         obj, why = parse_json_object(reply.text)
         if obj is None:
             return self._result(task, "failed", violations=[_v("malformed-response", f"{STAGE_WRITE}: {why}")],
@@ -97,9 +108,7 @@ class LLMSplitter:
         return self._result(task, "ok", parts=turns, units=units)
 
     def _completeness(self, issue: str, turns: list[str]) -> list[dict[str, str]]:
-        shown = "\n\n".join(f"<turn>\n{t}\n</turn>" for t in turns)
-        reply = self.llm.complete([{"role": "user", "content": render(self._check, issue=issue, turns=shown)}],
-                                  stage=STAGE_CHECK)
+        reply = self.llm.complete(self.check_messages(issue, turns), stage=STAGE_CHECK)
         obj, why = parse_json_object(reply.text)
         if obj is None:
             return [_v("malformed-response", f"{STAGE_CHECK}: {why}")]

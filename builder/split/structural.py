@@ -75,6 +75,9 @@ class StructuralSplitter:
         return [task.problem_statement.strip("\n"), turn2, turn3], ""
 
     def split(self, task: Task) -> SplitResult:
+        if task.status != "ok":
+            return SplitResult(task.instance_id, "failed", reason=f"malformed task: {task.reason}",
+                               splitter=self.info, original_prompt=task.original_prompt)
         parts, why = self.parts(task)
         if parts is None:
             return SplitResult(task.instance_id, "ineligible", reason=why, splitter=self.info,

@@ -49,6 +49,12 @@ def label_cache_dir(ctx) -> Path:
 def classifier(name: str, device: str, batch_size: int):
     """Load a classifier once per process (both classify stages use it)."""
     classify = need_module("builder.classify", "issue 8, classification")
+    try:  # the build has one progress display: no model-loading bars of its own
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:
+        pass
     return classify.load_classifier(name, device=device, batch_size=batch_size)
 
 

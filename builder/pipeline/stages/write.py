@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,6 +11,19 @@ from swe_taskflow.schema import QAItem, Session
 
 from ..hashing import sha256_file
 from .common import need_module, read_splits, read_tasks
+
+
+#: Conditions without questions: their rows carry no question pool.
+NO_POOL_CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat")
+
+
+def pool_name(recipe) -> str | None:
+    """The pool the QA conditions are built from (the recipe's ``conditions.pool``, else the first pool)."""
+    if recipe.conditions.pool:
+        return recipe.conditions.pool
+    if recipe.questions.mode == "generate":
+        return "generated"
+    return recipe.questions.pools[0].name if recipe.questions.pools else None
 
 
 def condition_files(ctx) -> dict[str, Path]:
@@ -62,6 +76,9 @@ def run(ctx) -> None:
                 skipped[cond][obj.get("status", "?")] += 1
                 continue
             session = Session.from_dict(obj["session"], where=str(path), row=n)
+            if cond not in NO_POOL_CONDITIONS:
+                # A split is built from one pool: its rows name it even where a task got no question from it.
+                session = dataclasses.replace(session, question_pool=pool_name(ctx.recipe))
             iid = session.instance_id
             rows.append(rows_mod.build_row(tasks[iid], session, splits.get(iid), questions, where=str(path), row=n))
         out_splits[cond] = rows

@@ -1,0 +1,50 @@
+"""Exact agreement of classifiers with the hand labels (held-out SpecStory sessions), plus Cohen's kappa.
+
+    python benchmarks/hand_label_agreement.py [--classifier embedded --classifier zero-shot ...]
+                                              [--labels tests/data/hand_labels_v1.jsonl] [--confusion]
+
+The hand labels (tests/data/hand_labels_v1.jsonl) come from sessions whose sha256(session_id) hex ends in
+0-2, never used for exemplars or tuning; tests/data/dev_labels_v1.jsonl is the tuning sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from builder.classify import label_texts, load_classifier  # noqa: E402
+from builder.classify.handlabels import load_hand_labels, texts_for  # noqa: E402
+from swe_taskflow.agreement import cohen_kappa, confusion, exact_agreement, format_confusion  # noqa: E402
+
+DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--classifier", action="append", help="name or model folder (repeatable)")
+    ap.add_argument("--labels", type=Path, default=ROOT / "tests" / "data" / "hand_labels_v1.jsonl")
+    ap.add_argument("--sessions", type=Path, default=DEFAULT_SESSIONS)
+    ap.add_argument("--confusion", action="store_true", help="print the confusion table (rows: hand)")
+    args = ap.parse_args()
+    labels = load_hand_labels(args.labels)
+    texts = texts_for(labels, args.sessions)
+    gold = [x.intent for x in labels]
+    print(f"{len(gold)} hand-labelled messages from {len({x.session_id for x in labels})} sessions ({args.labels.name})")
+    for name in args.classifier or ["embedded", "zero-shot"]:
+        clf = load_classifier(name)
+        t0 = time.perf_counter()
+        pred = [p.intent for p in label_texts(texts, clf, cache=False)]
+        dt = time.perf_counter() - t0
+        print(f"{name:>12}: exact agreement {exact_agreement(gold, pred):.3f}  kappa {cohen_kappa(gold, pred):.3f}"
+              f"  ({dt:.1f} s, version {clf.info['version']})")
+        if args.confusion:
+            print(format_confusion(confusion(gold, pred)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""Label scoring with any causal LM loadable by ``transformers`` (local files only, never a download).
+
+For each message the prompt is ``template.prefix + message + template.suffix`` (``builder/prompts``), and
+each of the 16 labels is scored by the total log-probability of its continuation, tokenized with a
+leading space (`` bug-fix``). The label with the highest total wins, so the output is always exactly one
+valid label; a softmax over the 16 totals gives the per-label probabilities (the confidence).
+
+Speed: the long shared prefix (instructions + definitions) is encoded once; its KV cache is expanded
+across each batch (``DynamicCache`` built from the prefix keys/values) so only the message, the suffix
+and the label tokens are computed per message. Label tokens after the first are scored in a second pass
+over the batch's cache repeated 16 times. bf16 on CUDA, float32 on CPU.
+
+Tokenization is segment-wise (prefix, message, suffix, label encoded separately and concatenated), so
+the cached path and full re-encoding see the same token ids and give the same scores.
+
+Long messages: a message longer than its token budget keeps its first 3/4 and last 1/4 of the budget
+(the request usually opens or closes a pasted log) and drops the middle. The budget is
+``min(max_message_tokens, context - prefix - suffix - longest label)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import re
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from swe_taskflow.errors import ConfigError, ModelError
+from swe_taskflow.taxonomy import INTENTS
+
+from .base import Prediction, prediction_from_scores
+from .prompt import DEFAULT_PROMPT, load_prompt
+
+VERSION = "1"
+
+
+def truncate_ids(ids: list[int], budget: int) -> list[int]:
+    """The long-message rule: keep the first 3/4 and the last 1/4 of ``budget`` tokens."""
+    if len(ids) <= budget:
+        return ids
+    head = budget - budget // 4
+    tail = budget - head
+    return ids[:head] + (ids[-tail:] if tail else [])
+
+
+def folder_revision(path: Path) -> str:
+    """A model folder's identity: the HF snapshot commit when it is one, else a hash of its config,
+    tokenizer files and the size + first/last MiB of each weight file (hashing many GB would be slow)."""
+    if re.fullmatch(r"[0-9a-f]{40}", path.name) and path.parent.name == "snapshots":
+        return path.name
+    h = hashlib.sha256()
+    for f in sorted(path.iterdir()):
+        if not f.is_file():
+            continue
+        h.update(f.name.encode())
+        if f.suffix in (".json", ".txt", ".model", ".jinja"):
+            h.update(f.read_bytes())
+        else:
+            size = f.stat().st_size
+            h.update(str(size).encode())
+            with f.open("rb") as fh:
+                h.update(fh.read(1 << 20))
+                if size > 2 << 20:
+                    fh.seek(-(1 << 20), 2)
+                    h.update(fh.read())
+    return "sha256:" + h.hexdigest()[:16]
+
+
+class LLMLabelScorer:
+    """Causal-LM label scoring. ``predict`` is deterministic: batched and unbatched give the same labels."""
+
+    def __init__(self, model_path: str, *, device: str = "auto", batch_size: int = 16, model_id: str | None = None,
+                 prompt=DEFAULT_PROMPT, max_message_tokens: int = 1024, prefix_reuse: bool = True,
+                 progress: bool = True):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from .encoder import resolve_device
+
+        path = Path(model_path)
+        if not path.is_dir():
+            raise ConfigError("model folder not found", path=str(path))
+        self.device = resolve_device(device)
+        self.dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
+        self.batch_size = batch_size
+        self.prefix_reuse = prefix_reuse
+        self.progress = progress
+        self._torch = torch
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            self.model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, dtype=self.dtype)
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot load a causal LM from the folder ({exc.__class__.__name__}: {exc})",
+                             path=str(path)) from None
+        self.model.to(self.device).eval()
+        params = inspect.signature(self.model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+
+        self.template = load_prompt(prompt)
+        tok = self.tokenizer
+        bos = [tok.bos_token_id] if tok.bos_token_id is not None else []
+        self.prefix_ids: list[int] = bos + tok(self.template.prefix, add_special_tokens=False)["input_ids"]
+        self.suffix_ids: list[int] = tok(self.template.suffix, add_special_tokens=False)["input_ids"]
+        self.label_ids: list[list[int]] = [tok(" " + lab, add_special_tokens=False)["input_ids"] for lab in INTENTS]
+        if any(not ids for ids in self.label_ids):
+            raise ModelError("the tokenizer maps a label to no token", path=str(path))
+        self.pad_id = next((t for t in (tok.pad_token_id, tok.eos_token_id) if t is not None), 0)
+        cfg = self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") else self.model.config
+        context = int(getattr(cfg, "max_position_embeddings", 0) or 4096)
+        self.context = context
+        longest = max(len(x) for x in self.label_ids)
+        self.message_budget = min(max_message_tokens, context - len(self.prefix_ids) - len(self.suffix_ids) - longest)
+        if self.message_budget < 8:
+            raise ConfigError("the prompt leaves no room for a message in the model's context", path=str(path),
+                              expected=f"context > {len(self.prefix_ids) + len(self.suffix_ids) + longest + 8}",
+                              actual=context)
+        self._prefix_kv = None
+        self.info = {"name": "llm", "model": model_id or str(path), "version": VERSION,
+                     "revision": folder_revision(path), "prompt_sha256": self.template.sha256,
+                     "dtype": str(self.dtype).replace("torch.", ""), "max_message_tokens": self.message_budget}
+
+    # -- tokenization -------------------------------------------------------------------------
+    def message_ids(self, text: str) -> list[int]:
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return truncate_ids(ids, self.message_budget)
+
+    # -- model passes -------------------------------------------------------------------------
+    def _forward(self, input_ids, attention_mask, position_ids, cache):
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                         use_cache=True, **{self._cache_kw: cache})
+        return out.logits, getattr(out, "cache", None) or getattr(out, "past_key_values", None)
+
+    def _new_cache(self, kv=None, repeat: int = 1):
+        from transformers import DynamicCache
+
+        if kv is None:
+            return DynamicCache(config=self.model.config)
+        data = [(k.expand(repeat, *k.shape[1:]), v.expand(repeat, *v.shape[1:])) for k, v in kv]
+        return DynamicCache(data, config=self.model.config)
+
+    def _prefix_cache(self):
+        """Keys/values of the shared prefix, computed once per scorer."""
+        if self._prefix_kv is None:
+            torch = self._torch
+            ids = torch.tensor([self.prefix_ids], device=self.device)
+            pos = torch.arange(len(self.prefix_ids), device=self.device)[None]
+            _, cache = self._forward(ids, torch.ones_like(ids), pos, self._new_cache())
+            self._prefix_kv = [(layer.keys, layer.values) for layer in cache.layers]
+        return self._prefix_kv
+
+    def score_ids(self, messages: list[list[int]], *, prefix_reuse: bool | None = None) -> np.ndarray:
+        """(B, 16) total label log-probs for tokenized messages (one batch)."""
+        torch = self._torch
+        reuse = self.prefix_reuse if prefix_reuse is None else prefix_reuse
+        dev = self.device
+        B = len(messages)
+        P = len(self.prefix_ids)
+        seqs = [m + self.suffix_ids for m in messages]
+        lens = torch.tensor([len(s) for s in seqs], device=dev)
+        L = int(lens.max())
+        body = torch.full((B, L), self.pad_id, dtype=torch.long, device=dev)
+        body_mask = torch.zeros((B, L), dtype=torch.long, device=dev)
+        for i, s in enumerate(seqs):
+            body[i, :len(s)] = torch.tensor(s, device=dev)
+            body_mask[i, :len(s)] = 1
+        ones_p = torch.ones((B, P), dtype=torch.long, device=dev)
+        if reuse:
+            cache = self._new_cache(self._prefix_cache(), B)
+            input_ids, offset = body, 0
+        else:
+            cache = self._new_cache()
+            input_ids = torch.cat([torch.tensor([self.prefix_ids], device=dev).expand(B, P), body], dim=1)
+            offset = P
+        mask1 = torch.cat([ones_p, body_mask], dim=1)
+        pos1 = (torch.arange(L, device=dev) + P)[None].expand(B, L) if reuse else \
+            torch.arange(P + L, device=dev)[None].expand(B, P + L)
+        with torch.inference_mode():
+            logits, cache = self._forward(input_ids, mask1, pos1, cache)
+            last = logits[torch.arange(B, device=dev), offset + lens - 1].float().log_softmax(-1)  # (B, V)
+            first = torch.tensor([ids[0] for ids in self.label_ids], device=dev)
+            total = last[:, first]  # (B, 16)
+            rest_len = max(len(ids) for ids in self.label_ids) - 1
+            if rest_len > 0:
+                nl = len(self.label_ids)
+                lab_in = torch.full((nl, rest_len), self.pad_id, dtype=torch.long, device=dev)
+                lab_tgt = torch.zeros((nl, rest_len), dtype=torch.long, device=dev)
+                lab_mask = torch.zeros((nl, rest_len), dtype=torch.long, device=dev)
+                for j, ids in enumerate(self.label_ids):
+                    n = len(ids) - 1
+                    if n:
+                        lab_in[j, :n] = torch.tensor(ids[:-1], device=dev)
+                        lab_tgt[j, :n] = torch.tensor(ids[1:], device=dev)
+                        lab_mask[j, :n] = 1
+                cache.batch_repeat_interleave(nl)
+                inp2 = lab_in.repeat(B, 1)
+                mask2 = torch.cat([mask1.repeat_interleave(nl, 0), lab_mask.repeat(B, 1)], dim=1)
+                pos2 = (P + lens).repeat_interleave(nl)[:, None] + torch.arange(rest_len, device=dev)[None]
+                logits2, _ = self._forward(inp2, mask2, pos2, cache)
+                lp2 = logits2.float().log_softmax(-1).gather(-1, lab_tgt.repeat(B, 1)[..., None])[..., 0]
+                lp2 = (lp2 * lab_mask.repeat(B, 1)).sum(-1).view(B, nl)
+                total = total + lp2
+        return total.double().cpu().numpy()
+
+    def label_scores(self, texts: Sequence[str], *, prefix_reuse: bool | None = None) -> np.ndarray:
+        """(n, 16) total label log-probs; batches are formed over messages sorted by token length."""
+        ids = [self.message_ids(t) for t in texts]
+        order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+        out = np.zeros((len(ids), len(INTENTS)))
+        batches = range(0, len(order), self.batch_size)
+        if self.progress and len(batches) > 1:
+            from tqdm import tqdm
+
+            batches = tqdm(batches, desc="llm labels", unit="batch", disable=None)
+        for start in batches:
+            idx = order[start:start + self.batch_size]
+            out[idx] = self.score_ids([ids[i] for i in idx], prefix_reuse=prefix_reuse)
+        return out
+
+    def predict(self, texts: Sequence[str]) -> list[Prediction]:
+        return [prediction_from_scores(row) for row in self.label_scores(list(texts))]

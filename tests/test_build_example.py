@@ -1,0 +1,227 @@
+"""The real pipeline on the bundled example data: determinism, kill -9 resumption, the CLI.
+
+A smaller recipe than the example (6 of its 16 tasks, a short selection search, small classifier
+batches) is written into tmp_path; it uses the same bundled SWE-Bench Pro tasks, question pool and
+stand-in repository, the structural splitter, the embedded classifier and a real proof sandbox
+(docker when a daemon answers, else bubblewrap).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from builder.pipeline.build import build
+from builder.pipeline.recipe import load_recipe
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "builder" / "data" / "example"
+TASK_IDS = [json.loads(line)["instance_id"] for line in (DATA / "tasks.jsonl").read_text().splitlines()]
+SUBSET = [TASK_IDS[i] for i in (0, 1, 2, 5, 12, 14)]
+
+pytestmark = pytest.mark.slow
+
+
+def _target_line(tmp: Path) -> str:
+    """The project's default target when it is installed, else a synthetic one written here."""
+    try:
+        from swe_taskflow.targets import default_target_path
+
+        if Path(default_target_path()).exists():
+            return 'path = "default"'
+    except ImportError:
+        pass
+    import numpy as np
+
+    from swe_taskflow.flow import count_sessions
+    from swe_taskflow.target import Target
+    from swe_taskflow.taxonomy import RETAINED
+
+    rng = np.random.default_rng(7)
+    sessions = [[RETAINED[i] for i in rng.integers(0, len(RETAINED), size=rng.integers(3, 8))] for _ in range(200)]
+    Target.from_counts(count_sessions(sessions, min_messages=3), name="test-synthetic", population="synthetic",
+                       min_messages=3, provisional=True).save(tmp / "target.json")
+    return f'path = "{tmp / "target.json"}"'
+
+
+def write_recipe(tmp: Path) -> Path:
+    ids = ", ".join(f'"{i}"' for i in SUBSET)
+    text = f"""
+[release]
+name = "swe-taskflow-test"
+version = "0.0.1"
+
+[source]
+spec = "{DATA / 'tasks.jsonl'}"
+source = "swe-bench-pro"
+revision = "test"
+instance_ids = [{ids}]
+
+[classifier]
+name = "embedded"
+device = "cpu"
+batch_size = 4
+
+[target]
+{_target_line(tmp)}
+
+[questions]
+mode = "pool"
+[[questions.pools]]
+name = "example"
+path = "{DATA / 'pool.jsonl'}"
+
+[repos]
+bundled = "{DATA / 'repo'}"
+
+[proofs]
+sandbox = "auto"
+timeout_s = 30
+jobs = 2
+gold_patch = false
+
+[select]
+restarts = 8
+sweeps = 5
+"""
+    path = tmp / "recipe.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def recipe_path(tmp_path_factory) -> Path:
+    return write_recipe(tmp_path_factory.mktemp("recipe"))
+
+
+@pytest.fixture(scope="module")
+def clean_build(recipe_path, tmp_path_factory):
+    """One uninterrupted build (with the report)."""
+    return build(recipe_path, tmp_path_factory.mktemp("clean") / "out", quiet=True)
+
+
+def _manifest(out: Path) -> bytes:
+    (path,) = (out / "release" / "manifests").glob("*.json")
+    return path.read_bytes()
+
+
+def test_clean_build_verifies_and_keeps_every_task(clean_build):
+    status = {r.name: r.status for r in clean_build.results}
+    assert set(status.values()) == {"ran"}
+    verify = json.loads((clean_build.results[-2].path / "verify.json").read_text())
+    assert verify["ok"] and verify["errors"] == []
+    split_rows = {s["name"]: s["rows"] for s in verify["splits"]}
+    # every task is in every split except qa_only, which holds the tasks that got questions
+    for cond in ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last", "qa_random",
+                 "tfas_optimized"):
+        assert split_rows[cond] == len(SUBSET)
+    manifest = json.loads(_manifest(clean_build.out))
+    assert "swe-taskflow-test" in json.dumps(manifest)
+    # the pool's questions for tasks outside the subset (task 9's) are counted as unknown-task, not lost
+    questions = json.loads((clean_build.results[3].path / "summary.json").read_text())
+    pool_size = len((DATA / "pool.jsonl").read_text().splitlines())
+    assert questions["candidates"] + questions["unknown_task"] == pool_size
+    assert questions["unknown_task"] > 0
+
+
+def test_proofs_reject_the_broken_questions_and_name_the_sandbox(clean_build):
+    proofs = {r.name: r for r in clean_build.results}["proofs"]
+    rows = [json.loads(line) for line in (proofs.path / "pool_validated.jsonl").read_text().splitlines()]
+    pool = {json.loads(line)["question_id"]: json.loads(line) for line in (DATA / "pool.jsonl").read_text().splitlines()}
+    for row in rows:
+        broken = "deliberately" in pool[row["question_id"]]["note"]
+        assert row["status"] == ("rejected" if broken else "accepted"), row["question_id"]
+        assert row["proof_report"]["sandbox"] in ("docker", "bwrap")
+        assert row["proof_report"]["duration_s"] is None  # kept out of hashed content
+    timings = (proofs.path / "_volatile" / "proof_timings.jsonl").read_text().splitlines()
+    assert len(timings) == len(rows) and all(json.loads(t)["duration_s"] is not None for t in timings)
+
+
+def test_report_has_pictures_and_tables(clean_build):
+    report = clean_build.out / "report"
+    md = (report / "report.md").read_text()
+    for needle in ("TFAS against the target", "| S_L |", "Gap tables", "Counts per status", "LLM use and cost",
+                   "rejected: modified-repo", "sankey_target.png", "sankey_tfas_optimized.png"):
+        assert needle in md, needle
+    pngs = sorted(p.name for p in report.glob("*.png"))
+    assert "sankey_source.png" in pngs and "sankey_target.png" in pngs and len(pngs) == 10
+    assert all((report / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert "<table>" in (report / "report.html").read_text()
+
+
+def test_two_clean_builds_have_identical_manifests_and_hashes(clean_build, recipe_path, tmp_path):
+    second = build(recipe_path, tmp_path / "out", quiet=True, until="verify")
+    assert all(r.status == "ran" for r in second.results)
+    first = {k: v for k, v in clean_build.hashes().items() if k != "report"}
+    assert second.hashes() == first
+    assert _manifest(second.out) == _manifest(clean_build.out)
+    assert json.loads(_manifest(second.out)).get("splits")
+
+
+def test_rerun_is_fully_cached(clean_build, recipe_path):
+    again = build(recipe_path, clean_build.out, quiet=True)
+    assert {r.status for r in again.results} == {"cached"}
+    assert again.hashes() == clean_build.hashes()
+
+
+def test_kill_9_in_the_middle_of_a_stage_then_rerun(clean_build, recipe_path, tmp_path):
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "builder.cli", "build", str(recipe_path), "--out", str(out), "--quiet",
+           "--until", "verify"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Wait until classify_turns is running and has stored some labels, then kill the whole build.
+    labels = out / "cache" / "items" / "labels"
+    tmp = out / "cache" / "tmp"
+    n_prompts = len(SUBSET)
+    deadline = time.monotonic() + 300
+    killed_in = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        running = [p.name.split("-")[0] for p in tmp.glob("*")] if tmp.exists() else []
+        stored = sum(len(f.read_text().splitlines()) for f in labels.glob("*.jsonl")) if labels.exists() else 0
+        if "classify_turns" in "".join(running) and stored >= n_prompts + 8:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed_in = "classify_turns"
+            break
+        time.sleep(0.02)
+    proc.wait()
+    assert killed_in == "classify_turns", proc.stderr.read().decode()[-2000:]
+    assert proc.returncode == -signal.SIGKILL
+    assert not (out / "cache" / "stages" / "classify_turns").exists()
+    assert (out / "cache" / "stages" / "proofs").exists()
+
+    rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    record = json.loads((out / "build.json").read_text())
+    status = {s["stage"]: s["status"] for s in record["stages"]}
+    assert status["proofs"] == "cached" and status["classify_turns"] == "ran"
+    hashes = {s["stage"]: s["output_hash"] for s in record["stages"]}
+    assert hashes == {k: v for k, v in clean_build.hashes().items() if k != "report"}
+    assert _manifest(out) == _manifest(clean_build.out)
+
+
+def test_dry_run_lists_cached_and_pending(clean_build, recipe_path, tmp_path):
+    res = subprocess.run([sys.executable, "-m", "builder.cli", "build", str(recipe_path), "--out",
+                          str(clean_build.out), "--dry-run"], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "11 of 11 stages cached" in res.stdout
+    fresh = subprocess.run([sys.executable, "-m", "builder.cli", "build", str(recipe_path), "--out",
+                            str(tmp_path / "nothing"), "--dry-run"], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert "0 of 11 stages cached" in fresh.stdout and "would run" in fresh.stdout
+    assert not (tmp_path / "nothing" / "cache" / "stages").exists()
+
+
+def test_recipe_loads_the_example():
+    recipe = load_recipe(ROOT / "builder" / "releases" / "example.toml")
+    assert recipe.source.spec.endswith("tasks.jsonl")
+    assert recipe.resolve(recipe.repos.bundled).is_dir()
+    assert len(recipe.conditions.names) == 8

@@ -1,0 +1,104 @@
+"""Recipe parsing and validation: every error names the recipe file and the dotted key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builder.pipeline.recipe import load_recipe, parse_recipe
+from swe_taskflow.errors import ConfigError
+from swe_taskflow.schema import CONDITIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "builder" / "releases" / "example.toml"
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "pool.jsonl").write_text("")
+    p = tmp_path / "r.toml"
+    p.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n' + body)
+    return p
+
+
+def test_example_recipe_is_complete():
+    r = load_recipe(EXAMPLE)
+    assert r.release.name == "swe-taskflow-example"
+    assert r.conditions.names == CONDITIONS
+    assert r.split.splitter == "structural" and r.classifier.name == "embedded"
+    assert r.resolve(r.source.spec).is_file() and r.resolve(r.repos.bundled).is_dir()
+    assert [p.name for p in r.questions.pools] == ["example"]
+    assert r.proofs.gold_patch is False  # the stand-in repository cannot take the real gold patches
+
+
+def test_minimal_recipe_gets_defaults(tmp_path):
+    r = load_recipe(_write(tmp_path, '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt", "split_prompt"]\n'))
+    assert r.select.restarts == 64 and r.select.sweeps == 20
+    assert r.proofs.sandbox == "auto" and r.target.path == "default"
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ('[proofs]\nsandbox = "vm"\n', "proofs.sandbox", "unknown sandbox"),
+    ('[proofs]\ntimeout = 3\n', "proofs.timeout", "unknown key"),
+    ('[proofs]\njobs = "two"\n', "proofs.jobs", "wrong type"),
+    ('[proofs]\njobs = 0\n', "proofs.jobs", "out of range"),
+    ('[conditions]\nnames = ["QA-first"]\n', "conditions.names[0]", "unknown condition"),
+    ('[colours]\nx = 1\n', "colours", "unknown section"),
+    ('[questions]\nmode = "pool"\n[[questions.pools]]\nname = "p"\npath = "missing.jsonl"\n',
+     "questions.pools[0].path", "not found"),
+    ('[questions]\nmode = "pool"\n[[questions.pools]]\nname = "bad name"\npath = "pool.jsonl"\n',
+     "questions.pools[0].name", "split-name"),
+    ('[questions]\nmode = "none"\n', "conditions.names", "QA conditions need questions"),
+    ('[questions]\nmode = "pool"\n[[questions.pools]]\nname = "p"\npath = "pool.jsonl"\n',
+     "repos", "proofs need repositories"),
+    ('[select]\nmin_question_share = 1.5\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
+     "select.min_question_share", "share"),
+    ('[split]\nsplitter = "llm"\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
+     "split.llm", "needs split.llm"),
+    ('[target]\npath = "nope.json"\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
+     "target.path", "target file not found"),
+])
+def test_bad_recipes_name_file_and_key(tmp_path, body, field, words):
+    path = _write(tmp_path, body)
+    with pytest.raises(ConfigError) as info:
+        load_recipe(path)
+    err = info.value
+    assert err.field == field
+    assert words in str(err)
+    assert str(path) in str(err)
+
+
+def test_missing_section_and_key(tmp_path):
+    p = tmp_path / "r.toml"
+    p.write_text('[release]\nname = "x"\n')
+    with pytest.raises(ConfigError, match="missing section") as info:
+        load_recipe(p)
+    assert info.value.field == "source"
+    with pytest.raises(ConfigError, match="missing key") as info:
+        parse_recipe({"release": {"name": "x"}, "source": {"spec": "s"}}, tmp_path / "r.toml")
+    assert info.value.field == "release.version"
+
+
+def test_not_toml_and_not_found(tmp_path):
+    p = tmp_path / "r.toml"
+    p.write_text("[release\n")
+    with pytest.raises(ConfigError, match="not valid TOML") as info:
+        load_recipe(p)
+    assert info.value.path == str(p)
+    with pytest.raises(ConfigError, match="recipe file not found"):
+        load_recipe(tmp_path / "absent.toml")
+
+
+def test_relative_paths_resolve_against_the_recipe(tmp_path):
+    sub = tmp_path / "releases"
+    sub.mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "pool.jsonl").write_text("")
+    (tmp_path / "data" / "repo").mkdir()
+    p = sub / "r.toml"
+    p.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "../data/t.jsonl"\n'
+                 '[questions]\nmode = "pool"\n[[questions.pools]]\nname = "p"\npath = "../data/pool.jsonl"\n'
+                 '[repos]\nbundled = "../data/repo"\n')
+    r = load_recipe(p)
+    assert r.resolve(r.repos.bundled) == (tmp_path / "data" / "repo").resolve()
+    assert r.section("questions")["pools"] == [{"name": "p", "path": "../data/pool.jsonl"}]

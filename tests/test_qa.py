@@ -1,0 +1,173 @@
+"""Repository-QA mining on a real mini-swe-agent trajectory (SWE-bench Verified, MIT) with
+hand-written replayed replies (tests/fixtures/llm/qa_*.json, labelled hand-written)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builder.cli import main
+from builder.llm import ResponseStore, get_backend
+from builder.qa import (STAGE_GENERATE, STAGE_REVIEW, generate_questions, generation_messages, leaks, patch_facts,
+                        read_trajectory, review_messages)
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.schema import QAItem, Task
+
+FIX = Path(__file__).parent / "fixtures" / "llm"
+IID = "astropy__astropy-12907"
+MODEL = "hand-written-fixture"
+
+
+def fixture_text(name):
+    data = json.loads((FIX / name).read_text(encoding="utf-8"))
+    assert data["provenance"] == "hand-written"
+    return data["text"]
+
+
+@pytest.fixture(scope="module")
+def traj_path(shared_dir):
+    return shared_dir / "data/mini-swe-agent-trajs-verified/trajs" / f"{IID}.traj.json.gz"
+
+
+@pytest.fixture(scope="module")
+def traj(traj_path):
+    return read_trajectory(traj_path)
+
+
+@pytest.fixture
+def task(traj):
+    return Task(instance_id=IID, source="swe-bench-verified", source_revision="", repo="astropy/astropy",
+                base_commit="", original_prompt=traj.issue, patch=traj.submission)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A stand-in checkout holding only the cited files and symbols (test scaffolding, not astropy's code)."""
+    root = tmp_path / "repo"
+    (root / "astropy/modeling").mkdir(parents=True)
+    (root / "astropy/modeling/separable.py").write_text(
+        "# stand-in\ndef separability_matrix(transform): ...\n_operators = {}\ndef _cstack(left, right): ...\n")
+    (root / "astropy/modeling/core.py").write_text("# stand-in\nclass CompoundModel: ...\n")
+    return root
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ResponseStore(tmp_path / "store")
+
+
+@pytest.fixture
+def llm(store):
+    return get_backend("replay", store=store, model=MODEL)
+
+
+def put(llm, store, messages, name, stage):
+    store.put_text(llm.request(messages), fixture_text(name), stage=stage, provenance="hand-written")
+
+
+def test_reads_the_real_trajectory(traj):
+    assert traj.instance_id == IID and traj.trajectory_format == "mini-swe-agent-1"
+    assert "separability_matrix" in traj.issue and not traj.issue.startswith("Consider")
+    assert "astropy/modeling/separable.py" in traj.files_read
+    assert traj.submission.startswith("diff --git") and len(traj.commands) == 20
+
+
+def test_patch_facts_skip_tests_and_find_the_added_line(traj):
+    facts = patch_facts(traj.submission)
+    assert facts.added_lines == ("        cright[-right.shape[0]:, -right.shape[1]:] = right",)
+    assert "test_separable_nested_compound_models" not in facts.new_identifiers
+
+
+def test_leaks_on_a_handmade_patch():
+    patch = ("diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,3 +1,5 @@\n"
+             " def load(path):\n-    return read(path)\n+    return read_cached(path, max_age=CACHE_TTL)\n"
+             "+def read_cached(path, max_age): ...\n"
+             "diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/new.py\n"
+             "@@ -0,0 +1 @@\n+CACHE_TTL = 60\n")
+    facts = patch_facts(patch)
+    assert {"read_cached", "CACHE_TTL", "max_age"} <= facts.new_identifiers
+    assert "read" not in facts.new_identifiers and "load" not in facts.new_identifiers
+    assert facts.new_files == {"pkg/new.py"} and "read_cached" in facts.defined
+    assert leaks("How does `load` in pkg/mod.py read a file?", facts) == []
+    assert any("read_cached" in x for x in leaks("Why does load call read_cached?", facts))
+    assert leaks("It does return read_cached(path, max_age=CACHE_TTL) now", facts)
+
+
+def test_generate_check_review(task, traj_path, traj, repo, llm, store):
+    put(llm, store, generation_messages(task, traj, repo, 3), "qa_generate_astropy_12907.json", STAGE_GENERATE)
+    good = json.loads(fixture_text("qa_generate_astropy_12907.json"))["questions"][0]
+    put(llm, store, review_messages(good["question"], good["reference_answer"], good["evidence"]),
+        "qa_review_accept.json", STAGE_REVIEW)
+    items = generate_questions(task, traj_path, repo, llm, max_questions=3)
+    assert [type(i) for i in items] == [QAItem] * 3
+    first, leak, broken = items
+    assert first.status == "candidate" and first.reason == "" and first.intent == "explain"
+    assert first.question == good["question"] and first.reference_answer == good["reference_answer"]
+    assert [e["path"] for e in first.evidence] == [e["path"] for e in good["evidence"]]
+    assert first.proof_script.startswith("#!/usr/bin/env python3") and first.proof_report is None
+    assert first.reviewer["verdict"] == "accept" and first.reviewer["clarity"] == 5
+    assert first.generator["model"] == MODEL and first.generator["repo_checked"] is True
+    assert first.generator["leakage_reference"] == "gold patch"
+    assert leak.status == "rejected" and "leak (answer)" in leak.reason and "cright" in leak.reason
+    assert leak.reviewer == {}                           # rejected before the reviewer is asked
+    assert broken.status == "rejected" and "reference_answer" in broken.reason and "proof_script" in broken.reason
+    assert len({i.question_id for i in items}) == 3
+    use = llm.ledger.to_dict()
+    assert use[STAGE_GENERATE]["replayed"] == 1 and use[STAGE_REVIEW]["replayed"] == 1
+    assert [i.to_dict() for i in generate_questions(task, traj_path, repo, llm)] == [i.to_dict() for i in items]
+
+
+def test_evidence_missing_from_the_repository_is_rejected(task, traj_path, traj, repo, llm, store):
+    (repo / "astropy/modeling/core.py").unlink()
+    put(llm, store, generation_messages(task, traj, repo, 3), "qa_generate_astropy_12907.json", STAGE_GENERATE)
+    first = generate_questions(task, traj_path, repo, llm)[0]
+    assert first.status == "rejected" and "core.py" in first.reason and "not in the repository" in first.reason
+
+
+def test_reviewer_can_reject(task, traj_path, traj, llm, store):
+    put(llm, store, generation_messages(task, traj, None, 1), "qa_generate_astropy_12907.json", STAGE_GENERATE)
+    good = json.loads(fixture_text("qa_generate_astropy_12907.json"))["questions"][0]
+    put(llm, store, review_messages(good["question"], good["reference_answer"], good["evidence"]),
+        "qa_review_reject.json", STAGE_REVIEW)
+    items = generate_questions(task, traj_path, None, llm, max_questions=1)
+    assert items[0].status == "rejected" and "reviewer rejected" in items[0].reason
+    assert items[0].generator["repo_checked"] is False
+    assert all(i.status == "rejected" for i in items[1:]) and "over the limit" in items[1].reason
+
+
+def test_malformed_generation_is_a_recorded_failure(task, traj_path, traj, llm, store):
+    put(llm, store, generation_messages(task, traj, None, 3), "qa_generate_not_json.json", STAGE_GENERATE)
+    items = generate_questions(task, traj_path, None, llm)
+    assert len(items) == 1 and items[0].status == "rejected" and "not JSON" in items[0].reason
+
+
+def test_bad_inputs(task, traj_path, llm, tmp_path):
+    with pytest.raises(ConfigError):
+        generate_questions(task, traj_path, None, llm, max_questions=4)
+    bad = tmp_path / "x.traj.json"
+    bad.write_text('{"messages": "nope"}')
+    with pytest.raises(InputError, match="messages"):
+        read_trajectory(bad)
+
+
+def test_cli_qa_generate(task, traj_path, traj, repo, llm, store, tmp_path, capsys):
+    repos = tmp_path / "repos"
+    repos.mkdir()
+    repo.rename(repos / IID)
+    put(llm, store, generation_messages(task, traj, repos / IID, 3), "qa_generate_astropy_12907.json", STAGE_GENERATE)
+    good = json.loads(fixture_text("qa_generate_astropy_12907.json"))["questions"][0]
+    put(llm, store, review_messages(good["question"], good["reference_answer"], good["evidence"]),
+        "qa_review_accept.json", STAGE_REVIEW)
+    tasks = tmp_path / "tasks.jsonl"
+    other = Task(instance_id="no-such-task", source="x", source_revision="", repo="r", base_commit="",
+                 original_prompt="p")
+    tasks.write_text(json.dumps(task.to_dict()) + "\n" + json.dumps(other.to_dict()) + "\n")
+    out = tmp_path / "pool.jsonl"
+    rc = main(["qa", "generate", "--tasks", str(tasks), "--trajectories", str(traj_path.parent), "--repos",
+               str(repos), "--out", str(out), "--llm", "replay", "--model", MODEL, "--store", str(store.root)])
+    assert rc == 0
+    rows = [QAItem.from_dict(json.loads(line)) for line in out.read_text().splitlines()]
+    assert [r.status for r in rows] == ["candidate", "rejected", "rejected", "rejected"]
+    assert rows[-1].instance_id == "no-such-task" and "no solving trajectory" in rows[-1].reason
