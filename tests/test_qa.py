@@ -10,6 +10,7 @@ import pytest
 
 from builder.cli import main
 from builder.llm import ResponseStore, get_backend
+from builder.split.tasks import load_tasks
 from builder.qa import (STAGE_GENERATE, STAGE_REVIEW, generate_questions, generation_messages, leaks, patch_facts,
                         read_trajectory, review_messages)
 from swe_taskflow.errors import ConfigError, InputError
@@ -39,7 +40,7 @@ def traj(traj_path):
 @pytest.fixture
 def task(traj):
     return Task(instance_id=IID, source="swe-bench-verified", source_revision="", repo="astropy/astropy",
-                base_commit="", original_prompt=traj.issue, patch=traj.submission)
+                base_commit="", original_prompt=traj.issue, problem_statement=traj.issue, patch=traj.submission)
 
 
 @pytest.fixture
@@ -156,14 +157,16 @@ def test_cli_qa_generate(task, traj_path, traj, repo, llm, store, tmp_path, caps
     repos = tmp_path / "repos"
     repos.mkdir()
     repo.rename(repos / IID)
-    put(llm, store, generation_messages(task, traj, repos / IID, 3), "qa_generate_astropy_12907.json", STAGE_GENERATE)
+    tasks = tmp_path / "tasks.jsonl"
+    other = Task(instance_id="no-such-task", source="x", source_revision="", repo="r", base_commit="",
+                 original_prompt="p", problem_statement="p")
+    tasks.write_text(json.dumps(task.to_dict()) + "\n" + json.dumps(other.to_dict()) + "\n")
+    loaded = load_tasks(tasks)[0]          # the prompt as the CLI will see it
+    put(llm, store, generation_messages(loaded, traj, repos / IID, 3), "qa_generate_astropy_12907.json",
+        STAGE_GENERATE)
     good = json.loads(fixture_text("qa_generate_astropy_12907.json"))["questions"][0]
     put(llm, store, review_messages(good["question"], good["reference_answer"], good["evidence"]),
         "qa_review_accept.json", STAGE_REVIEW)
-    tasks = tmp_path / "tasks.jsonl"
-    other = Task(instance_id="no-such-task", source="x", source_revision="", repo="r", base_commit="",
-                 original_prompt="p")
-    tasks.write_text(json.dumps(task.to_dict()) + "\n" + json.dumps(other.to_dict()) + "\n")
     out = tmp_path / "pool.jsonl"
     rc = main(["qa", "generate", "--tasks", str(tasks), "--trajectories", str(traj_path.parent), "--repos",
                str(repos), "--out", str(out), "--llm", "replay", "--model", MODEL, "--store", str(store.root)])

@@ -40,6 +40,11 @@ def strip_volatile(report: dict | None, qid: str) -> tuple[dict | None, dict]:
         if key in report:
             timing[key] = report[key]
             report[key] = None
+    if report.get("status") == "timeout" and "after" in str(report.get("reason", "")):
+        # "wall-clock limit reached after 30.2s": the measured time moves out, the verdict stays.
+        timing["reason"] = report["reason"]
+        limit = (report.get("limits") or {}).get("timeout_s")
+        report["reason"] = "wall-clock limit reached" + (f" ({limit}s limit)" if limit is not None else "")
     runs = dict(report.get("runs") or {})
     for name in ("base", "patched"):
         run = runs.get(name)

@@ -1,0 +1,111 @@
+"""The embedded CPU default: clear-cut messages, rules, exemplar data, and agreement with hand labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builder.classify import label_texts, load_classifier
+from builder.classify.exemplars import DEFAULT_EXEMPLARS, load_exemplars
+from builder.classify.handlabels import load_hand_labels, texts_for
+from builder.classify.rules import rule_label
+from swe_taskflow.agreement import exact_agreement
+from swe_taskflow.errors import InputError
+from swe_taskflow.taxonomy import INTENTS
+
+HAND_LABELS = Path(__file__).parent / "data" / "hand_labels_v1.jsonl"
+
+JAVA_TRACE = """Exception in thread "main" java.lang.IllegalStateException: pool closed
+\tat com.shop.db.Pool.borrow(Pool.java:88)
+\tat com.shop.orders.OrderRepo.save(OrderRepo.java:41)
+\tat com.shop.Main.main(Main.java:12)"""
+
+# Paraphrases, none of them an exemplar verbatim (checked below).
+CLEAR_CUT = [
+    (JAVA_TRACE, "bug-fix"),
+    ("thank you so much!", "other"),
+    ("hello!", "greeting"),
+    ("please run the test suite", "execute"),
+    ("how does the token refresh work in our code?", "explain"),
+    ("commit and push the changes", "execute"),
+    ("продолжай", "other"),  # rule
+    ("продолжай, пожалуйста", "other"),
+    ("修复这个报错", "bug-fix"),
+    ("aggiungi un pulsante per esportare in CSV", "new-feature"),
+    ("write unit tests for the invoice service", "tests"),
+]
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    return load_classifier("embedded")
+
+
+def test_clear_cut_messages(embedded):
+    exemplar_texts = set(load_exemplars().texts)
+    assert not any(t in exemplar_texts for t, _ in CLEAR_CUT if rule_label(t) is None)
+    preds = embedded.predict([t for t, _ in CLEAR_CUT])
+    assert [(t[:30], p.intent) for (t, _), p in zip(CLEAR_CUT, preds)] == [(t[:30], lab) for t, lab in CLEAR_CUT]
+
+
+def test_predictions_are_valid_and_deterministic(embedded):
+    texts = [t for t, _ in CLEAR_CUT] + ["", "   ", "x" * 30000]
+    a, b = embedded.predict(texts), embedded.predict(list(reversed(texts)))[::-1]
+    assert [p.intent for p in a] == [p.intent for p in b]
+    assert all(p.intent in INTENTS and 0.0 < p.confidence <= 1.0 for p in a)
+    assert {"name", "version", "revision", "prompt_sha256"} <= set(embedded.info)
+
+
+def test_rules():
+    assert rule_label("---") == "greeting"
+    assert rule_label("[Request interrupted by user]") == "greeting"
+    assert rule_label("Ok!") == "other"
+    assert rule_label("@agent Try Again") == "other"
+    assert rule_label("2") == "other"
+    assert rule_label("TypeError: x is undefined\n    at f (a.js:1:2)\n    at g (b.js:3:4)") == "bug-fix"
+    # an investigation request around a trace is left to the model, a fix request is not
+    assert rule_label("why does this happen?\nTypeError: x\n    at f (a.js:1:2)") is None
+    assert rule_label("why? please fix\nTypeError: x\n    at f (a.js:1:2)") == "bug-fix"
+    assert rule_label("add a dark mode toggle") is None
+
+
+def test_exemplar_file_is_hand_written_and_covers_every_intent():
+    rows = [json.loads(line) for line in DEFAULT_EXEMPLARS.read_text(encoding="utf-8").splitlines()]
+    assert all(r["provenance"] == "hand-written" for r in rows)
+    assert {r["intent"] for r in rows} == set(INTENTS)
+    assert len({r["text"] for r in rows}) == len(rows)
+
+
+def test_exemplar_loader_rejects_unlabelled_rows(tmp_path):
+    bad = tmp_path / "ex.jsonl"
+    bad.write_text(json.dumps({"intent": "tests", "text": "x", "provenance": "model", "version": "v1"}) + "\n")
+    with pytest.raises(InputError) as err:
+        load_exemplars(bad)
+    assert "provenance" in str(err.value)
+
+
+def test_exemplars_are_not_copied_from_the_corpus(sessions_file):
+    corpus = set()
+    for line in sessions_file.read_text(encoding="utf-8").splitlines():
+        corpus.update(m["text"].strip() for m in json.loads(line)["user_messages"])
+    copied = [t for t in load_exemplars().texts if len(t) > 25 and t.strip() in corpus]
+    assert copied == []
+
+
+def test_hand_labels_carry_no_text():
+    labels = load_hand_labels(HAND_LABELS)
+    assert len(labels) >= 100
+    for line in HAND_LABELS.read_text(encoding="utf-8").splitlines():
+        assert set(json.loads(line)) == {"session_id", "index", "intent", "labeler"}
+
+
+def test_default_beats_naive_zero_shot_on_hand_labels(embedded, sessions_file):
+    labels = load_hand_labels(HAND_LABELS)
+    texts = texts_for(labels, sessions_file)
+    gold = [x.intent for x in labels]
+    ours = exact_agreement(gold, [p.intent for p in label_texts(texts, embedded, cache=False)])
+    naive = exact_agreement(gold, [p.intent for p in load_classifier("zero-shot").predict(texts)])
+    assert naive < 0.35
+    assert ours > 0.55 and ours > naive + 0.25
