@@ -30,10 +30,19 @@ def main() -> None:
     ap.add_argument("--labels", type=Path, default=ROOT / "tests" / "data" / "hand_labels_v1.jsonl")
     ap.add_argument("--sessions", type=Path, default=DEFAULT_SESSIONS)
     ap.add_argument("--confusion", action="store_true", help="print the confusion table (rows: hand)")
+    ap.add_argument("--write-sessions", type=Path, metavar="OUT.jsonl",
+                    help="also write the sample as a sessions file (one message per session, hand intents) for "
+                         "`swe-taskflow classify` / `classify agreement`; it holds corpus text: keep it local")
     args = ap.parse_args()
     labels = load_hand_labels(args.labels)
     texts = texts_for(labels, args.sessions)
     gold = [x.intent for x in labels]
+    if args.write_sessions:
+        from swe_taskflow.jsonl import write_jsonl
+
+        write_jsonl(args.write_sessions, ({"session_id": f"{x.session_id}#{x.index}",
+                                           "messages": [{"text": t, "intent": x.intent}]}
+                                          for x, t in zip(labels, texts)))
     print(f"{len(gold)} hand-labelled messages from {len({x.session_id for x in labels})} sessions ({args.labels.name})")
     for name in args.classifier or ["embedded", "zero-shot"]:
         clf = load_classifier(name)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from tiny_lm import SHORT_PROMPT, TRAIN_PAIRS, build_tiny_lm  # noqa: E402
+from builder.classify.tiny_lm import SHORT_PROMPT, TRAIN_PAIRS, build_tiny_lm
 
-from builder.classify import Prediction, label_texts, load_classifier  # noqa: E402
-from builder.classify.llm import LLMLabelScorer, truncate_ids  # noqa: E402
-from swe_taskflow.errors import ConfigError  # noqa: E402
-from swe_taskflow.taxonomy import INTENTS  # noqa: E402
+from builder.classify import Prediction, label_texts, load_classifier
+from builder.classify.llm import LLMLabelScorer, truncate_ids
+from swe_taskflow.errors import ConfigError
+from swe_taskflow.taxonomy import INTENTS
 
 MESSAGES = ["fix the crash in the login form", "run the tests", "thanks!", "продолжай",
             "Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'", "把按钮改成蓝色",

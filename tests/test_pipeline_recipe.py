@@ -102,3 +102,20 @@ def test_relative_paths_resolve_against_the_recipe(tmp_path):
     r = load_recipe(p)
     assert r.resolve(r.repos.bundled) == (tmp_path / "data" / "repo").resolve()
     assert r.section("questions")["pools"] == [{"name": "p", "path": "../data/pool.jsonl"}]
+
+
+def test_cli_reports_a_bad_recipe_in_one_line(tmp_path, capsys):
+    from builder.cli import main
+
+    path = _write(tmp_path, '[proofs]\nsandbox = "vm"\n')
+    assert main(["build", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert str(path) in err and "proofs.sandbox" in err and "'vm'" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "builder" / "releases").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_recipe_loads(path):
+    r = load_recipe(path)
+    assert r.release.name and r.conditions.names

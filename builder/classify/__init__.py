@@ -16,14 +16,31 @@ __all__ = ["Classifier", "Prediction", "LabelCache", "KNOWN", "load_classifier",
            "default_cache_dir"]
 
 
-def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | str = True) -> list[Prediction]:
+CHUNK = 256
+
+
+def _predict(classifier: Classifier, texts: list[str], progress: bool) -> list[Prediction]:
+    if not progress or len(texts) <= CHUNK:
+        return list(classifier.predict(texts))
+    from tqdm import tqdm
+
+    out: list[Prediction] = []
+    with tqdm(total=len(texts), desc=f"classify ({classifier.info.get('name')})", unit="msg", disable=None) as bar:
+        for start in range(0, len(texts), CHUNK):
+            out.extend(classifier.predict(texts[start:start + CHUNK]))
+            bar.update(min(CHUNK, len(texts) - start))
+    return out
+
+
+def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | str = True,
+                progress: bool = False) -> list[Prediction]:
     """Labels for ``texts`` in order; with ``cache`` (True = default dir, or a directory path) labels already
     computed by the same classifier identity and prompt are reused and new ones stored.
-    Identical texts are classified once."""
+    Identical texts are classified once. ``progress`` shows a bar on stderr (TTY only) for long runs."""
     texts = list(texts)
     if not cache:
         uniq = list(dict.fromkeys(texts))
-        got = dict(zip(uniq, classifier.predict(uniq)))
+        got = dict(zip(uniq, _predict(classifier, uniq, progress)))
         return [got[t] for t in texts]
     store = LabelCache(classifier.info, None if cache is True else cache)
     known: dict[str, Prediction] = {}
@@ -35,7 +52,7 @@ def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | s
         else:
             known[t] = p
     if missing:
-        new = classifier.predict(missing)
+        new = _predict(classifier, missing, progress)
         store.put_many(list(zip(missing, new)))
         known.update(zip(missing, new))
     return [known[t] for t in texts]

@@ -6,6 +6,7 @@ Per message: a rule (:mod:`.rules`) answers when the form alone decides; otherwi
 - the cosine similarity to its prototype (mean of its exemplars and its Appendix A definition),
 - the mean of its ``k`` best character-n-gram TF-IDF similarities (carries terse non-English messages
   where the English-trained MiniLM is weak),
+- small bonuses from multilingual cue words and from the message's form (:mod:`.lexicon`),
 and a softmax over the 16 scores gives the probabilities.
 
 ``ZeroShotClassifier`` is the naive baseline the issue names: cosine similarity to the 16 definitions only.
@@ -25,7 +26,7 @@ from swe_taskflow.taxonomy import DEFINITIONS, INTENT_INDEX, INTENTS
 from .base import Prediction, prediction_from_scores
 from .encoder import minilm_revision, shared_encoder
 from .exemplars import DEFAULT_EXEMPLARS, load_exemplars
-from .lexicon import LEXICON_VERSION, cue_matrix
+from .lexicon import LEXICON_VERSION, cue_matrix, form_matrix
 from .rules import RULES_VERSION, prose_and_log, rule_label
 
 VERSION = "1"
@@ -41,11 +42,13 @@ class EmbeddedConfig:
     """Weight of the kNN exemplar similarity (MiniLM)."""
     w_proto: float = 0.25
     """Weight of the prototype similarity (MiniLM)."""
-    w_char: float = 1.0
+    w_char: float = 0.5
     """Weight of the character n-gram kNN similarity."""
-    w_lex: float = 0.1
+    w_lex: float = 0.15
     """Bonus for an intent whose multilingual cue words (:mod:`.lexicon`) occur in the message."""
-    prior: tuple[tuple[str, float], ...] = (("bug-fix", 0.03), ("new-feature", 0.03))
+    w_form: float = 0.06
+    """Bonus from the message's form (:func:`.lexicon.form_matrix`): asking vs. numbered answers."""
+    prior: tuple[tuple[str, float], ...] = (("bug-fix", 0.03),)
     """Additive per-intent offsets (e.g. ``(("bug-fix", 0.05),)``): real sessions are dominated by a few intents."""
     temperature: float = 0.05
     """Softmax temperature over the combined scores."""
@@ -115,11 +118,11 @@ class EmbeddedClassifier:
         proto = x @ self._proto.T
         xc = self._tfidf.transform([t.lower() for t in seen])
         char = _topk_mean((xc @ self._char.T).toarray(), self._labels, cfg.k)
-        lex = cue_matrix(seen)
+        lex = cfg.w_lex * cue_matrix(seen) + cfg.w_form * form_matrix(seen)
         prior = np.zeros(len(INTENTS))
         for name, v in cfg.prior:
             prior[INTENT_INDEX[name]] = v
-        return cfg.w_knn * knn + cfg.w_proto * proto + cfg.w_char * char + cfg.w_lex * lex + prior
+        return cfg.w_knn * knn + cfg.w_proto * proto + cfg.w_char * char + lex + prior
 
     def predict(self, texts: Sequence[str]) -> list[Prediction]:
         texts = list(texts)

@@ -51,6 +51,15 @@ _CUES: dict[str, str] = {
 }
 _COMPILED = {k: re.compile(v, re.I) for k, v in _CUES.items()}
 
+# A message that asks rather than orders: a wh-word opening, a question mark, or a CJK question particle.
+_INTERROGATIVE = re.compile(r"^\s*(what|which|how|why|where|when|who|is|are|do|does|did|should|would|could)\b|[?？]\s*$|"
+                            r"[吗呢]\s*[?？]?\s*$|什么|怎么|为什么|是不是|有没有|对吗|对吧|^\s*(что|как|почему|зачем|где|"
+                            r"какой|для чего)\b|^\s*(para que|por qu[eé]|qu[eé]|c[oó]mo|perch[eé]|come|cosa|o que|"
+                            r"pourquoi|comment|quel)\b", re.I)
+_ASKING = ("question", "explain", "debug", "planning", "meta-question")
+# Numbered answers to the assistant's clarifying questions ("1. yes 2. keep them separate ...").
+_NUMBERED = re.compile(r"^\s*(\d+[.)]|[a-d][.)])\s+\S", re.M)
+
 
 def cue_matrix(texts: list[str]) -> np.ndarray:
     """(n, 16) of 0/1: whether each intent's cue words occur in each text."""
@@ -59,4 +68,19 @@ def cue_matrix(texts: list[str]) -> np.ndarray:
         for name, rx in _COMPILED.items():
             if rx.search(t):
                 out[i, INTENT_INDEX[name]] = 1.0
+    return out
+
+
+def form_matrix(texts: list[str]) -> np.ndarray:
+    """(n, 16): +1 on the asking intents for an interrogative message, +2 on planning for a list of
+    three or more numbered items (answers to the assistant's clarifying questions)."""
+    out = np.zeros((len(texts), len(INTENTS)), dtype=np.float64)
+    asking = [INTENT_INDEX[x] for x in _ASKING]
+    for i, t in enumerate(texts):
+        first = t.strip().splitlines()[0] if t.strip() else ""
+        last = t.strip().splitlines()[-1] if t.strip() else ""
+        if _INTERROGATIVE.search(first) or _INTERROGATIVE.search(last):
+            out[i, asking] += 1.0
+        if len(_NUMBERED.findall(t)) >= 3:
+            out[i, INTENT_INDEX["planning"]] += 2.0
     return out

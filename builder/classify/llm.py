@@ -6,9 +6,12 @@ leading space (`` bug-fix``). The label with the highest total wins, so the outp
 valid label; a softmax over the 16 totals gives the per-label probabilities (the confidence).
 
 Speed: the long shared prefix (instructions + definitions) is encoded once; its KV cache is expanded
-across each batch (``DynamicCache`` built from the prefix keys/values) so only the message, the suffix
-and the label tokens are computed per message. Label tokens after the first are scored in a second pass
-over the batch's cache repeated 16 times. bf16 on CUDA, float32 on CPU.
+across each batch (a ``DynamicCache`` built from the prefix keys/values) so only the message, the suffix
+and the label tokens are computed per message. All 16 label continuations are scored in the same forward
+pass: their tokens after the first are packed behind the message under a tree-shaped 4D attention mask
+(each label token sees the prefix, the message and its own label's earlier tokens, at the positions it
+would have right after the message). The model runs with SDPA attention (eager as a fallback). bf16 on
+CUDA, float32 on CPU.
 
 Tokenization is segment-wise (prefix, message, suffix, label encoded separately and concatenated), so
 the cached path and full re-encoding see the same token ids and give the same scores.
@@ -91,7 +94,12 @@ class LLMLabelScorer:
         self._torch = torch
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self.model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, dtype=self.dtype)
+            try:  # the packed label pass needs a custom 4D mask: sdpa (or eager) takes one, flash kernels do not
+                self.model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, dtype=self.dtype,
+                                                                  attn_implementation="sdpa")
+            except (ValueError, ImportError):
+                self.model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, dtype=self.dtype,
+                                                                  attn_implementation="eager")
         except (OSError, ValueError) as exc:
             raise ModelError(f"cannot load a causal LM from the folder ({exc.__class__.__name__}: {exc})",
                              path=str(path)) from None
@@ -151,57 +159,82 @@ class LLMLabelScorer:
             self._prefix_kv = [(layer.keys, layer.values) for layer in cache.layers]
         return self._prefix_kv
 
+    def _packed_labels(self):
+        """Label tokens after the first, packed one label after another: (inputs, targets, label of each,
+        position within its label). Scored in the same pass as the message under a tree mask."""
+        inp, tgt, owner, step = [], [], [], []
+        for j, ids in enumerate(self.label_ids):
+            for t in range(len(ids) - 1):
+                inp.append(ids[t])
+                tgt.append(ids[t + 1])
+                owner.append(j)
+                step.append(t)
+        return inp, tgt, owner, step
+
     def score_ids(self, messages: list[list[int]], *, prefix_reuse: bool | None = None) -> np.ndarray:
-        """(B, 16) total label log-probs for tokenized messages (one batch)."""
+        """(B, 16) total label log-probs for tokenized messages (one batch, one forward pass).
+
+        Row layout: [prefix (only without reuse)] + message + suffix (right-padded) + packed label tokens.
+        Each packed label token sees the prefix, its own message and the earlier tokens of its own label
+        (a tree mask), and sits at the position it would have right after the message, so one pass gives
+        every label's total log-prob exactly as 16 separate continuations would.
+        """
         torch = self._torch
         reuse = self.prefix_reuse if prefix_reuse is None else prefix_reuse
         dev = self.device
-        B = len(messages)
-        P = len(self.prefix_ids)
+        B, P = len(messages), len(self.prefix_ids)
         seqs = [m + self.suffix_ids for m in messages]
-        lens = torch.tensor([len(s) for s in seqs], device=dev)
+        lens = torch.tensor([len(x) for x in seqs], device=dev)
         L = int(lens.max())
+        inp, tgt, owner, step = self._packed_labels()
+        R = len(inp)
+        Q0 = 0 if reuse else P  # prefix queries present in this pass
         body = torch.full((B, L), self.pad_id, dtype=torch.long, device=dev)
-        body_mask = torch.zeros((B, L), dtype=torch.long, device=dev)
-        for i, s in enumerate(seqs):
-            body[i, :len(s)] = torch.tensor(s, device=dev)
-            body_mask[i, :len(s)] = 1
-        ones_p = torch.ones((B, P), dtype=torch.long, device=dev)
+        for i, x in enumerate(seqs):
+            body[i, :len(x)] = torch.tensor(x, device=dev)
+        parts = [body, torch.tensor(inp, dtype=torch.long, device=dev)[None].expand(B, R)]
+        if not reuse:
+            parts.insert(0, torch.tensor(self.prefix_ids, device=dev)[None].expand(B, P))
+        input_ids = torch.cat(parts, dim=1)
+
+        # positions
+        ar_l = torch.arange(L, device=dev)
+        owner_t = torch.tensor(owner, dtype=torch.long, device=dev)
+        step_t = torch.tensor(step, dtype=torch.long, device=dev)
+        pos = [(P + ar_l)[None].expand(B, L), P + lens[:, None] + step_t[None]]
+        if not reuse:
+            pos.insert(0, torch.arange(P, device=dev)[None].expand(B, P))
+        position_ids = torch.cat(pos, dim=1)
+
+        # mask: (B, 1, queries, keys); keys = prefix (P) + body (L) + packed (R)
+        K = P + L + R
+        keys_body = ar_l[None] < lens[:, None]  # (B, L) real body tokens
+        m = torch.zeros((B, Q0 + L + R, K), dtype=torch.bool, device=dev)
+        if not reuse:
+            m[:, :P, :P] = torch.tril(torch.ones((P, P), dtype=torch.bool, device=dev))
+        m[:, Q0:, :P] = True  # body and label queries see the whole prefix
+        causal = ar_l[None, :, None] >= ar_l[None, None, :]  # (1, L, L)
+        m[:, Q0:Q0 + L, P:P + L] = causal & keys_body[:, None, :]
+        m[:, Q0 + L:, P:P + L] = keys_body[:, None, :]
+        same = (owner_t[:, None] == owner_t[None, :]) & (step_t[:, None] >= step_t[None, :])
+        m[:, Q0 + L:, P + L:] = same[None]
+        mask = m[:, None]
+        if self.model.config._attn_implementation != "sdpa":
+            mask = torch.zeros(mask.shape, dtype=self.dtype, device=dev).masked_fill(~mask, torch.finfo(self.dtype).min)
         if reuse:
             cache = self._new_cache(self._prefix_cache(), B)
-            input_ids, offset = body, 0
         else:
             cache = self._new_cache()
-            input_ids = torch.cat([torch.tensor([self.prefix_ids], device=dev).expand(B, P), body], dim=1)
-            offset = P
-        mask1 = torch.cat([ones_p, body_mask], dim=1)
-        pos1 = (torch.arange(L, device=dev) + P)[None].expand(B, L) if reuse else \
-            torch.arange(P + L, device=dev)[None].expand(B, P + L)
         with torch.inference_mode():
-            logits, cache = self._forward(input_ids, mask1, pos1, cache)
-            last = logits[torch.arange(B, device=dev), offset + lens - 1].float().log_softmax(-1)  # (B, V)
+            logits, _ = self._forward(input_ids, mask, position_ids, cache)
+            rows = torch.arange(B, device=dev)
+            last = logits[rows, Q0 + lens - 1].float().log_softmax(-1)  # (B, V)
             first = torch.tensor([ids[0] for ids in self.label_ids], device=dev)
             total = last[:, first]  # (B, 16)
-            rest_len = max(len(ids) for ids in self.label_ids) - 1
-            if rest_len > 0:
-                nl = len(self.label_ids)
-                lab_in = torch.full((nl, rest_len), self.pad_id, dtype=torch.long, device=dev)
-                lab_tgt = torch.zeros((nl, rest_len), dtype=torch.long, device=dev)
-                lab_mask = torch.zeros((nl, rest_len), dtype=torch.long, device=dev)
-                for j, ids in enumerate(self.label_ids):
-                    n = len(ids) - 1
-                    if n:
-                        lab_in[j, :n] = torch.tensor(ids[:-1], device=dev)
-                        lab_tgt[j, :n] = torch.tensor(ids[1:], device=dev)
-                        lab_mask[j, :n] = 1
-                cache.batch_repeat_interleave(nl)
-                inp2 = lab_in.repeat(B, 1)
-                mask2 = torch.cat([mask1.repeat_interleave(nl, 0), lab_mask.repeat(B, 1)], dim=1)
-                pos2 = (P + lens).repeat_interleave(nl)[:, None] + torch.arange(rest_len, device=dev)[None]
-                logits2, _ = self._forward(inp2, mask2, pos2, cache)
-                lp2 = logits2.float().log_softmax(-1).gather(-1, lab_tgt.repeat(B, 1)[..., None])[..., 0]
-                lp2 = (lp2 * lab_mask.repeat(B, 1)).sum(-1).view(B, nl)
-                total = total + lp2
+            if R:
+                lp = logits[:, Q0 + L:].float().log_softmax(-1)  # (B, R, V)
+                tok = lp.gather(-1, torch.tensor(tgt, device=dev)[None, :, None].expand(B, R, 1))[..., 0]
+                total = total.index_add(1, owner_t, tok)
         return total.double().cpu().numpy()
 
     def label_scores(self, texts: Sequence[str], *, prefix_reuse: bool | None = None) -> np.ndarray:

@@ -6,6 +6,7 @@ They run before the embedding model and only fire where the Appendix A definitio
 - a bare acknowledgement, thanks, or go-on (``ok``, ``thanks!``, ``продолжай``, ``继续``, a lone option
   number, the IDE's ``@agent Try Again``) -> other ("residual non-programming content such as thanks or
   feedback"): it asks for no task of its own;
+- the IDE's ``@agent Enable: ...`` model switch -> meta-question (about the assistant/IDE);
 - an error log or stack trace with at most a short request around it and no question word -> bug-fix
   ("a bare stack trace defaults to a fix").
 Everything else returns None and goes to the model.
@@ -45,6 +46,7 @@ _ACKS = {
 }
 
 _AGENT_BUTTON = re.compile(r"^@agent\s+(try again|continue\b.*)$", re.I | re.S)
+_AGENT_SETTING = re.compile(r"^@agent\s+enable\b", re.I)
 _OPTION = re.compile(r"^(option\s*)?[0-9a-d]{1,2}[.)]?(\s*[,/]?\s*[0-9][a-d]?)*$", re.I)
 
 # Lines that look like machine output: a stack frame, a log record, a compiler/linter diagnostic, JSON.
@@ -91,6 +93,8 @@ def rule_label(text: str) -> str | None:
     raw = text.strip()
     if _AGENT_BUTTON.match(raw):
         return "other"
+    if _AGENT_SETTING.match(raw):  # the IDE's "enable model X" button: about the assistant itself
+        return "meta-question"
     norm = _norm(raw)
     if norm in _GREETINGS or raw.lower() in _GREETINGS:
         return "greeting"

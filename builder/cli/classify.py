@@ -1,7 +1,120 @@
-"""CLI: `swe-taskflow classify` (placeholder until its issue lands)."""
+"""CLI: ``swe-taskflow classify`` (label every message of a sessions file) and
+``swe-taskflow classify agreement`` (pairwise agreement between labelled copies of the same sessions).
+
+One parser serves both forms: the positional list is read as ``IN.jsonl`` or as ``agreement A B [C ...]``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+
+USAGE = ("swe-taskflow classify IN.jsonl --out OUT.jsonl [--classifier NAME_OR_PATH] [--batch-size N] "
+         "[--device auto|cpu|cuda] [--no-cache] [--keep-existing]\n"
+         "       swe-taskflow classify agreement A.jsonl B.jsonl [C.jsonl ...] [--json OUT.json] [--no-confusion]")
+
+DESCRIPTION = """Label every user message with one of the 16 intents (paper Appendix A), or compare labelled files.
+
+classify: IN is a sessions JSONL file (ours: {"session_id", "messages": [{"text"}]}, or the shared corpus'
+{"session_id", "user_messages": [{"text"}]}); OUT holds the same sessions with "intent" and "confidence" on
+every message. Labels are cached on disk ($SWE_TASKFLOW_CACHE/labels or ~/.cache/swe-taskflow/labels).
+Classifiers: embedded (default, CPU, no download), zero-shot (naive baseline), a local causal-LM folder
+or llm:<folder or cached HF id> (label scoring).
+
+agreement: two or more labelled sessions files over the same messages; prints pairwise exact agreement,
+Cohen's kappa and confusion tables (rows: first file, columns: second)."""
+
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("classify", help="label messages with intents; `classify agreement` compares label sets",
+                       usage=USAGE, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="IN.jsonl | agreement A.jsonl B.jsonl ...",
+                   help="a sessions file to label, or `agreement` followed by two or more labelled files")
+    p.add_argument("--out", help="classify: output sessions file (required)")
+    p.add_argument("--classifier", default="embedded", help="classify: name or model folder (default: embedded)")
+    p.add_argument("--batch-size", type=int, default=64, help="classify: messages per model batch (default 64)")
+    p.add_argument("--device", default="auto", help="classify: auto|cpu|cuda (default auto)")
+    p.add_argument("--no-cache", action="store_true", help="classify: do not read or write the label cache")
+    p.add_argument("--keep-existing", action="store_true",
+                   help="classify: keep intents already present in IN (default: relabel every message)")
+    p.add_argument("--json", dest="json_out", help="agreement: also write the figures as JSON here")
+    p.add_argument("--no-confusion", action="store_true", help="agreement: do not print confusion tables")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from swe_taskflow.errors import InputError
+
+    if args.inputs[0] == "agreement":
+        return run_agreement(args.inputs[1:], args)
+    if len(args.inputs) != 1:
+        raise InputError("classify takes one input file (or `agreement A.jsonl B.jsonl ...`)",
+                         actual=" ".join(args.inputs))
+    if not args.out:
+        raise InputError("--out is required", field="--out", hint="swe-taskflow classify IN.jsonl --out OUT.jsonl")
+    return run_classify(args.inputs[0], args)
+
+
+def run_classify(path: str, args: argparse.Namespace) -> int:
+    from builder.classify import label_texts, load_classifier
+    from swe_taskflow.sessions import read_sessions_report, write_sessions
+
+    records, skipped = read_sessions_report(path, skip_empty=True)
+    for s in skipped:
+        print(f"skipped {path}:{s.line} session {s.session_id}: {s.reason}", file=sys.stderr)
+    clf = load_classifier(args.classifier, device=args.device, batch_size=args.batch_size)
+    todo = [(i, j) for i, r in enumerate(records) for j, lab in enumerate(r.intents)
+            if not (args.keep_existing and lab is not None)]
+    preds = label_texts([records[i].texts[j] for i, j in todo], clf, cache=not args.no_cache, progress=True)
+    intents = [list(r.intents) for r in records]
+    confs = [list(r.confidences) if r.confidences else [None] * len(r.texts) for r in records]
+    for (i, j), p in zip(todo, preds):
+        intents[i][j], confs[i][j] = p.intent, round(p.confidence, 6)
+    out = [r.with_intents(intents[k], confs[k]) for k, r in enumerate(records)]
+    n = write_sessions(args.out, out)
+    print(f"labelled {len(todo)} messages in {n} sessions with {clf.info['name']} "
+          f"(version {clf.info['version']}); {len(skipped)} empty sessions skipped -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def _labels_by_key(path: str) -> dict[tuple[str, int], str]:
+    from swe_taskflow.sessions import read_sessions
+
+    out = {}
+    for r in read_sessions(path, require_intents=True):
+        for j, lab in enumerate(r.intents):
+            out[(r.session_id, j)] = lab
+    return out
+
+
+def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
+    from swe_taskflow.agreement import format_confusion, pairwise
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.jsonl import write_json
+
+    if len(paths) < 2:
+        raise InputError("agreement needs two or more labelled sessions files", actual=len(paths))
+    names = [p if paths.index(p) == i else f"{p} (#{i + 1})" for i, p in enumerate(paths)]  # a file may repeat
+    sets = {n: _labels_by_key(p) for n, p in zip(names, paths)}
+    keys = sorted(sets[names[0]])
+    for n, p in zip(names[1:], paths[1:]):
+        if set(sets[n]) != set(keys):
+            missing = sorted(set(keys) ^ set(sets[n]))[0]
+            raise InputError("the files do not hold the same messages", path=p, field="session_id/message",
+                             actual=f"{missing[0]}#{missing[1]}", hint="classify the same input file with each classifier")
+    pairs = pairwise({n: [sets[n][k] for k in keys] for n in names})
+    print(f"{len(keys)} messages, {len({k[0] for k in keys})} sessions")
+    print(f"{'A':<40} {'B':<40} {'exact':>7} {'kappa':>7}")
+    for pa in pairs:
+        print(f"{pa.a[-40:]:<40} {pa.b[-40:]:<40} {pa.exact:7.3f} {pa.kappa:7.3f}")
+    mean = sum(pa.exact for pa in pairs) / len(pairs)
+    print(f"mean pairwise exact agreement {mean:.3f}")
+    if not args.no_confusion:
+        for pa in pairs:
+            print(f"\nconfusion: rows {pa.a}, columns {pa.b}\n{format_confusion(pa.confusion)}")
+    if args.json_out:
+        write_json(args.json_out, {"n_messages": len(keys), "pairs": [pa.as_dict() for pa in pairs],
+                                   "mean_exact": round(mean, 6),
+                                   "confusion": {f"{pa.a} | {pa.b}": pa.confusion.tolist() for pa in pairs}})
+    return 0

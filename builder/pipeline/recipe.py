@@ -16,10 +16,6 @@ from typing import Any, Mapping
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
-#: Stage names in build order (see builder/pipeline/stages.py).
-STAGE_ORDER = ("ingest", "classify_prompts", "split", "questions", "proofs", "classify_turns",
-               "assemble", "select", "write", "verify")
-
 SANDBOXES = ("auto", "docker", "bwrap")
 QUESTION_MODES = ("pool", "generate", "none")
 

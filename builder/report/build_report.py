@@ -109,7 +109,9 @@ def _counts_md(counts: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     for section, values in counts.items():
         out += [f"### {section}", ""]
-        if isinstance(values, Mapping) and values and all(not isinstance(v, Mapping) for v in values.values()):
+        if isinstance(values, Mapping) and not values:
+            out.append("none")
+        elif isinstance(values, Mapping) and values and all(not isinstance(v, Mapping) for v in values.values()):
             out += _md_table(["status", "count"], [(k, v) for k, v in values.items()], "---|---:")
         elif isinstance(values, Mapping):
             for k, v in values.items():

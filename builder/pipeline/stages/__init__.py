@@ -42,6 +42,26 @@ def _files_target(r) -> list[Path]:
     return [p] if p.exists() else []
 
 
+_BUILDER = Path(__file__).resolve().parents[2]
+#: Data the code reads at run time (prompt templates, classifier exemplars): hashed like code.
+PROMPTS = _BUILDER / "prompts"
+CLASSIFIER_DATA = _BUILDER / "data" / "classifier"
+
+
+def _existing(*paths: Path) -> list[Path]:
+    return [p for p in paths if p.exists()]
+
+
+def _package_state() -> dict:
+    """Package version and git commit/dirty state: they go into the manifest, so into the write key."""
+    try:
+        from builder.release.writer import package_info
+
+        return package_info()
+    except ImportError:
+        return {}
+
+
 def _proofs_config(r):
     from .proofs import resolved_sandbox
 
@@ -50,7 +70,7 @@ def _proofs_config(r):
 
 def _write_config(r):
     return {"release": r.section("release"), "conditions": list(r.conditions.names),
-            "recipe_raw": dict(r.raw)}
+            "recipe_raw": dict(r.raw), "package": _package_state()}
 
 
 CLASSIFY_CODE = ("builder.classify", "builder.pipeline.stages.common")
@@ -66,15 +86,17 @@ def pipeline_stages() -> list[Stage]:
               description="read and normalize the source benchmark's tasks"),
         Stage("classify_prompts", classify_prompts.run, needs=("ingest",),
               config=lambda r: {"classifier": r.section("classifier")},
+              files=lambda r: _existing(CLASSIFIER_DATA, PROMPTS),
               code=CLASSIFY_CODE + ("builder.pipeline.stages.classify_prompts",),
               description="label each task's original prompt (the source benchmark's Task Flow)"),
         Stage("split", split.run, needs=("ingest",), config=lambda r: {"split": r.section("split")},
-              files=_files_split, code=("builder.split", "builder.llm", "swe_taskflow.split_checks",
-                                        "builder.pipeline.stages.split"),
+              files=lambda r: _files_split(r) + _existing(PROMPTS),
+              code=("builder.split", "builder.llm", "swe_taskflow.split_checks", "builder.pipeline.stages.split"),
               description="split each issue into three ordered turns"),
         Stage("questions", questions.run, needs=("ingest",),
               config=lambda r: {"questions": r.section("questions"), "repos": r.section("repos")},
-              files=lambda r: _files_pools(r) + (_files_repos(r) if r.questions.mode == "generate" else []),
+              files=lambda r: _files_pools(r) + (_files_repos(r) + _existing(PROMPTS)
+                                                 if r.questions.mode == "generate" else []),
               code=("builder.qa", "builder.pipeline.stages.questions"),
               description="load question pools (or mine questions with an LLM)"),
         Stage("proofs", proofs.run, needs=("ingest", "questions"), config=_proofs_config, files=_files_repos,
@@ -82,7 +104,8 @@ def pipeline_stages() -> list[Stage]:
                     "builder.pipeline.stages.repos"),
               description="run each question's proof script in a sandbox"),
         Stage("classify_turns", classify_turns.run, needs=("split", "proofs"),
-              config=lambda r: {"classifier": r.section("classifier")},
+              config=lambda r: {"classifier": r.section("classifier"), "conditions": list(r.conditions.names)},
+              files=lambda r: _existing(CLASSIFIER_DATA, PROMPTS),
               code=CLASSIFY_CODE + ("swe_taskflow.candidates", "builder.pipeline.stages.classify_turns"),
               description="label every issue and question turn"),
         Stage("assemble", assemble.run, needs=("split", "classify_turns"),
@@ -103,8 +126,8 @@ def pipeline_stages() -> list[Stage]:
               description="write the release folder (parquet, card, manifest)"),
         Stage("verify", verify.run, needs=("write",), code=("swe_taskflow.verify", "builder.pipeline.stages.verify"),
               description="verify the release as an auditor would"),
-        Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "proofs", "classify_turns",
-                                           "assemble", "select", "write", "verify"),
+        Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "questions", "proofs",
+                                           "classify_turns", "assemble", "select", "write", "verify"),
               config=lambda r: {"release": r.section("release")},
               code=("builder.report", "swe_taskflow.gap", "builder.pipeline.stages.report"),
               description="render the build report (Markdown, HTML, Sankey PNGs)"),

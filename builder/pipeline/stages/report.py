@@ -39,6 +39,7 @@ def run(ctx) -> None:
         conditions[cond] = [[t["intent"] for t in obj["session"]["turns"]]
                             for _, obj in read_jsonl(path) if obj.get("session")]
     ingest, split, proofs = _summary(ctx, "ingest"), _summary(ctx, "split"), _summary(ctx, "proofs")
+    questions = _summary(ctx, "questions")
     assemble, write = _summary(ctx, "assemble"), _summary(ctx, "write")
     counts = {
         "Tasks": {**ingest.get("by_status", {}), **{f"malformed: {k}": v for k, v in
@@ -46,7 +47,9 @@ def run(ctx) -> None:
         "Splits": {**{f"status {k}": v for k, v in split.get("by_status", {}).items()},
                    **{f"violation {k}": v for k, v in split.get("violations", {}).items()}},
         "Split reasons (tasks kept single-turn)": split.get("reasons", {}),
-        "Questions": {"accepted": proofs.get("accepted", 0), "rejected": proofs.get("rejected", 0),
+        "Questions": {"candidates": questions.get("candidates", 0),
+                      "not used: task not in this build": questions.get("unknown_task", 0),
+                      "accepted": proofs.get("accepted", 0), "rejected": proofs.get("rejected", 0),
                       "infrastructure error": proofs.get("error", 0),
                       **{f"rejected: {k}": v for k, v in proofs.get("rejected_by_reason", {}).items()}},
         "Proof sandbox": {"sandbox": proofs.get("sandbox", "none"), "image": proofs.get("image", ""),

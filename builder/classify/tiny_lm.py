@@ -1,5 +1,8 @@
-"""A tiny causal LM made inside the tests: byte-level BPE tokenizer (``tokenizers``) + LlamaConfig(hidden 64,
-2 layers), saved to a folder and reloaded through ``from_pretrained`` like any real model."""
+"""A tiny causal LM built from scratch for tests and benchmarks: a byte-level BPE tokenizer trained with
+``tokenizers`` on the prompt and label text, and a LlamaConfig model (hidden 64, 2 layers by default;
+``model_overrides`` builds a realistic size for GPU benchmarks), saved to a folder and reloaded through
+``from_pretrained`` like any real model. Its weights are random unless ``train_steps`` teaches it
+``TRAIN_PAIRS`` (hand-written)."""
 
 from __future__ import annotations
 
@@ -19,14 +22,14 @@ SHORT_PROMPT = "Classify the developer message with one task_type.\nMessage:\n{m
 
 
 def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int = 0, seed: int = 0,
-                  train_prompt: Path | None = None) -> Path:
+                  train_prompt: Path | None = None, model_overrides: dict | None = None) -> Path:
     """Save a tiny model + tokenizer in ``folder``; with ``train_steps``, first teach it TRAIN_PAIRS under
     the template ``train_prompt`` (a short one keeps the ~60 CPU steps to a few seconds)."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from builder.classify.prompt import load_prompt
+    from .prompt import load_prompt
 
     template = load_prompt()
     corpus = [template.prefix, template.suffix, *[" " + i for i in INTENTS], *DEFINITIONS.values(),
@@ -41,9 +44,12 @@ def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int =
     folder.mkdir(parents=True, exist_ok=True)
     fast.save_pretrained(folder)
     torch.manual_seed(seed)
-    cfg = LlamaConfig(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=max_positions,
-                      bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id)
+    arch = dict(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=max_positions)
+    arch.update(model_overrides or {})
+    arch["vocab_size"] = max(arch["vocab_size"], len(fast))
+    cfg = LlamaConfig(bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
+                      pad_token_id=fast.pad_token_id, **arch)
     model = LlamaForCausalLM(cfg)
     if train_steps:
         train_t = load_prompt(train_prompt) if train_prompt else template
