@@ -14,7 +14,7 @@ import numpy as np
 
 from swe_taskflow.taxonomy import INTENT_INDEX, INTENTS
 
-LEXICON_VERSION = "1"
+LEXICON_VERSION = "2"
 
 _CUES: dict[str, str] = {
     "bug-fix": r"\bfix|\bbugs?\b|\berrors?\b|\bissues?\b|not working|doesn'?t work|isn'?t working|does not work|"
@@ -72,7 +72,7 @@ def cue_matrix(texts: list[str]) -> np.ndarray:
 
 
 def form_matrix(texts: list[str]) -> np.ndarray:
-    """(n, 16): +1 on the asking intents for an interrogative message, +2 on planning for a list of
+    """(n, 16): +1 on the asking intents for an interrogative message (else -1 on question), +2 on planning for a list of
     three or more numbered items (answers to the assistant's clarifying questions)."""
     out = np.zeros((len(texts), len(INTENTS)), dtype=np.float64)
     asking = [INTENT_INDEX[x] for x in _ASKING]
@@ -81,6 +81,8 @@ def form_matrix(texts: list[str]) -> np.ndarray:
         last = t.strip().splitlines()[-1] if t.strip() else ""
         if _INTERROGATIVE.search(first) or _INTERROGATIVE.search(last):
             out[i, asking] += 1.0
+        else:  # a general question is asked as one; an order ("修复这个报错") is not
+            out[i, INTENT_INDEX["question"]] -= 1.0
         if len(_NUMBERED.findall(t)) >= 3:
             out[i, INTENT_INDEX["planning"]] += 2.0
     return out

@@ -4,6 +4,7 @@ local Hugging Face cache. Nothing is ever downloaded."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
@@ -24,20 +25,23 @@ def _cached_hf_model(model_id: str) -> str | None:
         return None
 
 
+@lru_cache(maxsize=4)
+def _embedded(kind: str, device: str, batch_size: int) -> Classifier:
+    """Embedded classifiers are immutable once built: one per (kind, device, batch size) per process."""
+    from .embedded import EmbeddedClassifier, ZeroShotClassifier
+
+    cls = EmbeddedClassifier if kind == "embedded" else ZeroShotClassifier
+    return cls(device=device, batch_size=batch_size)
+
+
 def load_classifier(name: str = "embedded", *, device: str = "auto", batch_size: int = 64) -> Classifier:
     """Build the classifier ``name`` names; an unknown name raises ConfigError listing the known ones."""
     if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
         raise ConfigError("unknown device", field="device", actual=device, expected="auto|cpu|cuda")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError("batch size must be a positive integer", field="batch_size", actual=batch_size)
-    if name == "embedded":
-        from .embedded import EmbeddedClassifier
-
-        return EmbeddedClassifier(device=device, batch_size=batch_size)
-    if name == "zero-shot":
-        from .embedded import ZeroShotClassifier
-
-        return ZeroShotClassifier(device=device, batch_size=batch_size)
+    if name in ("embedded", "zero-shot"):
+        return _embedded(name, device, batch_size)
     model = name[4:] if name.startswith("llm:") else name
     folder = Path(model).expanduser()
     if folder.is_dir():

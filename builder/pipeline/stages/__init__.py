@@ -104,7 +104,7 @@ def pipeline_stages() -> list[Stage]:
                     "builder.pipeline.stages.repos"),
               description="run each question's proof script in a sandbox"),
         Stage("classify_turns", classify_turns.run, needs=("split", "proofs"),
-              config=lambda r: {"classifier": r.section("classifier"), "conditions": list(r.conditions.names)},
+              config=lambda r: {"classifier": r.section("classifier")},
               files=lambda r: _existing(CLASSIFIER_DATA, PROMPTS),
               code=CLASSIFY_CODE + ("swe_taskflow.candidates", "builder.pipeline.stages.classify_turns"),
               description="label every issue and question turn"),

@@ -16,30 +16,14 @@ from swe_taskflow.jsonl import write_jsonl
 from .common import label, read_pool, read_splits
 
 
-#: Issue-turn backbones each condition can use (``tfas_optimized`` may use any of them).
-BACKBONES_USED = {"single_prompt": ("original",), "split_prompt": ("split_3", "original"),
-                  "split_prompt_concat": ("concat_012", "original"), "qa_first": ("split_3", "original"),
-                  "qa_last": ("split_3", "original"), "qa_random": ("split_3", "original"), "qa_only": ()}
-
-
-def needed_backbones(conditions) -> set[str] | None:
-    """Backbones whose texts need an intent; None means all of them."""
-    if "tfas_optimized" in conditions:
-        return None
-    return {b for c in conditions for b in BACKBONES_USED.get(c, ())}
-
-
 def run(ctx) -> None:
     splits = read_splits(ctx.input("split"))
     pool = read_pool(ctx.input("proofs") / "pool_validated.jsonl")
     materials, _ = build_materials(splits, pool)
-    wanted = needed_backbones(ctx.recipe.conditions.names)
     texts: dict[str, str] = {}
-    for m in materials:
-        for name, turns in m.backbones().items():
-            if wanted is None or name in wanted:
-                for t, _ in turns:
-                    texts.setdefault(t, "issue")
+    for m in materials:  # every backbone's texts: swe_taskflow.conditions wants an intent for each
+        for t in m.issue_texts():
+            texts.setdefault(t, "issue")
     for q in pool:
         texts.setdefault(q.question, "qa")
     order = list(texts)
