@@ -119,3 +119,12 @@ def test_cli_reports_a_bad_recipe_in_one_line(tmp_path, capsys):
 def test_every_shipped_recipe_loads(path):
     r = load_recipe(path)
     assert r.release.name and r.conditions.names
+
+
+def test_question_intents_option(tmp_path):
+    body = '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n'
+    r = load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "declared"\n' + body))
+    assert r.classifier.question_intents == "declared"
+    with pytest.raises(ConfigError) as info:
+        load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "guess"\n' + body))
+    assert info.value.field == "classifier.question_intents"

@@ -18,6 +18,7 @@ from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
 SANDBOXES = ("auto", "docker", "bwrap")
 QUESTION_MODES = ("pool", "generate", "none")
+QUESTION_INTENTS = ("classify", "declared")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class ClassifierSection:
     """``auto``, ``cpu`` or ``cuda``."""
     batch_size: int = 64
     """Messages per batch."""
+    question_intents: str = "classify"
+    """QA turns' intents: ``classify`` (labelled like every other message, as the paper measures Task Flows)
+    or ``declared`` (the intent the question pool declares, e.g. ``explain``)."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,9 @@ def _check(recipe: Recipe) -> None:
     if recipe.proofs.sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", path=p, field="proofs.sandbox", expected=SANDBOXES,
                           actual=recipe.proofs.sandbox)
+    if recipe.classifier.question_intents not in QUESTION_INTENTS:
+        raise ConfigError("unknown question_intents", path=p, field="classifier.question_intents",
+                          expected=QUESTION_INTENTS, actual=recipe.classifier.question_intents)
     if recipe.questions.mode not in QUESTION_MODES:
         raise ConfigError("unknown questions mode", path=p, field="questions.mode", expected=QUESTION_MODES,
                           actual=recipe.questions.mode)

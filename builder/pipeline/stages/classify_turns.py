@@ -2,7 +2,8 @@
 
 Issue texts (originals, split parts, merged parts) and question texts are labelled by the same
 classifier as every other corpus (paper Appendix A), so a benchmark's Task Flow is measured the
-way the target's was. A question keeps its pool's declared intent in ``declared_intent``.
+way the target's was. A question keeps its pool's declared intent in ``declared_intent``; with
+``classifier.question_intents = "declared"`` the declared intent is used instead of the label.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ def run(ctx) -> None:
     write_jsonl(ctx.out / "intents.jsonl",
                 ({"text": t, "kind": texts[t], "intent": p.intent, "confidence": round(p.confidence, 4)}
                  for t, p in zip(order, preds)))
+    declared = ctx.recipe.classifier.question_intents == "declared"
     labelled = []
     for q in pool:
-        row = dataclasses.replace(q, intent=by_text[q.question].intent).to_dict()
+        row = (q if declared else dataclasses.replace(q, intent=by_text[q.question].intent)).to_dict()
         row["declared_intent"] = q.intent
         labelled.append(row)
     write_jsonl(ctx.out / "pool_labelled.jsonl", labelled)
@@ -42,4 +44,5 @@ def run(ctx) -> None:
         texts=len(order), issue_texts=sum(1 for k in texts.values() if k == "issue"),
         question_texts=sum(1 for k in texts.values() if k == "qa"),
         intents=dict(sorted(Counter(p.intent for p in preds).items())),
+        question_intents=ctx.recipe.classifier.question_intents,
         questions_matching_declared_intent=sum(1 for q in pool if by_text[q.question].intent == q.intent))

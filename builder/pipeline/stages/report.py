@@ -40,6 +40,7 @@ def run(ctx) -> None:
                             for _, obj in read_jsonl(path) if obj.get("session")]
     ingest, split, proofs = _summary(ctx, "ingest"), _summary(ctx, "split"), _summary(ctx, "proofs")
     questions = _summary(ctx, "questions")
+    turns = _summary(ctx, "classify_turns")
     assemble, write = _summary(ctx, "assemble"), _summary(ctx, "write")
     counts = {
         "Tasks": {**ingest.get("by_status", {}), **{f"malformed: {k}": v for k, v in
@@ -52,6 +53,11 @@ def run(ctx) -> None:
                       "accepted": proofs.get("accepted", 0), "rejected": proofs.get("rejected", 0),
                       "infrastructure error": proofs.get("error", 0),
                       **{f"rejected: {k}": v for k, v in proofs.get("rejected_by_reason", {}).items()}},
+        "Turn intents": {"texts classified": turns.get("texts", 0), "issue texts": turns.get("issue_texts", 0),
+                         "question texts": turns.get("question_texts", 0),
+                         "question intents from": turns.get("question_intents", "classify"),
+                         "questions whose label equals the pool's declared intent":
+                             turns.get("questions_matching_declared_intent", 0)},
         "Proof sandbox": {"sandbox": proofs.get("sandbox", "none"), "image": proofs.get("image", ""),
                           "gold patch re-run": proofs.get("gold_patch"), "repositories": proofs.get("repos")},
         "Rows per condition (released)": write.get("rows", {}),
