@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup example test bench clean
+.PHONY: setup sandbox example test clean
 
 setup: $(STAMP)
 
@@ -17,7 +17,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[all]'
 	touch $(STAMP)
 
-example: setup
+# The example validates proof scripts in Docker when a daemon answers, else in bubblewrap.
+sandbox:
+	@docker version >/dev/null 2>&1 || command -v bwrap >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; } || \
+	  { echo "make example needs Docker or bubblewrap (apt-get install bubblewrap)" >&2; exit 1; }
+
+example: setup sandbox
 	$(VENV)/bin/swe-taskflow build builder/releases/example.toml --out build/example
 
 test: setup
