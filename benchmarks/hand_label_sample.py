@@ -1,10 +1,12 @@
 """Draw the hand-label sample (seeded) from held-out SpecStory sessions and print it for a human labeller.
 
-Held-out sessions: sha256(session_id) hex ends in 0, 1 or 2. They are never used to write exemplars or to
-tune the embedded classifier. The printed texts stay on the labeller's screen: only
-``{session_id, index, intent, labeler}`` rows go into ``tests/data/hand_labels_v1.jsonl``.
+Held-out sessions: sha256(session_id) hex ends in 0, 1 or 2 (v1) or in d, e or f (v2, drawn after v1 had been
+looked at, from sessions in no earlier label file). They are never used to write exemplars or to tune the
+embedded classifier. The printed texts stay on the labeller's screen: only
+``{session_id, index, intent, labeler}`` rows go into ``tests/data/hand_labels_v{1,2}.jsonl``.
 
     python benchmarks/hand_label_sample.py [--n 130] [--seed 8] [--sessions PATH]
+    python benchmarks/hand_label_sample.py --heldout v2 --n 100 --seed 29   # the second held-out sample
 """
 
 from __future__ import annotations
@@ -19,21 +21,44 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
 HELD_OUT_SUFFIXES = "012"
+#: second held-out set: sessions whose sha256 hex ends in one of these (and in no earlier label file)
+HELD_OUT_V2_SUFFIXES = "def"
+LABEL_DIR = ROOT / "tests" / "data"
 
 
-def is_held_out(session_id: str) -> bool:
-    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()[-1] in HELD_OUT_SUFFIXES
+def is_held_out(session_id: str, suffixes: str = HELD_OUT_SUFFIXES) -> bool:
+    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()[-1] in suffixes
 
 
-def sample_keys(sessions_path: Path, n: int = 130, seed: int = 8, *, dev: bool = False) -> list[tuple[str, int, str]]:
+def labelled_sessions(label_files: list[Path]) -> set[str]:
+    """Session ids already present in any of ``label_files`` (they must not enter a new held-out sample)."""
+    out: set[str] = set()
+    for path in label_files:
+        with open(path, encoding="utf-8") as fh:
+            out.update(json.loads(line)["session_id"] for line in fh if line.strip())
+    return out
+
+
+def sample_keys(sessions_path: Path, n: int = 130, seed: int = 8, *, dev: bool = False,
+                heldout: str = "v1", exclude: set[str] | None = None) -> list[tuple[str, int, str]]:
     """(session_id, message index, text) of ``n`` messages drawn uniformly from held-out sessions
-    (``dev=True``: from the other sessions, the development sample used for tuning)."""
+    (``dev=True``: from the sessions of neither held-out set, the development sample used for tuning).
+    ``heldout="v2"``: the second held-out set (hex suffix d-f); ``exclude``: session ids left out."""
+    suffixes = {"v1": HELD_OUT_SUFFIXES, "v2": HELD_OUT_V2_SUFFIXES}[heldout]
+    exclude = exclude or set()
     pool = []
     with open(sessions_path, encoding="utf-8") as fh:
         for line in fh:
             rec = json.loads(line)
-            if is_held_out(rec["session_id"]) != dev:
-                pool.extend((rec["session_id"], m["index"], m["text"]) for m in rec["user_messages"])
+            sid = rec["session_id"]
+            if sid in exclude:
+                continue
+            if dev:
+                keep = not is_held_out(sid) and not is_held_out(sid, HELD_OUT_V2_SUFFIXES)
+            else:
+                keep = is_held_out(sid, suffixes)
+            if keep:
+                pool.extend((sid, m["index"], m["text"]) for m in rec["user_messages"])
     pool.sort(key=lambda x: (x[0], x[1]))
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
@@ -46,9 +71,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=8)
     ap.add_argument("--sessions", type=Path, default=DEFAULT_SESSIONS)
     ap.add_argument("--dev", action="store_true", help="sample the tuning (non-held-out) sessions instead")
+    ap.add_argument("--heldout", choices=["v1", "v2"], default="v1",
+                    help="v2: the second held-out set (sha256 hex ends in d-f), minus every session already in "
+                         "tests/data/*labels*.jsonl")
     ap.add_argument("--chars", type=int, default=700, help="head chars shown (plus a 200-char tail)")
     args = ap.parse_args()
-    for k, (sid, idx, text) in enumerate(sample_keys(args.sessions, args.n, args.seed, dev=args.dev)):
+    exclude = set()
+    if args.heldout == "v2" or args.dev:
+        exclude = labelled_sessions(sorted(p for p in LABEL_DIR.glob("*labels_v1.jsonl")))
+    keys = sample_keys(args.sessions, args.n, args.seed, dev=args.dev, heldout=args.heldout, exclude=exclude)
+    for k, (sid, idx, text) in enumerate(keys):
         shown = text if len(text) <= args.chars + 200 else text[:args.chars] + "\n[...]\n" + text[-200:]
         print(f"=== #{k} {sid} {idx} ({len(text)} chars)\n{shown}\n")
 

@@ -401,11 +401,18 @@ def _reprove(session_rows, report: VerifyReport, *, repos_dir, run_proof) -> Non
                 result = run_proof(repo, q["proof_script"], image=pr.get("image") or None,
                                    sandbox=pr.get("sandbox") or "auto", timeout_s=60)
                 report.reproved += 1
+                field = f"questions[{q['question_id']}].proof_report"
                 if getattr(result, "status", None) != pr.get("status"):
                     report.errors.append(VerifyError("re-run proof ends differently from its published report",
-                                                     kind="mismatch", path=split, row=n,
-                                                     field=f"questions[{q['question_id']}].proof_report.status",
+                                                     kind="mismatch", path=split, row=n, field=f"{field}.status",
                                                      expected=pr.get("status"), actual=getattr(result, "status", None)))
+                elif pr.get("stdout_sha256") and getattr(result, "stdout_sha256", None) != pr["stdout_sha256"]:
+                    # Same verdict, other evidence: the checkout or the image differs from the build's.
+                    report.errors.append(VerifyError("re-run proof prints other evidence than its published report",
+                                                     kind="mismatch", path=split, row=n,
+                                                     field=f"{field}.stdout_sha256", expected=pr["stdout_sha256"],
+                                                     actual=getattr(result, "stdout_sha256", None),
+                                                     hint="check that --repos holds the build's checkouts"))
 
 
 def _progress(items, enabled: bool):

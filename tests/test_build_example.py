@@ -159,6 +159,17 @@ def test_report_has_pictures_and_tables(clean_build):
     assert "<table>" in (report / "report.html").read_text()
 
 
+def test_auditor_reproves_the_release_in_a_real_sandbox(clean_build):
+    """`verify --reprove` re-runs every accepted proof (same sandbox kind) and gets the published evidence."""
+    from builder.proofs import run_proof
+    from swe_taskflow.verify import verify_release
+
+    (repos,) = (clean_build.out / "cache" / "work" / "repos").iterdir()
+    report = verify_release(clean_build.release, reprove=True, repos_dir=repos, run_proof=run_proof)
+    assert report.ok, [str(e) for e in report.errors]
+    assert report.reproved == report.questions > 0
+
+
 def test_two_clean_builds_have_identical_manifests_and_hashes(clean_build, recipe_path, tmp_path):
     second = build(recipe_path, tmp_path / "out", quiet=True, until="verify")
     assert all(r.status == "ran" for r in second.results)

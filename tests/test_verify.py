@@ -155,8 +155,9 @@ def test_cli_summary_table_and_exit_codes(pristine, rel, capsys):
 
 
 class _Proof:
-    def __init__(self, status):
+    def __init__(self, status, stdout_sha256=""):
         self.status = status
+        self.stdout_sha256 = stdout_sha256
 
 
 def test_reprove_hook(pristine, tmp_path):
@@ -167,16 +168,21 @@ def test_reprove_hook(pristine, tmp_path):
     for r in rows:
         (repos / r["instance_id"]).mkdir(parents=True)
     calls = []
+    evidence = {q["proof_script"]: (q["proof_report"] or {}).get("stdout_sha256", "")
+                for r in rows for q in r["questions"] or []}
 
     def run_proof(repo_dir, script, *, image=None, sandbox="auto", timeout_s=60, gold_patch=None):
         calls.append((Path(repo_dir).name, sandbox))
-        return _Proof("passed")
+        return _Proof("passed", evidence.get(script, ""))
 
     report = verify_release(pristine, reprove=True, repos_dir=repos, run_proof=run_proof)
     assert report.ok and report.reproved == report.questions == len(calls) > 0
     assert {c[1] for c in calls} == {"bwrap"}     # the recorded sandbox is asked for again
     bad = verify_release(pristine, reprove=True, repos_dir=repos, run_proof=lambda *a, **k: _Proof("failed-exit"))
     assert bad.errors and all("re-run proof ends differently" in str(e) for e in bad.errors)
+    other = verify_release(pristine, reprove=True, repos_dir=repos,
+                           run_proof=lambda *a, **k: _Proof("passed", "e" * 64))
+    assert other.errors and all("other evidence" in str(e) and "stdout_sha256" in str(e) for e in other.errors)
     with pytest.raises(ConfigError):
         verify_release(pristine, reprove=True, repos_dir=repos)
     missing = verify_release(pristine, reprove=True, repos_dir=None, run_proof=run_proof)
