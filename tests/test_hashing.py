@@ -80,7 +80,6 @@ def test_task_hash_ignores_pipeline_status_but_not_content():
 
 
 def _random_value(rng, depth=0):
-    import numpy as np  # noqa: F401
     kind = rng.integers(0, 8 if depth < 3 else 5)
     alphabet = ["a", "Z", "é", "\u2028", "\x00", "\x1f", "\"", "\\", "\n", "\t", "\U0001F600", "\ufb01", "€", "\x7f"]
     text = lambda: "".join(rng.choice(alphabet, size=int(rng.integers(0, 8))))  # noqa: E731

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 from builder.pipeline.cache import StageCache
-from builder.pipeline.hashing import sha256_file, tree_hash
+from builder.pipeline.hashing import tree_hash
 from builder.pipeline.progress import BuildProgress
 from builder.pipeline.runner import Stage, plan, run_stages
 from swe_taskflow.errors import ConfigError, TaskflowError

@@ -7,7 +7,6 @@ One parser serves both forms: the positional list is read as ``IN.jsonl`` or as 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 USAGE = ("swe-taskflow classify IN.jsonl --out OUT.jsonl [--classifier NAME_OR_PATH] [--batch-size N] "

@@ -8,11 +8,14 @@ import json
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 from swe_taskflow.errors import InputError, ReplayMissError
 
 from .accounting import Ledger
+
+if TYPE_CHECKING:
+    from .store import ResponseStore
 
 log = logging.getLogger("swe_taskflow.llm")
 

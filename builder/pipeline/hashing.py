@@ -7,13 +7,15 @@ absolute paths, timestamps or pickles.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
+
+from swe_taskflow.hashing import file_sha256 as sha256_file
+from swe_taskflow.hashing import sha256_hex as sha256_bytes
 
 #: Files under a stage output whose names start with this prefix are kept out of its content hash
 #: (wall times, logs): they may differ between two builds of the same inputs.
@@ -27,20 +29,8 @@ def canonical_json(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
 
 
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def sha256_json(obj: Any) -> str:
     return sha256_bytes(canonical_json(obj))
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def tree_files(root: Path, *, include_volatile: bool = False) -> list[str]:

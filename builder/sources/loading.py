@@ -7,7 +7,6 @@ whose type differs between rows) are re-read line by line so that every row stil
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -15,17 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow.errors import InputError
+from swe_taskflow.hashing import file_sha256
 
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _file_entry(path: Path) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.jsonl import write_json, write_jsonl

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.target import load_target
