@@ -14,6 +14,18 @@ SHARED = Path(os.environ.get("SWE_TASKFLOW_SHARED", ROOT.parent / "shared"))
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _hermetic_cache(tmp_path_factory):
+    """Label caches go to a fresh folder: tests never read or fill the user's ~/.cache."""
+    old = os.environ.get("SWE_TASKFLOW_CACHE")
+    os.environ["SWE_TASKFLOW_CACHE"] = str(tmp_path_factory.mktemp("swe-taskflow-cache"))
+    yield
+    if old is None:
+        os.environ.pop("SWE_TASKFLOW_CACHE", None)
+    else:
+        os.environ["SWE_TASKFLOW_CACHE"] = old
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """../shared (real SWE-Bench Pro tasks, trajectories, sessions); tests skip when it is absent."""
