@@ -6,7 +6,14 @@ embedded classifier. The printed texts stay on the labeller's screen: only
 ``{session_id, index, intent, labeler}`` rows go into ``tests/data/hand_labels_v{1,2}.jsonl``.
 
     python benchmarks/hand_label_sample.py [--n 130] [--seed 8] [--sessions PATH]
-    python benchmarks/hand_label_sample.py --heldout v2 --n 100 --seed 29   # the second held-out sample
+    python benchmarks/hand_label_sample.py --heldout v2 --n 100 --seed 29   # tests/data/hand_labels_v2.jsonl
+    python benchmarks/hand_label_sample.py --dev --n 120 --seed 31          # tests/data/dev_labels_v2.jsonl
+    python benchmarks/hand_label_sample.py --dev --n 80 --seed 47 --exclude tests/data/hand_labels_v1.jsonl \
+        --exclude tests/data/dev_labels_v1.jsonl --exclude tests/data/hand_labels_v2.jsonl \
+        --exclude tests/data/dev_labels_v2.jsonl                            # tests/data/dev_labels_v3.jsonl
+
+``--dev`` draws from sessions in neither held-out set (hex suffix 3-c); tests/data/dev_labels_v1.jsonl was
+drawn before v2 existed, from every non-v1 session.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ HELD_OUT_SUFFIXES = "012"
 #: second held-out set: sessions whose sha256 hex ends in one of these (and in no earlier label file)
 HELD_OUT_V2_SUFFIXES = "def"
 LABEL_DIR = ROOT / "tests" / "data"
+#: label files whose sessions a new sample leaves out by default (those that existed when v2 was drawn)
+DEFAULT_EXCLUDE = (LABEL_DIR / "hand_labels_v1.jsonl", LABEL_DIR / "dev_labels_v1.jsonl")
 
 
 def is_held_out(session_id: str, suffixes: str = HELD_OUT_SUFFIXES) -> bool:
@@ -72,13 +81,15 @@ def main() -> None:
     ap.add_argument("--sessions", type=Path, default=DEFAULT_SESSIONS)
     ap.add_argument("--dev", action="store_true", help="sample the tuning (non-held-out) sessions instead")
     ap.add_argument("--heldout", choices=["v1", "v2"], default="v1",
-                    help="v2: the second held-out set (sha256 hex ends in d-f), minus every session already in "
-                         "tests/data/*labels*.jsonl")
+                    help="v2: the second held-out set (sha256 hex ends in d-f), minus the sessions of --exclude")
+    ap.add_argument("--exclude", type=Path, action="append", metavar="LABELS.jsonl",
+                    help="leave out the sessions of this label file (repeatable; default with --heldout v2 or --dev: "
+                         "tests/data/hand_labels_v1.jsonl and tests/data/dev_labels_v1.jsonl)")
     ap.add_argument("--chars", type=int, default=700, help="head chars shown (plus a 200-char tail)")
     args = ap.parse_args()
-    exclude = set()
+    exclude: set[str] = set()
     if args.heldout == "v2" or args.dev:
-        exclude = labelled_sessions(sorted(p for p in LABEL_DIR.glob("*labels_v1.jsonl")))
+        exclude = labelled_sessions(args.exclude or list(DEFAULT_EXCLUDE))
     keys = sample_keys(args.sessions, args.n, args.seed, dev=args.dev, heldout=args.heldout, exclude=exclude)
     for k, (sid, idx, text) in enumerate(keys):
         shown = text if len(text) <= args.chars + 200 else text[:args.chars] + "\n[...]\n" + text[-200:]
