@@ -27,9 +27,9 @@ from pathlib import Path
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
-from .capture import BoundedCapture
+from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
-from .script import PROOF_MOUNT, REPO_MOUNT, repo_write_blocked, script_command, stage_script
+from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
 
 NOBODY = 65534
 _OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc")
@@ -222,13 +222,8 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
             return RunFacts(infra_error=f"bwrap: {stderr_text.strip()[-300:]}", duration_s=round(duration, 3),
                             command=tuple(command))
         oom = exit_code not in (0, None) and any(m in stderr_text for m in _OOM_MARKERS)
-        return RunFacts(
-            exit_code=exit_code, timed_out=timed_out, oom_killed=oom,
-            output_limit_hit=out.limit_hit or err.limit_hit,
-            stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
-            stdout_excerpt=out.head_text(config.excerpt_chars), stderr_excerpt=stderr_text,
-            repo_write_blocked=repo_write_blocked(stderr_text),
-            duration_s=round(duration, 3), command=tuple(command))
+        return run_facts(out, err, exit_code=exit_code, timed_out=timed_out, oom_killed=oom, duration_s=duration,
+                         command=command, excerpt_chars=config.excerpt_chars)
     except SandboxError:
         raise
     except OSError as exc:

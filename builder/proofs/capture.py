@@ -5,6 +5,10 @@ from __future__ import annotations
 import hashlib
 from typing import Callable, Iterable
 
+from swe_taskflow.proofs import RunFacts
+
+from .script import repo_write_blocked
+
 
 class BoundedCapture:
     """Accumulates a stream up to ``limit`` bytes; past it, calls ``on_limit`` once and stops keeping bytes.
@@ -60,3 +64,16 @@ class BoundedCapture:
 
     def tail_text(self) -> str:
         return bytes(self.tail).decode("utf-8", "replace")
+
+
+def run_facts(out: BoundedCapture, err: BoundedCapture, *, exit_code: int | None, timed_out: bool, oom_killed: bool,
+              duration_s: float, command, excerpt_chars: int) -> RunFacts:
+    """The facts of one finished sandbox run, the same for every sandbox (the verdict is classify_outcome's)."""
+    stderr_text = err.tail_text()
+    return RunFacts(
+        exit_code=exit_code, timed_out=timed_out, oom_killed=oom_killed,
+        output_limit_hit=out.limit_hit or err.limit_hit,
+        stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
+        stdout_excerpt=out.head_text(excerpt_chars), stderr_excerpt=stderr_text,
+        repo_write_blocked=repo_write_blocked(stderr_text),
+        duration_s=round(duration_s, 3), command=tuple(command))

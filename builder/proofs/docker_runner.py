@@ -16,9 +16,9 @@ from typing import Any
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
-from .capture import BoundedCapture
+from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
-from .script import PROOF_MOUNT, REPO_MOUNT, repo_write_blocked, script_command, stage_script
+from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
 
 _CLIENT_LOCK = threading.Lock()
 _CLIENT: Any = None
@@ -138,15 +138,9 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
             pass
         container.reload()
         state = container.attrs.get("State", {})
-        stderr_text = err.tail_text()
-        return RunFacts(
-            exit_code=state.get("ExitCode"), timed_out=timed_out,
-            oom_killed=bool(state.get("OOMKilled")),
-            output_limit_hit=out.limit_hit or err.limit_hit,
-            stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
-            stdout_excerpt=out.head_text(config.excerpt_chars), stderr_excerpt=stderr_text,
-            repo_write_blocked=repo_write_blocked(stderr_text),
-            duration_s=round(duration, 3), command=tuple(command))
+        return run_facts(out, err, exit_code=state.get("ExitCode"), timed_out=timed_out,
+                         oom_killed=bool(state.get("OOMKilled")), duration_s=duration, command=command,
+                         excerpt_chars=config.excerpt_chars)
     except SandboxError:
         raise
     except Exception as exc:  # noqa: BLE001 - a daemon/API failure is an infrastructure error, not a verdict
