@@ -18,16 +18,19 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError("file not found", path=str(path))
     with path.open("r", encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), row=lineno) from None
-            if not isinstance(obj, dict):
-                raise InputError("each line must be a JSON object", path=str(path), row=lineno,
-                                 actual=type(obj).__name__)
-            yield lineno, obj
+            if line.strip():
+                yield lineno, parse_line(line, path=str(path), row=lineno)
+
+
+def parse_line(line: str, *, path: str | None = None, row: int | None = None) -> dict[str, Any]:
+    """One JSONL line as a dict, or an InputError naming the file and line."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, row=row) from None
+    if not isinstance(obj, dict):
+        raise InputError("each line must be a JSON object", path=path, row=row, actual=type(obj).__name__)
+    return obj
 
 
 def dumps_line(obj: Any) -> str:

@@ -105,6 +105,18 @@ class FakeHub:
     def _not_found(what: str):
         return 404, {"error": f"{what} not found"}, {"X-Error-Code": "RepoNotFound"}
 
+    _REV_NOT_FOUND = (404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"})
+
+    def _repo_commit(self, m, rev: str | None):
+        """``(repo, commit, None)``, or ``(None, None, error response)`` for an unknown repo or revision."""
+        repo = self._repo(m["repo"])
+        if repo is None:
+            return None, None, self._not_found("repository")
+        commit = self._resolve(repo, rev)
+        if commit is None:
+            return None, None, self._REV_NOT_FOUND
+        return repo, commit, None
+
     # ------------------------------------------------------------ endpoints
     def _create_repo(self, m, body, params):
         req = json.loads(body)
@@ -133,12 +145,9 @@ class FakeHub:
         return oid
 
     def _repo_info(self, m, body, params):
-        repo = self._repo(m["repo"])
-        if repo is None:
-            return self._not_found("repository")
-        commit = self._resolve(repo, m.get("rev"))
-        if commit is None:
-            return 404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"}
+        repo, commit, error = self._repo_commit(m, m.get("rev"))
+        if error:
+            return error
         return 200, {"id": repo.repo_id, "sha": commit["oid"], "private": repo.private,
                      "siblings": [{"rfilename": p} for p in sorted(commit["files"])]}, {}
 
@@ -216,17 +225,14 @@ class FakeHub:
             return 409, {"error": f"Tag {req['tag']} already exists"}, {}
         commit = self._resolve(repo, m["rev"])
         if commit is None:
-            return 404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"}
+            return self._REV_NOT_FOUND
         repo.tags[req["tag"]] = commit["oid"]
         return 200, {}, {}
 
     def _download(self, m, body, params):
-        repo = self._repo(m["repo"])
-        if repo is None:
-            return self._not_found("repository")
-        commit = self._resolve(repo, m["rev"])
-        if commit is None:
-            return 404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"}
+        repo, commit, error = self._repo_commit(m, m["rev"])
+        if error:
+            return error
         f = commit["files"].get(m["path"])
         if f is None:
             return 404, {"error": "entry not found"}, {"X-Error-Code": "EntryNotFound"}
@@ -240,12 +246,9 @@ class FakeHub:
         return self.blobs[commit["files"][path]["sha256"]]
 
     def _tree(self, m, body, params):
-        repo = self._repo(m["repo"])
-        if repo is None:
-            return self._not_found("repository")
-        commit = self._resolve(repo, m["rev"])
-        if commit is None:
-            return 404, {"error": "revision not found"}, {"X-Error-Code": "RevisionNotFound"}
+        repo, commit, error = self._repo_commit(m, m["rev"])
+        if error:
+            return error
         out = []
         for path, f in sorted(commit["files"].items()):
             e = {"type": "file", "oid": f["blob_id"], "size": f["size"], "path": path}

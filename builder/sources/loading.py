@@ -7,7 +7,6 @@ whose type differs between rows) are re-read line by line so that every row stil
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import file_sha256
+from swe_taskflow.jsonl import parse_line
 
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
@@ -33,17 +33,11 @@ def _lines_fallback(path: Path) -> tuple[list[dict[str, Any] | None], list[str]]
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
+                rows.append(parse_line(line, path=str(path), row=lineno))
+                problems.append("")
+            except InputError as exc:
                 rows.append(None)
-                problems.append(f"{path}: line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(obj, dict):
-                rows.append(None)
-                problems.append(f"{path}: line {lineno}: not a JSON object")
-                continue
-            rows.append(obj)
-            problems.append("")
+                problems.append(f"{path}: line {lineno}: {exc.message}")
     return rows, problems
 
 
