@@ -236,7 +236,10 @@ def test_report_has_pictures_and_tables(clean_build):
     report = clean_build.out / "report"
     md = (report / "report.md").read_text()
     for needle in ("TFAS against the target", "| S_L |", "Gap tables", "Counts per status", "LLM use and cost",
-                   "rejected: modified-repo", "sankey_target.png", "sankey_tfas_optimized.png"):
+                   "rejected: modified-repo", "sankey_target.png", "sankey_tfas_optimized.png",
+                   "Rows carrying questions, per condition", "| qa_first | 1 of 7 |",
+                   "swe-taskflow__ticketdesk-1 (swe-taskflow/ticketdesk, hand-written) | 10 accepted of 13",
+                   "tasks without questions: no candidate question names the task | 6"):
         assert needle in md, needle
     pngs = sorted(p.name for p in report.glob("*.png"))
     assert "sankey_source.png" in pngs and "sankey_target.png" in pngs and len(pngs) == 10
