@@ -136,3 +136,24 @@ def test_no_network_in_the_test_run(bundled, docker_available):
                                 "socket.create_connection(('10.0.0.1', 80), timeout=2)\"")
     run = run_tests(dataclasses.replace(bundled, task=probe), gold=False, runner="docker", timeout_s=60)
     assert run["exit_code"] != 0 and ("unreachable" in run["output_tail"] or "OSError" in run["output_tail"])
+
+
+def test_image_content_hash_sees_owners_and_folders():
+    """An image is reused only when its content hash matches: folders, modes and owners count, not just bytes."""
+    import io
+    import tarfile
+
+    from builder.proofs.image import RootfsWriter
+
+    def digest(build) -> str:
+        with tarfile.open(fileobj=io.BytesIO(), mode="w") as tar:
+            w = RootfsWriter(tar)
+            build(w)
+            return w.digest.hexdigest()
+
+    base = digest(lambda w: (w.dir("/app", uid=1000, gid=1000), w.file("/app/a.py", b"x")))
+    assert base == digest(lambda w: (w.dir("/app", uid=1000, gid=1000), w.file("/app/a.py", b"x")))
+    assert base != digest(lambda w: (w.dir("/app"), w.file("/app/a.py", b"x")))
+    assert base != digest(lambda w: (w.dir("/app", uid=1000, gid=1000), w.file("/app/a.py", b"x", uid=1000)))
+    assert base != digest(lambda w: (w.dir("/app", uid=1000, gid=1000), w.dir("/root", mode=0o700),
+                                     w.file("/app/a.py", b"x")))

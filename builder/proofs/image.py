@@ -99,7 +99,8 @@ def _info(name: str, *, mode: int, kind: bytes, uid: int = 0, gid: int = 0) -> t
 
 
 class RootfsWriter:
-    """Members of a rootfs tar with parents created once; ``digest`` covers every file's path and bytes."""
+    """Members of a rootfs tar with parents created once; ``digest`` covers every member (path, kind, mode,
+    owner, bytes or link target), so any change to the image's content changes it."""
 
     def __init__(self, tar: tarfile.TarFile) -> None:
         self.tar = tar
@@ -114,13 +115,15 @@ class RootfsWriter:
             if d not in self.dirs:
                 self.dirs.add(d)
                 last = i == len(parts)
-                self.tar.addfile(_info(d, mode=mode if last else 0o755, kind=tarfile.DIRTYPE,
-                                       uid=uid if last else 0, gid=gid if last else 0))
+                info = _info(d, mode=mode if last else 0o755, kind=tarfile.DIRTYPE, uid=uid if last else 0,
+                             gid=gid if last else 0)
+                self.digest.update(f"{d}/\0{oct(info.mode)}\0{info.uid}:{info.gid}\0".encode())
+                self.tar.addfile(info)
 
     def file(self, path: str, data: bytes, *, mode: int = 0o644, uid: int = 0, gid: int = 0) -> None:
         self.dir(str(Path(path).parent))
         self.paths.add(path)
-        self.digest.update(path.encode() + b"\0" + oct(mode).encode() + b"\0" + hashlib.sha256(data).digest())
+        self.digest.update(f"{path}\0{oct(mode)}\0{uid}:{gid}\0".encode() + hashlib.sha256(data).digest())
         info = _info(path, mode=mode, kind=tarfile.REGTYPE, uid=uid, gid=gid)
         info.size = len(data)
         self.tar.addfile(info, io.BytesIO(data))
