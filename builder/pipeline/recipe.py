@@ -141,6 +141,9 @@ class ConditionsSection:
 
 @dataclass(frozen=True)
 class SelectSection:
+    preset: str = ""
+    """A named selection configuration (``paper``: Appendix F's optimized run, see docs/select.md); keys set
+    here override its values; empty: the defaults below."""
     seed: int = 0
     """Seed of the randomized local search."""
     restarts: int = 64
@@ -157,6 +160,32 @@ class SelectSection:
     """Share of ok-split tasks that must keep three issue turns (1.0: the paper's run)."""
     min_question_share: float = 0.0
     """Share of the usable questions that must be kept."""
+    min_qa_task_share: float = 0.0
+    """Share of the tasks with usable questions that must carry at least one (1.0: the paper's run)."""
+    min_placement_share: float = 0.0
+    """Diversity: share of the tasks with usable questions each placement pattern (only before, only after,
+    interleaved) must hold at least (0..1/3)."""
+
+    def to_config(self):
+        """The :class:`swe_taskflow.select_config.SelectConfig` these settings describe."""
+        from swe_taskflow.select_config import SelectConfig
+
+        d = _plain(self)
+        d["max_questions_per_task"] = d.pop("max_questions")
+        return SelectConfig(**d)
+
+
+def _resolve_select(section: SelectSection, given: Mapping[str, Any], path: Path) -> SelectSection:
+    """With a preset, the keys the recipe does not set take the preset's values (not the defaults above)."""
+    if not section.preset:
+        return section
+    from swe_taskflow.select_config import PRESETS
+
+    if section.preset not in PRESETS:
+        raise ConfigError("unknown selection preset", path=str(path), field="select.preset", expected=sorted(PRESETS),
+                          actual=section.preset)
+    values = {("max_questions" if k == "max_questions_per_task" else k): v for k, v in PRESETS[section.preset].items()}
+    return SelectSection(**{**values, **{k: getattr(section, k) for k in given}})
 
 
 @dataclass(frozen=True)
@@ -283,13 +312,11 @@ def _check(recipe: Recipe) -> None:
                                 ("questions.max_questions", recipe.questions.max_questions, 1)):
         if value < minimum:
             raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
-    for key in ("min_full_split_share", "min_question_share"):
-        value = getattr(recipe.select, key)
-        if not 0.0 <= value <= 1.0:
-            raise ConfigError("a share must lie in [0, 1]", path=p, field=f"select.{key}", actual=value)
-    if recipe.select.max_questions > 3:
-        raise ConfigError("out of range", path=p, field="select.max_questions", expected="0..3",
-                          actual=recipe.select.max_questions)
+    try:
+        recipe.select.to_config()
+    except ConfigError as exc:
+        key = "max_questions" if exc.field == "max_questions_per_task" else exc.field
+        raise ConfigError(exc.message, path=p, field=f"select.{key}", expected=exc.expected, actual=exc.actual) from None
     names = [pool.name for pool in recipe.questions.pools]
     for i, pool in enumerate(recipe.questions.pools):
         if not SPLIT_NAME_RE.match(pool.name):
@@ -338,6 +365,8 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
         if name not in data:
             raise ConfigError("missing section", path=str(path), field=name)
     sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items() if name in data}
+    if "select" in sections:
+        sections["select"] = _resolve_select(sections["select"], data["select"], path)
     recipe = Recipe(path=path, raw=dict(data), **sections)
     _check(recipe)
     return recipe

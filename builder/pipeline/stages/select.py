@@ -29,16 +29,9 @@ def run(ctx) -> None:
     if "tfas_optimized" not in ctx.recipe.conditions.names:
         ctx.summary.update(selected=False, target=target.name)
         return
-    from swe_taskflow.select import SelectConfig, select
+    from swe_taskflow.select import select
 
-    sec = ctx.recipe.select
-    try:
-        config = SelectConfig(restarts=sec.restarts, sweeps=sec.sweeps, seed=sec.seed,
-                              max_questions_per_task=sec.max_questions, include_original=sec.include_original,
-                              apply_target_filter=sec.apply_target_filter,
-                              min_full_split_share=sec.min_full_split_share, min_question_share=sec.min_question_share)
-    except ConfigError as exc:
-        raise ConfigError(exc.message, path=str(ctx.recipe.path), field=f"select.{exc.field}", actual=exc.actual) from None
+    config = ctx.recipe.select.to_config()    # validated when the recipe was loaded
     materials, intents, _ = materials_and_intents(ctx)
     ctx.progress.set_total(len(materials))
     selection = select(materials, intents, target, config)
