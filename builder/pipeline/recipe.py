@@ -100,6 +100,10 @@ class QuestionsSection:
     """Response store for ``generate`` (relative to the recipe)."""
     trajectories: str = ""
     """Folder of solving trajectories for ``generate`` (relative to the recipe)."""
+    resolved: str = ""
+    """Optional results file with per-task resolution flags (mini-swe-agent ``results_summary.json`` or
+    ``{instance_id: bool}``): trajectories of unresolved tasks are not mined. Without it the run's exit status
+    (``Submitted``) and a non-empty patch decide."""
     max_questions: int = 3
     """Questions proposed per task by ``generate``."""
 
@@ -341,7 +345,8 @@ def _check(recipe: Recipe) -> None:
     for key, value in (("repos.bundled", recipe.repos.bundled), ("repos.path", recipe.repos.path),
                        ("split.responses", recipe.split.responses),
                        ("questions.responses", recipe.questions.responses),
-                       ("questions.trajectories", recipe.questions.trajectories)):
+                       ("questions.trajectories", recipe.questions.trajectories),
+                       ("questions.resolved", recipe.questions.resolved)):
         if value and not recipe.resolve(value).exists():
             raise ConfigError("path not found", path=p, field=key, actual=str(recipe.resolve(value)))
     if recipe.target.path != "default" and not recipe.resolve(recipe.target.path).exists():

@@ -20,7 +20,7 @@ def _files_source(r) -> list[Path]:
 def _files_pools(r) -> list[Path]:
     out = [r.resolve(p.path) for p in r.questions.pools] if r.questions.mode == "pool" else []
     if r.questions.mode == "generate":
-        out += [r.resolve(x) for x in (r.questions.responses, r.questions.trajectories) if x]
+        out += [r.resolve(x) for x in (r.questions.responses, r.questions.trajectories, r.questions.resolved) if x]
     return out
 
 

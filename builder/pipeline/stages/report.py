@@ -51,7 +51,12 @@ def run(ctx) -> None:
                       "not used: task not in this build": questions.get("unknown_task", 0),
                       "accepted": proofs.get("accepted", 0), "rejected": proofs.get("rejected", 0),
                       "infrastructure error": proofs.get("error", 0),
-                      **{f"rejected: {k}": v for k, v in proofs.get("rejected_by_reason", {}).items()}},
+                      **{f"rejected: {k}": v for k, v in proofs.get("rejected_by_reason", {}).items()},
+                      "rejected proofs by cause: output drift (passed before and after the gold patch, "
+                      "different output)": proofs.get("rejected_by_cause", {}).get("output-drift", 0),
+                      "rejected proofs by cause: failure (a run failed, before or after the gold patch)":
+                          proofs.get("rejected_by_cause", {}).get("failure", 0),
+                      "rejected before any proof ran (generation checks)": proofs.get("rejected_before_proof", 0)},
         "Turn intents": {"texts classified": turns.get("texts", 0), "issue texts": turns.get("issue_texts", 0),
                          "question texts": turns.get("question_texts", 0),
                          "question intents from": turns.get("question_intents", "classify"),
