@@ -132,4 +132,29 @@ def describe(config: SelectConfig | Mapping[str, Any]) -> str:
     return f"{head}: " + "; ".join(parts)
 
 
-__all__ = ["MAX_QUESTIONS", "PLACEMENTS", "FEATURES", "SelectConfig", "PRESETS", "describe"]
+#: How each fixed condition picks a task's one candidate (no search).
+FIXED_RULES: Mapping[str, str] = {
+    "single_prompt": "fixed: the original prompt",
+    "split_prompt": "fixed: the 3 split turns",
+    "split_prompt_concat": "fixed: the 3 split parts in one message",
+    "qa_first": "fixed: every question of the task, then the 3 issue turns",
+    "qa_last": "fixed: the 3 issue turns, then every question of the task",
+    "qa_random": "fixed: every question of the task at a seeded random interleaving",
+    "qa_only": "fixed: the task's questions only",
+}
+
+
+def describe_split(condition: str, *, pool: str | None = None, seed: int = 0,
+                   config: SelectConfig | Mapping[str, Any] | None = None) -> str:
+    """The candidate-selection configuration of one released split, in one line."""
+    if condition == "tfas_optimized":
+        text = "TFAS-optimized, " + (describe(config) if config is not None else "configuration not recorded")
+    else:
+        text = FIXED_RULES.get(condition, f"fixed: condition {condition}")
+        if condition == "qa_random":
+            text += f" (seed {seed})"
+    return text + (f"; question pool {pool}" if pool else "")
+
+
+__all__ = ["MAX_QUESTIONS", "PLACEMENTS", "FEATURES", "SelectConfig", "PRESETS", "describe", "FIXED_RULES",
+           "describe_split"]

@@ -127,8 +127,9 @@ def test_every_shipped_recipe_loads(path):
 
 def test_question_intents_option(tmp_path):
     body = '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n'
-    r = load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "declared"\n' + body))
-    assert r.classifier.question_intents == "declared"
+    assert load_recipe(_write(tmp_path, body)).classifier.question_intents == "declared"    # the default
+    r = load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "classify"\n' + body))
+    assert r.classifier.question_intents == "classify"
     with pytest.raises(ConfigError) as info:
         load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "guess"\n' + body))
     assert info.value.field == "classifier.question_intents"

@@ -55,9 +55,10 @@ class ClassifierSection:
     """``auto``, ``cpu`` or ``cuda``."""
     batch_size: int = 64
     """Messages per batch."""
-    question_intents: str = "classify"
-    """QA turns' intents: ``classify`` (labelled like every other message, as the paper measures Task Flows)
-    or ``declared`` (the intent the question pool declares, e.g. ``explain``)."""
+    question_intents: str = "declared"
+    """QA turns' intents: ``declared`` (the intent the question pool declares: the paper adds repository
+    questions as the explain intent) or ``classify`` (labelled by the classifier like every other message).
+    The build report shows TFAS and the intent mix under both."""
 
 
 @dataclass(frozen=True)
@@ -138,9 +139,19 @@ class ConditionsSection:
     names: tuple[str, ...] = CONDITIONS
     """Conditions to build (each one split of the release)."""
     pool: str = ""
-    """Question pool the QA conditions use; empty: the first pool."""
+    """Question pool of ``tfas_optimized`` (and of the QA conditions when ``pools`` is empty); empty: the first
+    pool."""
+    pools: tuple[str, ...] = ()
+    """Pools the QA conditions are built for, one split per condition and pool named ``<condition>_<pool>``
+    (two pools give the paper's 12 splits); empty: one split per condition from ``pool``, plain names."""
     seed: int = 0
     """Seed of the seeded placements (``qa_random``)."""
+
+    def plan(self, pool_names: tuple[str, ...]):
+        """The release's splits (:func:`swe_taskflow.conditions.split_plan`); ``pool_names``: the build's pools."""
+        from swe_taskflow.conditions import split_plan
+
+        return split_plan(self.names, qa_pools=self.pools, pool=self.pool or (pool_names[0] if pool_names else None))
 
 
 @dataclass(frozen=True)
@@ -213,6 +224,16 @@ class Recipe:
     def base(self) -> Path:
         return self.path.parent
 
+    def pool_names(self) -> tuple[str, ...]:
+        """Names of the build's question pools (``generated`` for mined questions)."""
+        if self.questions.mode == "generate":
+            return ("generated",)
+        return tuple(p.name for p in self.questions.pools) if self.questions.mode == "pool" else ()
+
+    def splits(self):
+        """The release's splits in order: name, condition, question pool."""
+        return self.conditions.plan(self.pool_names())
+
     def resolve(self, rel: str) -> Path:
         """A recipe path made absolute against the recipe's folder."""
         p = Path(rel).expanduser()
@@ -267,7 +288,7 @@ def _build(cls, data: Any, where: str, path: Path):
             continue
         value = data[name]
         key = f"{where}.{name}"
-        if name == "pools":
+        if name == "pools" and cls is QuestionsSection:
             if not isinstance(value, list):
                 raise ConfigError("must be an array of tables", path=str(path), field=key)
             value = tuple(_build(PoolSection, v, f"{key}[{i}]", path) for i, v in enumerate(value))
@@ -333,9 +354,19 @@ def _check(recipe: Recipe) -> None:
         raise ConfigError("duplicate pool name", path=p, field="questions.pools", actual=names)
     if recipe.questions.mode == "pool" and not recipe.questions.pools:
         raise ConfigError("mode 'pool' needs at least one [[questions.pools]]", path=p, field="questions.pools")
-    if recipe.conditions.pool and recipe.conditions.pool not in names and recipe.questions.mode == "pool":
-        raise ConfigError("unknown pool", path=p, field="conditions.pool", expected=names, actual=recipe.conditions.pool)
-    qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_") or c == "tfas_optimized"]
+    known = recipe.pool_names()
+    if recipe.conditions.pool and recipe.conditions.pool not in known and recipe.questions.mode != "none":
+        raise ConfigError("unknown pool", path=p, field="conditions.pool", expected=known, actual=recipe.conditions.pool)
+    for i, name in enumerate(recipe.conditions.pools):
+        if name not in known:
+            raise ConfigError("unknown pool", path=p, field=f"conditions.pools[{i}]", expected=known, actual=name)
+    if len(set(recipe.conditions.pools)) != len(recipe.conditions.pools):
+        raise ConfigError("duplicate pool", path=p, field="conditions.pools", actual=list(recipe.conditions.pools))
+    try:
+        recipe.splits()
+    except ConfigError as exc:
+        raise ConfigError(exc.message, path=p, field="conditions", actual=exc.actual) from None
+    qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_")]
     if qa_conditions and recipe.questions.mode == "none":
         raise ConfigError("QA conditions need questions", path=p, field="conditions.names",
                           actual=qa_conditions, hint="set questions.mode or drop the QA conditions")

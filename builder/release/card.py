@@ -77,12 +77,16 @@ def target_section(target, manifest: Manifest) -> str:
 
 
 def tfas_table(manifest: Manifest) -> str:
-    rows = ["| split | condition | question pool | rows | TFAS | S_L | S_T | S_R |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    """TFAS with its components per split, and how each split's candidates were selected (Appendix F asks
+    for the configuration beside every aggregate)."""
+    rules = (manifest.provenance or {}).get("selection") or {}
+    rows = ["| split | condition | question pool | rows | TFAS | S_L | S_T | S_R | candidate selection |",
+            "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for s in manifest.configs().get(SESSION_CONFIG, []):
         t = s.tfas or {}
         f = lambda k, p: f"{t[k]:.{p}f}" if k in t else "-"  # noqa: E731
         rows.append(f"| `{s.name}` | {s.condition or '-'} | {s.question_pool or '-'} | {s.rows} | {f('tfas', 2)} | "
-                    f"{f('S_L', 3)} | {f('S_T', 3)} | {f('S_R', 3)} |")
+                    f"{f('S_L', 3)} | {f('S_T', 3)} | {f('S_R', 3)} | {rules.get(s.name, '-')} |")
     return "\n".join(rows)
 
 

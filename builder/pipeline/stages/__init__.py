@@ -69,7 +69,7 @@ def _proofs_config(r):
 
 
 def _write_config(r):
-    return {"release": r.section("release"), "conditions": list(r.conditions.names),
+    return {"release": r.section("release"), "conditions": r.section("conditions"), "select": r.section("select"),
             "recipe_raw": dict(r.raw), "package": _package_state()}
 
 
@@ -115,12 +115,15 @@ def pipeline_stages() -> list[Stage]:
         Stage("select", select.run, needs=("split", "classify_turns"),
               config=lambda r: {"select": r.section("select"), "target": r.section("target"),
                                 "conditions": list(r.conditions.names)},
-              files=_files_target, code=("swe_taskflow.select", "swe_taskflow.target", "swe_taskflow.targets",
+              files=_files_target, code=("swe_taskflow.select", "swe_taskflow.select_config",
+                                         "swe_taskflow.select_families", "swe_taskflow.select_search",
+                                         "swe_taskflow.target", "swe_taskflow.targets",
                                          "builder.pipeline.stages.select"),
               description="choose the TFAS-optimized session per task"),
         Stage("write", write.run, needs=("ingest", "split", "questions", "proofs", "classify_turns", "assemble",
                                          "select"),
               config=_write_config, code=("builder.release", "swe_taskflow.rows", "swe_taskflow.features",
+                                          "swe_taskflow.select_config", "swe_taskflow.conditions",
                                           "swe_taskflow.manifest", "swe_taskflow.hashing",
                                           "builder.pipeline.stages.write"),
               description="write the release folder (parquet, card, manifest)"),
@@ -128,8 +131,10 @@ def pipeline_stages() -> list[Stage]:
               description="verify the release as an auditor would"),
         Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "questions", "proofs",
                                            "classify_turns", "assemble", "select", "write", "verify"),
-              config=lambda r: {"release": r.section("release")},
-              code=("builder.report", "swe_taskflow.gap", "builder.pipeline.stages.report"),
+              config=lambda r: {"release": r.section("release"), "conditions": r.section("conditions"),
+                                "select": r.section("select"), "classifier": r.section("classifier")},
+              code=("builder.report", "swe_taskflow.gap", "swe_taskflow.select_config",
+                    "builder.pipeline.stages.report"),
               description="render the build report (Markdown, HTML, Sankey PNGs)"),
     ]
 

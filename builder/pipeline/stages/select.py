@@ -32,7 +32,8 @@ def run(ctx) -> None:
     from swe_taskflow.select import select
 
     config = ctx.recipe.select.to_config()    # validated when the recipe was loaded
-    materials, intents, _ = materials_and_intents(ctx)
+    spec = next(s for s in ctx.recipe.splits() if s.condition == "tfas_optimized")
+    materials, intents, _ = materials_and_intents(ctx, spec.pool)
     ctx.progress.set_total(len(materials))
     selection = select(materials, intents, target, config)
     rows = selection.rows()
