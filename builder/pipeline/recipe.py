@@ -77,6 +77,9 @@ class SplitSection:
     """Model id for the LLM backend."""
     responses: str = ""
     """Response store to replay (relative to the recipe); empty: no replay."""
+    context_checks: str = "on"
+    """Evaluation-context checks after splitting (docs/generation.md): ``on`` (a turn without a request, a
+    FAIL_TO_PASS test the split lost), ``strict`` (also every FAIL_TO_PASS test tied to some turn) or ``off``."""
 
 
 @dataclass(frozen=True)
@@ -313,6 +316,11 @@ def _check(recipe: Recipe) -> None:
     if recipe.proofs.sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", path=p, field="proofs.sandbox", expected=SANDBOXES,
                           actual=recipe.proofs.sandbox)
+    from swe_taskflow.context_checks import MODES as CONTEXT_MODES
+
+    if recipe.split.context_checks not in CONTEXT_MODES:
+        raise ConfigError("unknown context_checks mode", path=p, field="split.context_checks", expected=CONTEXT_MODES,
+                          actual=recipe.split.context_checks)
     if recipe.classifier.question_intents not in QUESTION_INTENTS:
         raise ConfigError("unknown question_intents", path=p, field="classifier.question_intents",
                           expected=QUESTION_INTENTS, actual=recipe.classifier.question_intents)

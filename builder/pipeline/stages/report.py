@@ -50,6 +50,10 @@ def run(ctx) -> None:
         "Splits": {**{f"status {k}": v for k, v in split.get("by_status", {}).items()},
                    **{f"violation {k}": v for k, v in split.get("violations", {}).items()}},
         "Split reasons (tasks kept single-turn)": split.get("reasons", {}),
+        "Evaluation-context checks": {"mode": split.get("context_checks", "off"),
+                                      "ok splits failing them (kept single-turn)": split.get("context_failed", 0),
+                                      "FAIL_TO_PASS tests tied to no turn (scored at the last checkpoint only)":
+                                          split.get("tests_unattributed", 0)},
         "Questions": {"candidates": questions.get("candidates", 0),
                       "not used: task not in this build": questions.get("unknown_task", 0),
                       "accepted": proofs.get("accepted", 0), "rejected": proofs.get("rejected", 0),
