@@ -99,3 +99,15 @@ def test_selection_config_is_reported_beside_every_tfas(pools_build):
     assert sel["preset"] == "paper"
     assert all(c["achieved"] >= c["bound"] for c in sel["constraints"].values())
     assert sel["constraints"]["full_split"]["bound"] == sel["tasks"]     # every task keeps its 3 issue turns
+
+
+def test_verify_prints_the_selection_beside_each_tfas(pools_build, capsys):
+    from builder.cli import main
+
+    outcome, _, _ = pools_build
+    assert main(["verify", str(outcome.out / "release")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if " tfas_optimized " in line)
+    assert lines[i + 1].strip().startswith("selection: TFAS-optimized, preset paper (overridden: restarts=4)")
+    assert "selection: fixed: the task's questions only; question pool terra" in out

@@ -42,6 +42,7 @@ def run(ctx) -> None:
     report = selection.report()
     write_json(ctx.out / "select_report.json", report)
     ctx.progress.advance(len(materials))
-    ctx.summary.update(selected=True, target=target.name, score=report["score"],
+    ctx.summary.update(selected=True, target=target.name, score=report["score"], config_text=report["config_text"],
+                       constraints=report["constraints"],
                        sessions_by_questions=report["sessions_by_questions"], placement=report["placement"],
                        questions_by_slot=report["questions_by_slot"])
