@@ -22,7 +22,7 @@ from .candidates import MAX_QUESTIONS, Candidate, IntentSource, TaskMaterial, bu
 from .conditions import FIXED_CONDITIONS, ConditionRow, assemble
 from .errors import ConfigError, FlowError
 from .flow import TFASScore, count_sessions, score
-from .select_config import FEATURES, PLACEMENTS, PRESETS, SelectConfig, describe
+from .select_config import FEATURES, PLACEMENTS, PRESETS, SelectConfig, describe, describe_split
 from .select_families import (TaskFamily, build_families, constraint_bounds, corpus_score, prune_forced,
                               session_vector)
 from .select_search import SearchStats, local_search
@@ -119,7 +119,8 @@ def select(materials: Sequence[TaskMaterial], intents: IntentSource, target: Tar
 
 def baseline_scores(materials: Sequence[TaskMaterial], intents: IntentSource, target: Target, *,
                     seed: int = 0) -> dict[str, Any]:
-    """TFAS (+ components) of each fixed condition against the target, measured unfiltered (Table 2)."""
+    """TFAS (+ components) of each fixed condition against the target, measured unfiltered (Table 2),
+    each with its candidate-selection rule (``selection``)."""
     out: dict[str, Any] = {}
     for cond, rows in assemble(materials, intents, conditions=FIXED_CONDITIONS, seed=seed).items():
         seqs = [r.session.intents for r in rows if r.session is not None]
@@ -128,6 +129,7 @@ def baseline_scores(materials: Sequence[TaskMaterial], intents: IntentSource, ta
             out[cond] = {k: round(v, 10) for k, v in s.as_dict().items()}
         except FlowError as exc:
             out[cond] = {"error": exc.message}
+        out[cond]["selection"] = describe_split(cond, seed=seed)
     return out
 
 
