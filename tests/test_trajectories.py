@@ -12,6 +12,7 @@ import pytest
 from builder.cli import main as cli_main
 from builder.release import write_release
 from builder.release.synthetic import small_release_splits, uniform_target
+from builder.release.messages import source_messages
 from builder.release.trajectories import add_trajectories, import_trajectories, read_trajectory
 from builder.release.writer import PARQUET_OPTIONS
 from swe_taskflow.errors import InputError
@@ -78,7 +79,11 @@ def test_import_binds_and_verifies(release, traj_files, tmp_path, monkeypatch):
         assert r["row_sha256"] == row_of[r["instance_id"]]
         assert r["model"] == "google/gemini-3-pro-preview" and r["run"] == 1
         src = json.loads(gzip.decompress(next(f for f in traj_files if f.name.startswith(r["instance_id"])).read_bytes()))
-        assert json.loads(r["messages"]) == src["messages"]
+        assert source_messages(r["trajectory_format"], r["messages"]) == src["messages"]
+        assert [m["role"] for m in r["messages"]] == [m["role"] for m in src["messages"]]
+        assert [m["content"] for m in r["messages"]] == [m["content"] for m in src["messages"]]
+        usage = [((m.get("extra") or {}).get("response") or {}).get("usage") or {} for m in src["messages"]]
+        assert [m["prompt_tokens"] for m in r["messages"]] == [u.get("prompt_tokens") for u in usage]
     # the session splits did not change when trajectories were added
     assert "trajectories" in (release / "README.md").read_text()
     again = import_trajectories(release, traj_files[:1], condition="split_prompt", run=1)

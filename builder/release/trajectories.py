@@ -21,6 +21,8 @@ from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.manifest import load_manifest
 from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, read_front_matter
 
+from .messages import typed_messages
+
 FORMATS = ("auto", "mini-swe-agent", "atif")
 
 
@@ -104,7 +106,7 @@ def trajectory_row(parsed: Mapping[str, Any], *, condition: str, model: str, run
     return {"condition": condition, "instance_id": parsed["instance_id"], "model": model, "run": int(run),
             "split_sha256": split_sha256, "row_sha256": row_sha256,
             "trajectory_format": parsed["trajectory_format"],
-            "messages": json.dumps(parsed["messages"], ensure_ascii=False, sort_keys=True, separators=(",", ":")),
+            "messages": typed_messages(parsed["trajectory_format"], parsed["messages"]),
             "exit_status": parsed["exit_status"], "checkpoints": [dict(c) for c in checkpoints],
             "qa_answers": [dict(a) for a in qa_answers], "cost_usd": float(parsed["cost_usd"]),
             "tokens_in": int(parsed["tokens_in"]), "tokens_out": int(parsed["tokens_out"]),
