@@ -71,3 +71,19 @@ def cuda_available() -> bool:
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
     return True
+
+
+HARBOR_VENV = Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", ROOT / ".harbor-venv"))
+
+
+@pytest.fixture(scope="session")
+def harbor_venv(docker_available) -> Path:
+    """Harbor's venv (``make harbor-venv``) and docker-compose; in CI (.ci/harbor-setup.sh) absence fails."""
+    missing = [what for what, ok in ((f"{HARBOR_VENV}/bin/harbor (make harbor-venv)",
+                                      (HARBOR_VENV / "bin" / "harbor").exists()),
+                                     ("docker-compose", shutil.which("docker-compose") is not None)) if not ok]
+    if missing:
+        if IN_CI:
+            pytest.fail(f"CI must run the harbor-marked tests, but {missing[0]} is missing")
+        pytest.skip(f"{missing[0]} is missing")
+    return HARBOR_VENV
