@@ -35,8 +35,54 @@ WRONG_ANSWER = "[hand-written] It is hard-coded in ticketdesk/cli.py.\n"
 JUDGE_MODEL = "recorded-judge"
 
 
+LOOPBACK_KEY = "sk-loopback-test-key-0123456789"
+
+
 def _env() -> dict:
-    return {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0"}
+    return {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0",
+            "OPENAI_API_KEY": LOOPBACK_KEY}
+
+
+class _ChatServer:
+    """An OpenAI-compatible chat endpoint on loopback that replays a hand-written script as tool calls.
+
+    It records every request, so the test sees what LiteLLM sent: one growing conversation."""
+
+    def __init__(self, script: list[dict]):
+        import http.server
+        import threading
+        self.script, self.requests = script, []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):   # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append({"body": body, "auth": self.headers.get("Authorization", "")})
+                step = server.script[min(len(server.requests), len(server.script)) - 1]
+                cmd = step["extra"]["actions"][0]["command"]
+                n = len(server.requests)
+                reply = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1700000000 + n,
+                         "model": body["model"], "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                             "role": "assistant", "content": step["content"], "tool_calls": [{
+                                 "id": f"call_{n}", "type": "function",
+                                 "function": {"name": "bash", "arguments": json.dumps({"command": cmd})}}]}}],
+                         "usage": {"prompt_tokens": 100 * n, "completion_tokens": 10, "total_tokens": 100 * n + 10}}
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self):
+        self.httpd.shutdown()
 
 
 def _harbor(venv: Path, *args: str, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -63,18 +109,25 @@ def world(tmp_path_factory, harbor_venv):
     timings = {}
     runs = {}
     outputs = tmp / "outputs.json"
-    outputs.write_text(json.dumps(_scripted_model(task_dir), indent=1))
+    script = _scripted_model(task_dir)
+    outputs.write_text(json.dumps(script, indent=1))
+    chat = _ChatServer(script)
+    litellm_args = ["-a", AGENT_CLASS, "-m", "openai/gpt-4o-mini", "--ak",
+                    "model_kwargs=" + json.dumps({"api_base": chat.url}), "--resume-trajectory"]
     for name, agent_args in (("oracle", ["-a", "oracle"]),
                              ("mini", ["-a", AGENT_CLASS, "-m", "deterministic", "--ak", "model_class=deterministic",
-                                       "--ak", f"outputs={outputs}", "--resume-trajectory"])):
+                                       "--ak", f"outputs={outputs}", "--resume-trajectory"]),
+                             ("litellm", litellm_args)):
         t0 = time.monotonic()
         proc = _harbor(harbor_venv, "run", "-p", str(tmp / "dataset"), *agent_args, "-e", ENV_CLASS,
                        "-o", str(tmp / "jobs"), "--job-name", name, "-n", "1", "-y", cwd=tmp)
         timings[name] = time.monotonic() - t0
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         runs[name] = next(p for p in (tmp / "jobs" / name).iterdir() if (p / "result.json").is_file())
+    chat.close()
     return {"tmp": tmp, "release": release, "task_dir": task_dir, "runs": runs, "timings": timings,
-            "networks_before": networks, "networks_after": _networks(), "venv": harbor_venv}
+            "networks_before": networks, "networks_after": _networks(), "venv": harbor_venv, "chat": chat,
+            "script": script}
 
 
 def _scripted_model(task_dir: Path) -> list[dict]:
@@ -137,7 +190,7 @@ def test_no_network_was_created_and_containers_had_none(world):
         assert "hidden-files=0" in out, p
 
 
-@pytest.mark.parametrize("run", ["oracle", "mini"])
+@pytest.mark.parametrize("run", ["oracle", "mini", "litellm"])
 def test_checkpoints_rise_to_resolved(world, run):
     steps = _result(world["runs"][run])["step_results"]
     assert [s["step_name"] for s in steps] == ["turn-01-issue", "turn-02-issue", "turn-03-issue", "turn-04-qa"]
@@ -164,6 +217,24 @@ def test_one_conversation_grows_across_steps(world):
     assert q.question in users[-1][3] and "/tmp/answers/turn-04-qa.md" in users[-1][3]
 
 
+def test_litellm_model_on_an_openai_compatible_endpoint(world):
+    """The real LiteLLM path: every request carries the whole conversation so far; usage becomes tokens/cost."""
+    reqs = world["chat"].requests
+    assert len(reqs) == len(world["script"])
+    sizes = [len(r["body"]["messages"]) for r in reqs]
+    assert sizes == sorted(sizes) and len(set(sizes)) == len(sizes)
+    for a, b in zip(reqs, reqs[1:]):          # one conversation: each request extends the previous one
+        assert b["body"]["messages"][:len(a["body"]["messages"])] == a["body"]["messages"]
+    assert all(r["auth"] == f"Bearer {LOOPBACK_KEY}" for r in reqs)
+    steps = _result(world["runs"]["litellm"])["step_results"]
+    tokens_in = sum(s["agent_result"]["n_input_tokens"] for s in steps)
+    assert tokens_in == sum(100 * n for n in range(1, len(reqs) + 1))
+    assert sum(s["agent_result"]["cost_usd"] for s in steps) > 0          # priced from LiteLLM's local cost map
+    for path in world["runs"]["litellm"].rglob("*"):                     # the key is never written down
+        if path.is_file():
+            assert LOOPBACK_KEY not in path.read_text(errors="replace"), path
+
+
 def _judge_store(world) -> Path:
     from builder.llm import get_backend
     store = world["tmp"] / "judge-store"
@@ -181,15 +252,16 @@ def _judge_store(world) -> Path:
 
 def test_evaluate_import_verify_and_push(world, hub, capsys, tmp_path):  # noqa: F811
     from builder.release.push import push_release
-    jobs = [str(world["tmp"] / "jobs" / "oracle"), str(world["tmp"] / "jobs" / "mini")]
+    jobs = [str(world["tmp"] / "jobs" / n) for n in ("oracle", "mini", "litellm")]
     store = _judge_store(world)
     args = ["evaluate", "import", *jobs, "--release", str(world["release"]), "--judge", "replay",
             "--judge-model", JUDGE_MODEL, "--judge-store", str(store)]
     assert cli_main([*args, "--out", str(tmp_path / "r1")]) == 0
     doc = json.loads((tmp_path / "r1" / "results.json").read_text())
-    groups = {g["agent"]: g for g in doc["groups"]}
+    groups = {g["model"]: g for g in doc["groups"]}
+    assert sorted(groups) == ["deterministic", "gpt-4o-mini", "oracle"]
     assert groups["oracle"]["resolve_rate"]["mean"] == 1.0 and groups["oracle"]["answer_accuracy"]["mean"] == 1.0
-    mini = groups["swe-taskflow-mini-swe-agent"]
+    mini = groups["deterministic"]
     assert mini["resolve_rate"]["mean"] == 1.0 and mini["answer_accuracy"]["mean"] == 0.0
     assert mini["checkpoint_labels"] == ["clean", "after issue turn 1", "after issue turn 2", "after issue turn 3"]
     assert mini["checkpoint_curves"]["resolved"]["mean"][0] == 0.0 and mini["checkpoint_curves"]["resolved"]["mean"][-1] == 1.0
@@ -198,7 +270,9 @@ def test_evaluate_import_verify_and_push(world, hub, capsys, tmp_path):  # noqa:
     assert all(a["judge"] == f"qa-judge:replay:{JUDGE_MODEL}" and a["detail"]["replayed"] for a in verdicts)
     assert doc["judge"]["prompt_sha256"] == verdicts[0]["detail"]["prompt_sha256"]
     assert (tmp_path / "r1" / "checkpoints.png").stat().st_size > 5000 and (tmp_path / "r1" / "accuracy.png").exists()
-    assert doc["trajectories"]["added"] == 1                 # the oracle writes no trajectory
+    assert doc["trajectories"]["added"] == 2                 # the oracle writes no trajectory
+    llm = groups["gpt-4o-mini"]
+    assert llm["tokens_in"] > 0 and llm["cost_usd"] > 0 and llm["resolve_rate"]["mean"] == 1.0
     # re-judging offline gives the same verdicts, byte for byte
     assert cli_main([*args, "--out", str(tmp_path / "r2"), "--no-trajectories"]) == 0
     again = json.loads((tmp_path / "r2" / "results.json").read_text())
@@ -208,10 +282,11 @@ def test_evaluate_import_verify_and_push(world, hub, capsys, tmp_path):  # noqa:
     import pyarrow.parquet as pq
     traj_files = sorted((world["release"] / "trajectories").glob("*.parquet"))
     rows = pq.read_table(traj_files[0]).to_pylist()
-    assert [(r["instance_id"], r["condition"], r["model"]) for r in rows] == [("swe-taskflow__ticketdesk-1", CONDITION,
-                                                                              "deterministic")]
-    assert [c["resolved"] for c in rows[0]["checkpoints"]][-1] is True
-    assert rows[0]["qa_answers"][0]["verdict"] == "incorrect"
+    assert sorted((r["instance_id"], r["condition"], r["model"]) for r in rows) == [
+        ("swe-taskflow__ticketdesk-1", CONDITION, "deterministic"), ("swe-taskflow__ticketdesk-1", CONDITION,
+                                                                     "gpt-4o-mini")]
+    assert all([c["resolved"] for c in r["checkpoints"]][-1] is True for r in rows)
+    assert all(r["qa_answers"][0]["verdict"] == "incorrect" for r in rows)
     result = push_release(world["release"], "test-org/ticketdesk-harbor", endpoint=hub.endpoint)
     assert any(p.startswith("trajectories/") for p in result.files)
     assert TOKEN not in capsys.readouterr().out
@@ -220,4 +295,4 @@ def test_evaluate_import_verify_and_push(world, hub, capsys, tmp_path):  # noqa:
 def test_wall_times_are_reported(world):
     # figures for benchmarks/harbor_bench.py; the test itself asserts nothing about speed
     print(json.dumps({k: round(v, 1) for k, v in world["timings"].items()}))
-    assert set(world["timings"]) == {"oracle", "mini"}
+    assert set(world["timings"]) == {"oracle", "mini", "litellm"}
