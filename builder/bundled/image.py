@@ -79,6 +79,7 @@ def build_task_image(task, files_dir: Path, *, client=None, force: bool = False)
 
         def extra(w: RootfsWriter) -> None:
             w.file("/etc/gitconfig", GITCONFIG.encode())
+            w.dir("/root", mode=0o700)
             w.dir(f"/home/{AGENT_USER}", uid=AGENT_UID, gid=AGENT_UID)
             w.dir("/logs", mode=0o1777)
             _add_tree(w, repo_dir, WORKDIR)
