@@ -12,14 +12,13 @@ import gzip
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.manifest import load_manifest
-from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, read_front_matter
+from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD
 
 from .messages import typed_messages
 
@@ -163,39 +162,19 @@ def add_trajectories(release_dir: str | os.PathLike, rows: Sequence[Mapping[str,
     """Rewrite the release with ``rows`` added to its trajectories config; returns the new manifest.
 
     A row whose (condition, instance_id, model, run) is already published is an error unless
-    ``replace``. Everything else (splits, provenance, package record, target, extra files) is kept.
+    ``replace``. Everything else (splits, provenance, package record, target, extra files, the
+    release's repository id, license and description) is kept.
     """
-    from .writer import write_release
-    root = Path(release_dir)
-    mfiles = sorted((root / "manifests").glob("*.json"))
-    if len(mfiles) != 1:
-        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"))
-    manifest, _ = load_manifest(mfiles[0])
-    splits = {s.name: _read_rows(root, s.files) for s in manifest.splits if s.config == SESSION_CONFIG}
+    from .writer import read_release, rewrite_release
+    _, _, published = read_release(release_dir)
     key = lambda r: (r["condition"], r["instance_id"], r["model"], int(r["run"]))  # noqa: E731
-    existing = {key(r): r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in _read_rows(root, s.files)}
+    existing = {key(r): r for r in published}
     for r in rows:
         if key(r) in existing and not replace:
             raise InputError("trajectory already in the release (use replace)", field="condition/instance/model/run",
                              actual=list(key(r)))
         existing[key(r)] = {**r, TRAJ_HASH_FIELD: None}
-    text = (root / "README.md").read_text(encoding="utf-8")
-    meta = read_front_matter(text, where="README.md")
-    m = re.search(r'load_dataset\("([^"]+)", split=', text)
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / Path(manifest.target.path).name
-        target.write_bytes((root / manifest.target.path).read_bytes())
-        extra = {}
-        for f in manifest.extra_files:
-            dst = Path(tmp) / "extra" / f.path
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_bytes((root / f.path).read_bytes())
-            extra[f.path] = dst
-        return write_release(root, name=manifest.name, version=manifest.version, splits=splits, target_path=target,
-                             provenance={**manifest.provenance, "package": manifest.package},
-                             trajectories=[{**r, TRAJ_HASH_FIELD: None} for r in existing.values()],
-                             repo_id=m.group(1) if m else None, license=str(meta.get("license") or "mit"),
-                             extra_files=extra)
+    return rewrite_release(release_dir, trajectories=list(existing.values()))
 
 
 __all__ = ["read_trajectory", "parse_mini_swe_agent", "parse_atif", "trajectory_row", "import_trajectories",

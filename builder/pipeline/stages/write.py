@@ -86,6 +86,9 @@ def run(ctx) -> None:
     target = ctx.input("select") / "target.json"
     manifest = release.write_release(ctx.out / "release", name=ctx.recipe.release.name,
                                      version=ctx.recipe.release.version, splits=out_splits,
-                                     target_path=target, provenance=provenance(ctx))
+                                     target_path=target, provenance=provenance(ctx),
+                                     repo_id=ctx.recipe.release.repo_id or None,
+                                     license=ctx.recipe.release.license,
+                                     description=ctx.recipe.release.description)
     ctx.summary.update(rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
                        release_id=getattr(manifest, "release_id", ""))
