@@ -50,6 +50,8 @@ def package_info(repo_root: Path | None = None) -> dict[str, Any]:
     """Package version, git commit and whether the tree was dirty (None when not in a git checkout)."""
     root = repo_root or Path(__file__).resolve().parents[2]
     info: dict[str, Any] = {"name": "swe-taskflow", "version": __version__, "git_commit": None, "git_dirty": None}
+    if not (root / "pyproject.toml").is_file():   # an installed wheel: site-packages is no checkout of ours
+        return info
     try:
         commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                                 timeout=20)
