@@ -108,7 +108,7 @@ def splits_section(facts: ReleaseFacts) -> str:
                 lines.append(f"`{s.name}` holds {s.rows} rows in another order.")
     has_ref = any(s.equal_to_reference is not None for s in facts.splits)
     head = ["split", "condition", "question pool", "rows", "rows with answer turns", "answer turns by kind",
-            "questions", "turns (min-max per row)", "rows with the issue split in 3 parts"]
+            "questions", "turns (min-max per row)", "rows with `split_status` ok"]
     if has_ref:
         head.append(f"rows equal to `{SPLIT_REFERENCE}` turn for turn")
     lines += ["", "| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
