@@ -145,8 +145,9 @@ def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os
         parsed = read_trajectory(f, fmt=fmt)
         iid = parsed["instance_id"]
         if iid not in row_of:
-            raise InputError("trajectory's instance is not in this split", path=str(f), field="instance_id",
-                             actual=iid, hint=f"split '{condition}' of {manifest.release_id}")
+            raise InputError(f"trajectory's instance is not in split '{condition}' of {manifest.release_id} "
+                             f"({len(row_of)} rows)", path=str(f), field="instance_id", actual=iid,
+                             hint="pass --condition with the split the agent was run on")
         name = model or parsed.get("model")
         if not name:
             raise InputError("trajectory names no model: pass --model", path=str(f), field="model")
