@@ -165,8 +165,24 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
                        for q in r["questions"]}.values())
     card.take("Question authors (`questions[].generator`): "
               + ", ".join(f"`{k}` {v}" for k, v in sorted(authors.items())) + ".")
-    assert manifest["provenance"]["models"]["proofs"]["repos"] == "stand-in"
-    card.take("Proof scripts ran against a stand-in repository")
+    qr = manifest["provenance"].get("question_rows")
+    if qr:    # the build's record of which tasks carry questions, checked against the rows
+        qids: dict[str, set] = {}
+        for rows in splits.values():
+            for r in rows:
+                qids.setdefault(r["instance_id"], set()).update(q["question_id"] for q in r["questions"])
+        card.take(f"Which rows carry questions: {qr['rule']}.")
+        for t in qr["tasks_with_candidates"]:
+            assert t["accepted"] == len(qids.get(t["instance_id"], ()))
+            assert sum(t["rejected_by_reason"].values()) == t["candidates"] - t["accepted"]
+            rejected = Counter(t["rejected_by_reason"])
+            card.take(f"- `{t['instance_id']}` ({t['provenance']}): {t['accepted']} of {t['candidates']} candidate "
+                      "questions accepted" + (f"; rejected: {_counts(rejected)}" if rejected else "") + ".")
+        assert sum(qr["tasks_without_questions"].values()) == sum(1 for i in order if not qids.get(i))
+        for reason, n in qr["tasks_without_questions"].items():
+            card.take(f"- {n} tasks carry no question: {reason}.")
+    if manifest["provenance"]["models"]["proofs"].get("repos") == "stand-in":
+        card.take("Proof scripts ran against a stand-in repository")
 
     # the target Task Flow, from the published target file
     card.take(f"- file: `{manifest['target']['path']}` (sha256 `{manifest['target']['sha256']}`)")

@@ -139,11 +139,33 @@ def questions_section(splits: Mapping[str, Sequence[Mapping[str, Any]]], manifes
         from collections import Counter
         lines.append("Question authors (`questions[].generator`): "
                      + ", ".join(f"`{k}` {v}" for k, v in sorted(Counter(authors.values()).items())) + ".")
+    lines += question_rows_lines(manifest, splits)
     repos = ((manifest.provenance.get("models") or {}).get("proofs") or {}).get("repos")
     if repos == "stand-in":
         lines.append("Proof scripts ran against a stand-in repository (`repos: stand-in` in the manifest's "
                      "proof provenance), not against the tasks' own repositories.")
     return "\n".join(lines) or "This release holds no questions."
+
+
+def question_rows_lines(manifest: Manifest, splits: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """Which tasks carry questions and why the others do not, from the build's record (when it has one)."""
+    qr = manifest.provenance.get("question_rows")
+    if not qr:
+        return []
+    for split, n in (qr.get("rows_with_questions") or {}).items():   # the record must agree with the rows
+        actual = sum(1 for r in splits.get(split, ()) if r["questions"])
+        if split in splits and actual != n:
+            raise ConfigError("the build's question_rows record disagrees with the rows", field=f"question_rows.{split}",
+                              expected=actual, actual=n)
+    lines = [f"Which rows carry questions: {qr['rule']}."] if qr.get("rule") else []
+    for t in qr.get("tasks_with_candidates") or []:
+        rejected = t.get("rejected_by_reason") or {}
+        lines.append(f"- `{t['instance_id']}` ({t.get('provenance') or t.get('source')}): {t['accepted']} of "
+                     f"{t['candidates']} candidate questions accepted"
+                     + (f"; rejected: {_counts(rejected)}" if rejected else "") + ".")
+    for reason, n in sorted((qr.get("tasks_without_questions") or {}).items()):
+        lines.append(f"- {n} tasks carry no question: {reason}.")
+    return lines
 
 
 def target_section(target, manifest: Manifest) -> str:
