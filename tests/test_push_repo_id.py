@@ -33,16 +33,9 @@ def _write(root, *, version="v1.0", tasks=None, repo_id=None, template=None):
 
 @pytest.fixture
 def hub(monkeypatch):
-    import huggingface_hub.constants as const
-    from huggingface_hub.utils import _http, set_client_factory
-    monkeypatch.setattr(const, "HF_HUB_DISABLE_XET", True)
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
-    fake = FakeHub()
-    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
-    monkeypatch.setattr(const, "ENDPOINT", fake.endpoint)
-    set_client_factory(fake.client_factory)
-    yield fake
-    set_client_factory(_http.default_client_factory)
+    from builder.release import fakehub
+    yield fakehub.install(monkeypatch, TOKEN)
+    fakehub.uninstall()
 
 
 def _pushed(hub: FakeHub, path: str, rev: str | None = None) -> bytes:

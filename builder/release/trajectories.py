@@ -17,7 +17,6 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
-from swe_taskflow.manifest import load_manifest
 from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD
 
 from .messages import typed_messages
@@ -113,14 +112,6 @@ def trajectory_row(parsed: Mapping[str, Any], *, condition: str, model: str, run
             TRAJ_HASH_FIELD: None}
 
 
-def _read_rows(root: Path, files) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-    rows: list[dict[str, Any]] = []
-    for f in files:
-        rows.extend(pq.read_table(root / f.path).to_pylist())
-    return rows
-
-
 def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os.PathLike], *, condition: str,
                         model: str | None = None, run: int = 0, fmt: str = "auto",
                         extras: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -129,17 +120,13 @@ def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os
     Each file's instance must be a row of that split (else an error naming the file). ``extras``:
     optional ``{instance_id: {"checkpoints": [...], "qa_answers": [...]}}`` from the harness.
     """
-    root = Path(release_dir)
-    mfiles = sorted((root / "manifests").glob("*.json"))
-    if len(mfiles) != 1:
-        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"),
-                         actual=len(mfiles))
-    manifest, _ = load_manifest(mfiles[0])
+    from .writer import release_manifest, split_rows
+    manifest = release_manifest(release_dir)
     split = manifest.split(SESSION_CONFIG, condition)
     if split is None:
         raise ConfigError("unknown split", field="condition", actual=condition,
                           expected=[s.name for s in manifest.splits if s.config == SESSION_CONFIG])
-    row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in _read_rows(root, split.files)}
+    row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in split_rows(release_dir, split)}
     out = []
     for f in files:
         parsed = read_trajectory(f, fmt=fmt)

@@ -259,21 +259,27 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     return manifest_from_dict(manifest.to_dict())
 
 
+def release_manifest(root: str | os.PathLike) -> Manifest:
+    """The manifest of the release folder ``root`` (which must hold exactly one)."""
+    from swe_taskflow.manifest import load_manifest
+    mfiles = sorted((Path(root) / "manifests").glob("*.json"))
+    if len(mfiles) != 1:
+        raise InputError("release folder must hold exactly one manifest", path=str(Path(root) / "manifests"),
+                         actual=len(mfiles))
+    return load_manifest(mfiles[0])[0]
+
+
+def split_rows(root: str | os.PathLike, entry) -> list[dict[str, Any]]:
+    """The rows of one split (a manifest ``SplitEntry``), shards in order."""
+    import pyarrow.parquet as pq
+    return [r for f in entry.files for r in pq.read_table(Path(root) / f.path).to_pylist()]
+
+
 def read_release(root: str | os.PathLike):
     """A release folder's manifest and its rows: ``(manifest, session splits, trajectory rows)``."""
-    import pyarrow.parquet as pq
-    from swe_taskflow.manifest import load_manifest
-    root = Path(root)
-    mfiles = sorted((root / "manifests").glob("*.json"))
-    if len(mfiles) != 1:
-        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"),
-                         actual=len(mfiles))
-    manifest, _ = load_manifest(mfiles[0])
-
-    def rows(entry):
-        return [r for f in entry.files for r in pq.read_table(root / f.path).to_pylist()]
-    splits = {s.name: rows(s) for s in manifest.splits if s.config == SESSION_CONFIG}
-    trajs = [r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in rows(s)]
+    manifest = release_manifest(root)
+    splits = {s.name: split_rows(root, s) for s in manifest.splits if s.config == SESSION_CONFIG}
+    trajs = [r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in split_rows(root, s)]
     return manifest, splits, trajs
 
 
@@ -307,4 +313,4 @@ def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None =
                              extra_files=extra, **info)
 
 
-__all__ = ["write_release", "read_release", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]
+__all__ = ["write_release", "read_release", "release_manifest", "split_rows", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]
