@@ -264,6 +264,9 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
             report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
                                              path=manifest.target.path, field=exc.field))
 
+    from .croissant import check_croissant
+    report.errors += check_croissant(root, manifest, target)
+
     session_rows: dict[str, list[dict[str, Any]]] = {}
     questions: dict[str, str] = {}
     entries = sorted(manifest.splits, key=lambda s: (s.config != SESSION_CONFIG, s.config, s.name))

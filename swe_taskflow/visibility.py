@@ -20,8 +20,17 @@ VISIBLE_ROW_FIELDS = ("instance_id", "repo", "base_commit", "image_name", "repo_
 VISIBLE_TURN_FIELDS = ("turn_index", "kind", "text")
 #: Why a hidden field is hidden (the card prints these; a field missing here is hidden all the same).
 HIDDEN_REASONS = {
-    "questions": "each answer turn's hidden reference: the question's reference answer, evidence, proof "
-                 "script and proof report, generator and reviewer records",
+    "questions[].question_id": "links the reference to its answer turn",
+    "questions[].turn_index": "the answer turn the reference belongs to",
+    "questions[].intent": "the question's declared intent",
+    "questions[].question": "the question text (the agent sees it as its turn's text, nothing more)",
+    "questions[].reference_answer": "the reference answer the judge compares the agent's answer with",
+    "questions[].evidence": "paths and symbols that support the reference answer",
+    "questions[].proof_script": "the proof script run in a sandbox when the question was accepted",
+    "questions[].proof_report": "the proof's execution report (status, exit codes, output and tree hashes)",
+    "questions[].proof_report_sha256": "hash of the proof report",
+    "questions[].generator": "who wrote the question (a model with its prompt hash, or hand-written)",
+    "questions[].reviewer": "the reviewing pass and its verdict",
     "original_prompt": "the single-message issue: in split conditions it reveals the later turns",
     "turns[].intent": "the intent label the classifier gave the turn (what TFAS measures)",
     "turns[].split_parts": "which parts of the split issue a turn carries",
@@ -123,8 +132,8 @@ def _paths(feature: Any, prefix: str) -> Iterator[str]:
 def hidden_fields(features: Mapping[str, Any]) -> list[str]:
     """Every field of a session row's features that the agent does not see, in schema order.
 
-    Top-level columns other than the allowlisted ones and ``turns``; and the non-visible fields of
-    ``turns[]``. Used by the dataset card, so a new column shows up there as hidden without an edit.
+    Top-level columns other than the allowlisted ones (a list of structs, such as ``questions``,
+    field by field); and the non-visible fields of ``turns[]``. Used by the dataset card, so a new column shows up there as hidden without an edit.
     """
     out = []
     for name, feat in features.items():
@@ -133,7 +142,7 @@ def hidden_fields(features: Mapping[str, Any]) -> list[str]:
         if name == "turns":
             out += [p for p in _paths(feat, "turns") if p.split(".")[-1] not in VISIBLE_TURN_FIELDS]
         else:
-            out.append(name)
+            out += list(_paths(feat, name)) or [name]   # a list of structs: one line per field
     return out
 
 

@@ -122,7 +122,7 @@ def test_atif_and_errors(release, traj_files, tmp_path, capsys):
     assert verify_release(release).ok
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**atif, "extra": {"instance_id": "not-in-release"}}))
-    with pytest.raises(InputError, match="not in this split") as e:
+    with pytest.raises(InputError, match="not in split") as e:
         import_trajectories(release, [other], condition="qa_only_sol")
     assert str(other) in str(e.value)
     assert cli_main(["trajectories", "import", str(release), str(f), "--condition", "nope"]) == 2
@@ -138,3 +138,15 @@ def test_trajectory_hash_is_its_canonical_json(release, traj_files):
     path = release / manifest.split("trajectories", "split_prompt").files[0].path
     row = pq.read_table(path).to_pylist()[0]
     assert row["trajectory_sha256"] == json_sha256({k: v for k, v in row.items() if k != "trajectory_sha256"})
+
+
+def test_a_refused_import_names_what_it_found_and_never_says_expected_none(release, tmp_path, capsys):
+    doc = {"schema_version": "ATIF-v1.4", "agent": {"name": "hand-written", "version": "0", "model_name": "m"},
+           "steps": [{"step_id": 1, "source": "user", "message": "[hand-written]"}],
+           "extra": {"instance_id": "not-in-release"}}
+    f = tmp_path / "stray.json"
+    f.write_text(json.dumps(doc))
+    assert cli_main(["trajectories", "import", str(release), str(f), "--condition", "split_prompt"]) == 2
+    err = capsys.readouterr().err
+    assert "not in split 'split_prompt'" in err and "got 'not-in-release'" in err and str(f) in err
+    assert "expected None" not in err and "--condition" in err

@@ -57,7 +57,7 @@ def test_a_new_field_is_hidden_by_default(rows):
 def test_hidden_fields_come_from_the_features():
     feats = session_features()
     hidden = hidden_fields(feats)
-    assert {"questions", "original_prompt", "turns[].intent", "turns[].question_id", "row_sha256"} <= set(hidden)
+    assert {"questions[].reference_answer", "questions[].proof_script", "original_prompt", "turns[].intent", "turns[].question_id", "row_sha256"} <= set(hidden)
     assert not {"turns[].text", "turns[].kind", "instance_id", "image_name"} & set(hidden)
     assert set(visible_fields(feats)) == {*VISIBLE_ROW_FIELDS, "turns[].turn_index", "turns[].kind", "turns[].text"}
     # every hidden column of today's schema has a stated reason (the card prints it)
