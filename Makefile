@@ -37,7 +37,9 @@ test: setup
 # Harbor (PyPI `harbor`, Python >= 3.12) runs from its own virtual environment; the project's Harbor
 # plugins (swe_taskflow_harbor: environment, agent) are installed into it without the project's deps.
 HARBOR_VENV ?= .harbor-venv
-HARBOR_PY ?= $(firstword $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.12.*/bin/python3) $(shell command -v python3.12))
+HARBOR_PY ?= $(firstword $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.12.*/bin/python3) \
+  $(wildcard $(PYENV_ROOT)/versions/3.12.*/bin/python3) $(wildcard $(HOME)/.pyenv/versions/3.12.*/bin/python3) \
+  $(shell command -v python3.12))
 HARBOR_STAMP := $(HARBOR_VENV)/.installed-harbor-0.25.0
 
 harbor-venv: $(HARBOR_STAMP)
