@@ -147,6 +147,9 @@ def _solve_answer(dirp: Path, step: str, reference: str) -> None:
 def task_config(row: Mapping[str, Any], *, release, condition: str, split_sha256: str, steps: list[dict[str, Any]],
                 opts: ExportOptions, name: str) -> dict[str, Any]:
     view = agent_view(row)
+    if not view.image_name:
+        raise ConfigError("release row names no image: a Harbor task needs its prebuilt image", field="image_name",
+                          actual=view.instance_id)
     env: dict[str, Any] = {"docker_image": view.image_name, "network_mode": "no-network", "workdir": opts.app_dir}
     if opts.cpus is not None:
         env["cpus"] = opts.cpus
