@@ -8,6 +8,7 @@ recipe's own folder, so a recipe and the data beside it can move together.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import MISSING as _MISSING, dataclass, field, fields
 from pathlib import Path
@@ -31,6 +32,11 @@ class ReleaseSection:
     """Release version, e.g. ``0.1.0``; goes into the manifest."""
     description: str = ""
     """One line for the dataset card."""
+    repo_id: str = ""
+    """Hub dataset repository (``ORG/NAME``) written into the card, croissant.json and the manifest;
+    empty: set later by ``swe-taskflow push --repo``."""
+    license: str = "mit"
+    """License of the release (a Hub license id), written into the card and croissant.json."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +123,10 @@ class QuestionsSection:
 @dataclass(frozen=True)
 class ReposSection:
     bundled: str = ""
-    """A folder of repository files shipped with the recipe; the build turns it into a git repository that
-    stands in for every task's repository (the real repositories cannot be fetched offline)."""
+    """A folder of repository files shipped with the recipe (relative to it); the build commits it
+    reproducibly, and that commit must be the ``base_commit`` of the tasks named by ``bundled_repo``."""
+    bundled_repo: str = ""
+    """The ``repo`` (``owner/name``) whose repository ``bundled`` is: only tasks of that repository use it."""
     path: str = ""
     """A folder of real checkouts, one sub-folder per repository (used instead of ``bundled``)."""
 
@@ -290,6 +298,9 @@ def _check(recipe: Recipe) -> None:
                        ("source.spec", recipe.source.spec)):
         if not value.strip():
             raise ConfigError("must not be empty", path=p, field=key)
+    if recipe.release.repo_id and not re.match(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", recipe.release.repo_id):
+        raise ConfigError("repository id must look like ORG/NAME", path=p, field="release.repo_id",
+                          actual=recipe.release.repo_id)
     for key, value, minimum in (("source.limit", recipe.source.limit, 0),
                                 ("classifier.batch_size", recipe.classifier.batch_size, 1),
                                 ("proofs.timeout_s", recipe.proofs.timeout_s, 1), ("proofs.jobs", recipe.proofs.jobs, 1),
@@ -334,6 +345,10 @@ def _check(recipe: Recipe) -> None:
     if recipe.questions.mode != "none" and recipe.proofs.enabled and not (recipe.repos.bundled or recipe.repos.path):
         raise ConfigError("proofs need repositories", path=p, field="repos",
                           hint="set repos.bundled or repos.path, or proofs.enabled = false")
+    if bool(recipe.repos.bundled) != bool(recipe.repos.bundled_repo):
+        raise ConfigError("repos.bundled and repos.bundled_repo go together", path=p,
+                          field="repos.bundled_repo" if recipe.repos.bundled else "repos.bundled",
+                          hint="name the folder and the owner/name of the tasks whose repository it is")
     for key, value in (("repos.bundled", recipe.repos.bundled), ("repos.path", recipe.repos.path),
                        ("split.responses", recipe.split.responses),
                        ("questions.responses", recipe.questions.responses),

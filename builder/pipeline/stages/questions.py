@@ -29,7 +29,9 @@ def _generate(ctx, tasks):
     llm = need_module("builder.llm", "issue 4, generation")
     store = llm.ResponseStore(str(ctx.recipe.resolve(sec.responses))) if sec.responses else None
     backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
-    repos_dir, _ = materialize(ctx.recipe, ctx.cache.root, [t.instance_id for t in tasks])
+    from builder.proofs.pool import repo_for
+
+    repos_dir, _ = materialize(ctx.recipe, ctx.cache.root, tasks)
     traj_dir = ctx.recipe.resolve(sec.trajectories)
     resolved = qa.load_resolved(ctx.recipe.resolve(sec.resolved)) if sec.resolved else {}
     items, status_rows = [], []
@@ -39,7 +41,7 @@ def _generate(ctx, tasks):
         if traj is None:
             got = [qa.skipped_task(task.instance_id, "no-trajectory", f"no trajectory in {sec.trajectories}")]
         else:
-            got = qa.generate_questions(task, traj, repos_dir / task.instance_id, backend,
+            got = qa.generate_questions(task, traj, repo_for(repos_dir, task.instance_id, task.repo), backend,
                                         max_questions=sec.max_questions, resolved=resolved.get(task.instance_id))
         skipped = len(got) == 1 and got[0].question_id.endswith(("::no-trajectory", "::trajectory-not-solving"))
         status_rows.append({"instance_id": task.instance_id, "trajectory": traj.name if traj else None,
