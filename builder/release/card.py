@@ -10,6 +10,7 @@ them against the published parquet files. Deterministic: no dates, sorted where 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -136,7 +137,6 @@ def questions_section(splits: Mapping[str, Sequence[Mapping[str, Any]]], manifes
                 authors.setdefault(q["question_id"], g.get("model") or g.get("name") or g.get("provenance") or "unknown")
     lines = []
     if authors:
-        from collections import Counter
         lines.append("Question authors (`questions[].generator`): "
                      + ", ".join(f"`{k}` {v}" for k, v in sorted(Counter(authors.values()).items())) + ".")
     lines += question_rows_lines(manifest, splits)
