@@ -1,7 +1,7 @@
 """Two question pools in one build (the paper's release layout): one split per QA condition and pool,
 named ``<condition>_<pool>``, each built from its own pool only; ``tfas_optimized`` from the selection
-pool with the ``paper`` preset. Uses the example's tasks, hand-written questions and stand-in repository
-(the pool is split in two into tmp_path) and a real proof sandbox."""
+pool with the ``paper`` preset. Uses the example's tasks, its hand-written task and questions (the pool is
+split in two into tmp_path; every question is about ``swe-taskflow__ticketdesk-1``) and a real proof sandbox."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ name = "terra"
 path = "terra.jsonl"
 [repos]
 bundled = "{DATA / 'repo'}"
+bundled_repo = "swe-taskflow/ticketdesk"
 [proofs]
 timeout_s = 30
 gold_patch = false
@@ -60,6 +61,7 @@ pools = ["sol", "terra"]
 [select]
 preset = "paper"
 restarts = 4
+min_placement_share = 0.0
 """)
     return build(recipe, tmp / "out", quiet=True), tmp, pool
 
@@ -90,11 +92,11 @@ def test_twelve_splits_each_from_its_own_pool(pools_build):
 def test_selection_config_is_reported_beside_every_tfas(pools_build):
     outcome, _, _ = pools_build
     md = (outcome.out / "report" / "report.md").read_text()
-    assert "TFAS-optimized, preset paper (overridden: restarts=4)" in md
+    assert "TFAS-optimized, preset paper (overridden: min_placement_share=0.0, restarts=4)" in md
     assert "fixed: every question of the task, then the 3 issue turns; question pool terra" in md
     assert "QA turn intents: declared vs classified" in md
     card = (outcome.out / "release" / "README.md").read_text()
-    assert "| candidate selection |" in card and "preset paper (overridden: restarts=4)" in card
+    assert "| candidate selection |" in card and "preset paper (overridden: min_placement_share=0.0, restarts=4)" in card
     sel = json.loads((outcome.out / "report" / "report.json").read_text())["selection"]
     assert sel["preset"] == "paper"
     assert all(c["achieved"] >= c["bound"] for c in sel["constraints"].values())
@@ -109,5 +111,6 @@ def test_verify_prints_the_selection_beside_each_tfas(pools_build, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     i = next(k for k, line in enumerate(lines) if " tfas_optimized " in line)
-    assert lines[i + 1].strip().startswith("selection: TFAS-optimized, preset paper (overridden: restarts=4)")
+    assert lines[i + 1].strip().startswith(
+        "selection: TFAS-optimized, preset paper (overridden: min_placement_share=0.0, restarts=4)")
     assert "selection: fixed: the task's questions only; question pool terra" in out

@@ -208,10 +208,15 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
     # TFAS recomputed from the loaded rows and the published target
     from swe_taskflow.target import load_target
     tgt = load_target(release / manifest["target"]["path"])
+    # ... and beside it, how each split's candidates were chosen: the rule the recipe gives, as recorded
+    from builder.pipeline.recipe import load_recipe
+    from builder.pipeline.stages.write import split_rules
+    rules = split_rules(load_recipe(ROOT / "builder/releases/example.toml"))
     for s, rows in splits.items():
         t = split_tfas(tgt, rows)
+        assert manifest["provenance"]["selection"][s] == rules[s]
         card.take(f"| `{s}` | {rows[0]['condition']} | {rows[0]['question_pool'] or '-'} | {len(rows)} | "
-                  f"{t['tfas']:.2f} | {t['S_L']:.3f} | {t['S_T']:.3f} | {t['S_R']:.3f} |")
+                  f"{t['tfas']:.2f} | {t['S_L']:.3f} | {t['S_T']:.3f} | {t['S_R']:.3f} | {rules[s]} |")
 
     # loading: every split of both configs, the repository id (none set yet: said so)
     load = card.code[0]

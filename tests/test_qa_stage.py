@@ -42,9 +42,12 @@ def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp
     recipe = tmp_path / "r.toml"
     recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
                       '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\ntrajectories = "trajs"\n'
-                      'resolved = "results.json"\n[repos]\nbundled = "repo"\n')
+                      'resolved = "results.json"\n[repos]\nbundled = "repo"\nbundled_repo = "o/r"\n')
     ingest = tmp_path / "ingest"
-    tasks = [Task(instance_id=i, source="x", source_revision="", repo="o/r", base_commit="", original_prompt="p",
+    from builder.bundled.repo import commit_folder
+
+    commit = commit_folder(tmp_path / "repo", tmp_path / "committed")   # the bundled folder's commit
+    tasks = [Task(instance_id=i, source="x", source_revision="", repo="o/r", base_commit=commit, original_prompt="p",
                   problem_statement="p") for i in ("a__a-1", "b__b-2", "c__c-3")]
     write_jsonl(ingest / "tasks.jsonl", (t.to_dict() for t in tasks))
     out = tmp_path / "out"

@@ -125,8 +125,11 @@ def run(ctx) -> None:
     ctx.progress.done = 0
     ctx.progress.advance(len(rows), failed=sum(1 for r in rows if r["status"] != "accepted"))
     write_json(ctx.out / "repos.json", repos_info)
-    used = sorted({(r.get("proof_report") or {}).get("image") or "" for r in rows} - {""})
-    ctx.summary.update(enabled=True, sandbox=kind, image=", ".join(used), images_built=images,
+    reports = [r.get("proof_report") or {} for r in rows]
+    used = sorted({rep.get("image") or "" for rep in reports} - {""})
+    used_ids = sorted({rep.get("image_id") or "" for rep in reports} - {""})
+    ctx.summary.update(enabled=True, sandbox=kind, image=", ".join(used), image_id=", ".join(used_ids),
+                       images_built=images,
                        accepted=summary.get("accepted", 0), rejected=summary.get("rejected", 0),
                        error=summary.get("error", 0), by_status=dict(sorted(summary.get("by_status", {}).items())),
                        rejected_by_cause=dict(sorted(summary.get("rejected_by_cause", {}).items())),

@@ -41,7 +41,7 @@ def provenance(ctx) -> dict:
             "splitter": summaries.get("split", {}).get("splitter", {}),
             "questions": {"mode": recipe.questions.mode, "pools": [p.name for p in recipe.questions.pools],
                           "llm": recipe.questions.llm or None, "model": recipe.questions.model or None},
-            "proofs": {k: proofs.get(k) for k in ("sandbox", "image", "gold_patch", "repos")},
+            "proofs": {k: proofs.get(k) for k in ("sandbox", "image", "image_id", "gold_patch", "repos")},
         },
         "prompts": {"splitter": summaries.get("split", {}).get("splitter", {}).get("prompt_sha256"),
                     "classifier": summaries.get("classify_turns", {}).get("classifier", {}).get("prompt_sha256")},
