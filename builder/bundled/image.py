@@ -5,7 +5,7 @@ non-root ``agent`` user, and the task's repository at ``/app`` at its ``base_com
 history, owned by that user so an agent can edit it. The tag is derived from what the image is
 meant to hold (the repository commit, the layout below and the test command), never from this
 host's binaries, so a task row can name its image before it is built and every machine names it
-alike; the bytes actually imported are hashed into the ``swe-taskflow.rootfs-sha256`` label.
+alike; what is actually imported (bytes, modes, folders, owners) is hashed into its content labels.
 """
 
 from __future__ import annotations

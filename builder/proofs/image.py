@@ -99,12 +99,18 @@ def _info(name: str, *, mode: int, kind: bytes, uid: int = 0, gid: int = 0) -> t
 
 
 class RootfsWriter:
-    """Members of a rootfs tar with parents created once; ``digest`` covers every member (path, kind, mode,
-    owner, bytes or link target), so any change to the image's content changes it."""
+    """Members of a rootfs tar with parents created once, and two digests of what went in.
+
+    ``files``: every file's path, mode and bytes and every link's target (the label
+    ``swe-taskflow.rootfs-sha256``, as earlier builds of the project wrote it, so they reuse these images);
+    ``owners``: every folder (path, mode, owner) and every file's owner (``swe-taskflow.owners-sha256``).
+    An image is reused only when both match, so any change of content, folder or owner rebuilds it.
+    """
 
     def __init__(self, tar: tarfile.TarFile) -> None:
         self.tar = tar
-        self.digest = hashlib.sha256()
+        self.files = hashlib.sha256()
+        self.owners = hashlib.sha256()
         self.dirs: set[str] = set()
         self.paths: set[str] = set()
 
@@ -117,23 +123,28 @@ class RootfsWriter:
                 last = i == len(parts)
                 info = _info(d, mode=mode if last else 0o755, kind=tarfile.DIRTYPE, uid=uid if last else 0,
                              gid=gid if last else 0)
-                self.digest.update(f"{d}/\0{oct(info.mode)}\0{info.uid}:{info.gid}\0".encode())
+                self.owners.update(f"{d}/\0{oct(info.mode)}\0{info.uid}:{info.gid}\0".encode())
                 self.tar.addfile(info)
 
     def file(self, path: str, data: bytes, *, mode: int = 0o644, uid: int = 0, gid: int = 0) -> None:
         self.dir(str(Path(path).parent))
         self.paths.add(path)
-        self.digest.update(f"{path}\0{oct(mode)}\0{uid}:{gid}\0".encode() + hashlib.sha256(data).digest())
+        self.files.update(path.encode() + b"\0" + oct(mode).encode() + b"\0" + hashlib.sha256(data).digest())
+        self.owners.update(f"{path}\0{uid}:{gid}\0".encode())
         info = _info(path, mode=mode, kind=tarfile.REGTYPE, uid=uid, gid=gid)
         info.size = len(data)
         self.tar.addfile(info, io.BytesIO(data))
 
     def symlink(self, path: str, target: str) -> None:
         self.paths.add(path)
-        self.digest.update(path.encode() + b"\0->" + target.encode())
+        self.files.update(path.encode() + b"\0->" + target.encode())
         info = _info(path, mode=0o777, kind=tarfile.SYMTYPE)
         info.linkname = target
         self.tar.addfile(info)
+
+    def labels(self) -> dict[str, str]:
+        return {"swe-taskflow.rootfs-sha256": self.files.hexdigest(),
+                "swe-taskflow.owners-sha256": self.owners.hexdigest()}
 
 
 PASSWD = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n"
@@ -142,8 +153,8 @@ GROUP = "root:x:0:\nnogroup:x:65534:\n"
 
 def write_rootfs_tar(out, include_git: bool = True, *, extra_binaries: tuple[str, ...] = (),
                      applets: tuple[str, ...] = _APPLETS, passwd: str = PASSWD, group: str = GROUP,
-                     extra: Callable[[RootfsWriter], None] | None = None) -> str:
-    """Write the rootfs tar to the binary file ``out``; returns the sha256 of the file list and contents.
+                     extra: Callable[[RootfsWriter], None] | None = None) -> dict[str, str]:
+    """Write the rootfs tar to the binary file ``out``; returns its content labels (:meth:`RootfsWriter.labels`).
 
     ``applets``: busybox applets linked into /usr/bin (``("*",)``: every applet this busybox has);
     ``extra(writer)`` adds more members (a task image puts its repository there).
@@ -178,32 +189,37 @@ def write_rootfs_tar(out, include_git: bool = True, *, extra_binaries: tuple[str
                 w.symlink(f"/usr/bin/{applet}", "busybox")
         if extra is not None:
             extra(w)
-    return w.digest.hexdigest()
+    return w.labels()
 
 
-def import_rootfs(tag: str, write: Callable[[Any], str], *, changes: list[str], client=None,
+def import_rootfs(tag: str, write: Callable[[Any], dict[str, str]], *, changes: list[str], client=None,
                   force: bool = False, labels: dict[str, str] | None = None) -> dict:
     """``docker import`` the tar ``write(file)`` makes, unless ``tag`` already holds that content.
 
+    ``write`` returns the content labels; ``content_sha256`` in the result hashes them together.
     Returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``.
     """
+    from swe_taskflow.hashing import json_sha256
+
     from .docker_runner import docker_client
 
     client = client or docker_client()
     t0 = time.monotonic()
     with tempfile.TemporaryFile() as tar_file:
-        content = write(tar_file)
+        content_labels = write(tar_file)
+        content = json_sha256(content_labels)
         if not force:
             try:
                 img = client.images.get(tag)
-                if (img.labels or {}).get("swe-taskflow.rootfs-sha256") == content:
+                have = img.labels or {}
+                if all(have.get(k) == v for k, v in content_labels.items()):
                     return {"tag": tag, "image_id": img.id, "content_sha256": content, "built": False,
                             "seconds": round(time.monotonic() - t0, 2)}
             except Exception:  # noqa: BLE001 - absent image: build it
                 pass
         tar_file.seek(0)
         repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        all_labels = {**(labels or {}), "swe-taskflow.rootfs-sha256": content}
+        all_labels = {**(labels or {}), **content_labels}
         changes = [*changes, *(f"LABEL {k}={v}" for k, v in sorted(all_labels.items()))]
         try:
             client.api.import_image_from_stream(iter(lambda: tar_file.read(1 << 20), b""), repository=repo,
