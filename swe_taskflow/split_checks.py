@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence, TypeVar
+
+from .occurrences import normalize, occurring
 
 #: Every kind this module can report, in report order.
 KINDS = ("wrong-turn-count", "empty-turn", "missing-artifact", "added-artifact",
@@ -35,6 +37,12 @@ COVERAGE_WINDOW = 2
 CLAIM_RATIO = 0.7
 #: Requirement sentences with fewer content words are too short to judge.
 MIN_CONTENT_WORDS = 3
+#: Most sentences one sentence is compared with (rarest shared words first): exact up to this many
+#: sentences, and linear in the issue length beyond (see :func:`_candidates`).
+CANDIDATE_BUDGET = 128
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,34 +66,32 @@ _PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-]
 # identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted names, calls
 _IDENT = re.compile(
     r"(?<![\w$.])(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*(?:\(\))?"      # dotted: a.b.c, a.b()
-    r"|(?<![\w$.])[A-Za-z_$]*_[\w$]*[A-Za-z0-9$][\w$]*"                  # snake_case / _private / SNAKE_CASE
+    r"|(?<![\w$.])[A-Za-z$]*+_[\w$]*?[A-Za-z0-9$][\w$]*+"               # snake_case / _private / SNAKE_CASE
     r"|(?<![\w$.])[a-z]+[A-Z][\w$]*"                                    # camelCase
     r"|(?<![\w$.])[A-Z][a-z0-9]+[A-Z][\w$]*"                            # PascalCase with an inner capital
     r"|(?<![\w$.])[A-Za-z_$][\w$]*\(\)")                                # call()
-_NUMBER = re.compile(r"(?<![\w.$])-?\d+(?:\.\d+)*(?:%|ms|s|px|kb|mb|gb)?(?![\w.]*\w)")
-_LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.M)
+# possessive: a shorter prefix of a number is always followed by a digit, so backtracking can never
+# succeed, only cost quadratic time on a long run of digits followed by a letter
+_NUMBER = re.compile(r"(?<![\w.$])-?\d++(?:\.\d++)*+(?:%|ms|s|px|kb|mb|gb)?+(?![\w.]*\w)")
+_LIST_MARKER = re.compile(r"^[^\S\n]*+\d++[.)]\s", re.M)
 _DQUOTE = re.compile(r"(?<![\w\\])\"([^\"\n]{2,200})\"")
 _SQUOTE = re.compile(r"(?<![\w\\])'([^'\n]{2,200})'(?!\w)")
 _ERROR = re.compile(r"\b(?:[A-Z]\w*(?:Error|Exception|Warning)|Traceback|panic|FATAL|ERROR)\b[^\n]*")
 
-_WS = re.compile(r"\s+")
 
-
-def normalize(text: str) -> str:
-    """Collapse whitespace so that re-wrapping a line never counts as a change."""
-    return _WS.sub(" ", text).strip()
+def _is_number(artifact: str) -> bool:
+    return _NUMBER.fullmatch(artifact) is not None
 
 
 def _occurs(artifact: str, text: str) -> bool:
     """``artifact`` appears in ``text`` verbatim, not glued to a longer word or number."""
     a = normalize(artifact)
-    if not a:
-        return True
-    start = r"(?<![\w$])" if (a[0].isalnum() or a[0] in "_$") else ""
-    end = r"(?![\w$])" if (a[-1].isalnum() or a[-1] in "_$") else ""
-    if _NUMBER.fullmatch(a):      # a number: 1.2 is not 1, $6 is not 6
-        start, end = r"(?<![\w$.])", r"(?![\w$]|\.\d)"
-    return re.search(start + re.escape(a) + end, text) is not None
+    return a in occurring([a], text, numbers=[_is_number(a)])
+
+
+def _present(artifacts: Sequence[str], text: str) -> set[str]:
+    """The (normalized) artifacts that occur in ``text``: one pass over the text for all of them."""
+    return occurring(artifacts, text, numbers=[_is_number(a) for a in artifacts])
 
 
 def extract_artifacts(text: str) -> list[str]:
@@ -93,14 +99,12 @@ def extract_artifacts(text: str) -> list[str]:
     file paths, error messages, quoted strings, identifiers and numbers."""
     found: list[str] = []
     seen: set[str] = set()
-    norm = normalize(text)
 
     def add(a: str) -> None:
         a = normalize(a).strip()
-        if len(a) < 1 or a in seen or not _occurs(a, norm):   # keep only what the matcher finds again
-            return
-        seen.add(a)
-        found.append(a)
+        if a and a not in seen:
+            seen.add(a)
+            found.append(a)
 
     for m in _FENCE.finditer(text):
         add(m.group(1))
@@ -122,19 +126,22 @@ def extract_artifacts(text: str) -> list[str]:
     numbers_text = _LIST_MARKER.sub(" ", prose)
     for m in _NUMBER.finditer(numbers_text):
         add(m.group(0))
-    return found
+    again = _present(found, text)      # keep only what the matcher finds again
+    return [a for a in found if a in again]
 
 
 def missing_artifacts(issue: str, turns: Sequence[str]) -> list[str]:
     """Artifacts of the issue that no turn carries verbatim."""
-    joined = normalize("\n".join(turns))
-    return [a for a in extract_artifacts(issue) if not _occurs(a, joined)]
+    arts = extract_artifacts(issue)
+    present = _present(arts, "\n".join(turns))
+    return [a for a in arts if a not in present]
 
 
 def added_artifacts(issue: str, turns: Sequence[str]) -> list[str]:
     """Artifacts of the turns that the issue lacks: a new identifier, number, path... is a new requirement."""
-    base = normalize(issue)
-    return [a for a in extract_artifacts("\n\n".join(turns)) if not _occurs(a, base)]
+    arts = extract_artifacts("\n\n".join(turns))
+    present = _present(arts, issue)
+    return [a for a in arts if a not in present]
 
 
 # --------------------------------------------------------------------------- requirements
@@ -150,9 +157,10 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*|\d+(?:\.\d+)*")
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[*-])")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
 _MODAL = re.compile(r"\b(must|should|shall|needs? to|has to|have to|required|requires?|expected|ensure)\b", re.I)
-_REQ_HEADER = re.compile(r"^\s*(?:\*\*|#+\s*)?Requirements:?\s*(?:\*\*)?\s*$", re.M | re.I)
+_REQ_HEADER = re.compile(r"^[^\S\n]*+(?:\*\*|#+[^\S\n]*+)?Requirements:?[^\S\n]*+(?:\*\*)?[^\S\n]*+$", re.M | re.I)
 _NO_IFACE = re.compile(r"^\s*(?:none\.?|n/?a\.?|no new (?:public )?interfaces?\b.*)$", re.I)
-_IFACE_HEADER = re.compile(r"^\s*(?:\*\*|#+\s*)?New interfaces introduced:?\s*(?:\*\*)?\s*$", re.M | re.I)
+_IFACE_HEADER = re.compile(r"^[^\S\n]*+(?:\*\*|#+[^\S\n]*+)?New interfaces introduced:?[^\S\n]*+(?:\*\*)?[^\S\n]*+$",
+                           re.M | re.I)
 
 
 def _stem(word: str) -> str:
@@ -195,10 +203,9 @@ def requirement_sentences(issue: str) -> list[str]:
     return [u for u in units if len(content_words(u)) >= MIN_CONTENT_WORDS and not u.startswith("```")]
 
 
-def _idf(issue: str) -> dict[str, float]:
+def _idf_of(sents: Sequence[set[str]]) -> dict[str, float]:
     """Inverse sentence frequency of each content word of the issue: words every sentence repeats
     ("method", the project name) say little about which requirement a turn covers."""
-    sents = [content_words(s) for s in sentences(issue)]
     df: dict[str, int] = {}
     for s in sents:
         for w in s:
@@ -207,17 +214,50 @@ def _idf(issue: str) -> dict[str, float]:
     return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
 
 
+def _idf(issue: str) -> dict[str, float]:
+    return _idf_of([content_words(s) for s in sentences(issue)])
+
+
 def _wsum(words: set[str], idf: dict[str, float]) -> float:
     return sum(idf.get(w, 1.0) for w in words)
 
 
-def _f1(a: set[str], b: set[str], idf: dict[str, float]) -> float:
-    """IDF-weighted F1 overlap of two word sets (1.0 for a verbatim copy)."""
+def _f1(a: set[str], b: set[str], idf: dict[str, float], wa: float | None = None, wb: float | None = None) -> float:
+    """IDF-weighted F1 overlap of two word sets (1.0 for a verbatim copy); ``wa``/``wb``: their weights, if known."""
     inter = _wsum(a & b, idf)
     if inter <= 0:
         return 0.0
-    p, r = inter / _wsum(b, idf), inter / _wsum(a, idf)
-    return 2 * p * r / (p + r)
+    wa = _wsum(a, idf) if wa is None else wa
+    wb = _wsum(b, idf) if wb is None else wb
+    return 2 * inter / (wa + wb)    # = 2pr/(p+r) with p = inter/wb, r = inter/wa
+
+
+def _postings(sets: Iterable[set[str]]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i, s in enumerate(sets):
+        for w in s:
+            out.setdefault(w, []).append(i)
+    return out
+
+
+def _candidates(words: set[str], postings: Mapping[str, list[T]], budget: int = CANDIDATE_BUDGET) -> list[T]:
+    """Sentences sharing a word with ``words``, rarest words first, at most ``budget`` of them.
+
+    A sentence that shares no word scores 0, so when the shared words' postings fit the budget (always
+    when there are at most ``budget`` sentences) the result is every sentence that can score: exact.
+    Past the budget the most common words stop adding candidates, which keeps a check on a huge issue
+    linear in its length instead of quadratic.
+    """
+    ws = sorted((w for w in words if w in postings), key=lambda w: (len(postings[w]), w))
+    out: set[T] = set()
+    for w in ws:
+        plist = postings[w]
+        if len(out) + len(plist) > budget:
+            if not out:
+                out.update(plist[:budget])
+            break
+        out.update(plist)
+    return sorted(out)
 
 
 @dataclass(frozen=True)
@@ -226,15 +266,31 @@ class _TurnIndex:
 
     sents: tuple[tuple[set[str], ...], ...]     # per turn, per sentence
     best: tuple[tuple[float, ...], ...]          # per turn, per sentence: max F1 over issue sentences
+    weight: tuple[tuple[float, ...], ...]        # per turn, per sentence: IDF weight of its words
+    postings: dict[str, list[tuple[int, int]]]   # word -> (turn, sentence) holding it
 
 
 def _index(issue_sents: list[set[str]], turns: Sequence[str], idf: dict[str, float]) -> _TurnIndex:
-    sents, best = [], []
+    exact = {frozenset(x) for x in issue_sents}
+    issue_post = _postings(issue_sents)
+    issue_w = [_wsum(x, idf) for x in issue_sents]
+    sents, best, weight = [], [], []
     for turn in turns:
         ts = tuple(content_words(s) for s in sentences(turn))
+        ws = tuple(_wsum(t, idf) for t in ts)
+        row = []
+        for t, wt in zip(ts, ws):
+            if t and frozenset(t) in exact:
+                row.append(1.0)      # a verbatim copy of an issue sentence: nothing matches better
+            else:
+                row.append(max((_f1(issue_sents[i], t, idf, issue_w[i], wt) for i in _candidates(t, issue_post)),
+                               default=0.0))
         sents.append(ts)
-        best.append(tuple(max((_f1(x, t, idf) for x in issue_sents), default=0.0) for t in ts))
-    return _TurnIndex(tuple(sents), tuple(best))
+        best.append(tuple(row))
+        weight.append(ws)
+    flat = [(ti, j) for ti, ts in enumerate(sents) for j in range(len(ts))]
+    post = {w: [flat[i] for i in ids] for w, ids in _postings(sents[ti][j] for ti, j in flat).items()}
+    return _TurnIndex(tuple(sents), tuple(best), tuple(weight), post)
 
 
 def coverage(unit: str, index: _TurnIndex, idf: dict[str, float], claim_ratio: float = CLAIM_RATIO) -> float:
@@ -243,17 +299,26 @@ def coverage(unit: str, index: _TurnIndex, idf: dict[str, float], claim_ratio: f
 
     A turn sentence is claimable only if it resembles the unit nearly as much (:data:`CLAIM_RATIO`)
     as it resembles its closest issue sentence: a verbatim copy of *another* requirement cannot
-    stand in for a dropped one, while a paraphrase merging two requirements serves both.
+    stand in for a dropped one, while a paraphrase merging two requirements serves both. Only windows
+    holding a sentence that shares a word with the unit can score, so only those are looked at.
     """
     need = content_words(unit)
     total = _wsum(need, idf)
     if total <= 0:
         return 1.0
+    claim: dict[tuple[int, int], set[str]] = {}
+
+    def claimable(ti: int, j: int) -> set[str]:
+        if (ti, j) not in claim:
+            t, b = index.sents[ti][j], index.best[ti][j]
+            claim[ti, j] = t if _f1(need, t, idf, total, index.weight[ti][j]) >= claim_ratio * b else set()
+        return claim[ti, j]
+
     best = 0.0
-    for ts, bs in zip(index.sents, index.best):
-        ok = [t if _f1(need, t, idf) >= claim_ratio * b else set() for t, b in zip(ts, bs)]
-        for i in range(len(ok)):
-            acc: set[str] = set().union(*ok[i:i + COVERAGE_WINDOW])
+    for ti, j in _candidates(need, index.postings):
+        n = len(index.sents[ti])
+        for start in range(max(0, j - COVERAGE_WINDOW + 1), j + 1):
+            acc: set[str] = set().union(*(claimable(ti, i) for i in range(start, min(n, start + COVERAGE_WINDOW))))
             best = max(best, _wsum(need & acc, idf) / total)
     return best
 
@@ -262,14 +327,19 @@ def dropped_requirements(issue: str, turns: Sequence[str], *, threshold: float =
                          claim_ratio: float = CLAIM_RATIO) -> list[str]:
     """Requirement sentences of the issue that the turns do not cover: neither verbatim nor with an
     IDF-weighted ``threshold`` share of their content words in claimable turn sentences."""
-    joined = normalize("\n".join(turns))
     units = requirement_sentences(issue)
-    todo = [u for u in units if normalize(u) not in joined]
+    verbatim = occurring([normalize(u) for u in units], "\n".join(turns))
+    todo = [u for u in units if normalize(u) not in verbatim]
     if not todo:
         return []
-    idf = _idf(issue)
-    index = _index([content_words(s) for s in sentences(issue)], turns, idf)
-    return [u for u in todo if coverage(u, index, idf, claim_ratio) < threshold]
+    issue_sents = [content_words(s) for s in sentences(issue)]
+    idf = _idf_of(issue_sents)
+    index = _index(issue_sents, turns, idf)
+    scores: dict[str, float] = {}
+    for u in todo:
+        if u not in scores:
+            scores[u] = coverage(u, index, idf, claim_ratio)
+    return [u for u in todo if scores[u] < threshold]
 
 
 # --------------------------------------------------------------------------- process references
