@@ -50,13 +50,26 @@ def check_output_file(path: str | os.PathLike, what: str = "output file") -> Pat
     return path
 
 
+def check_output_dir(path: str | os.PathLike, what: str = "output folder") -> Path:
+    """``path`` as a Path unless it names something that is not a folder."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{what} exists and is not a folder", path=str(path))
+    return path
+
+
 def decode(raw: bytes, *, path: str | None = None, row: int | None = None) -> str:
     """Bytes as UTF-8 text, or an InputError naming the file, the line and the byte offset."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not valid UTF-8 (byte {exc.start} of the {'line' if row else 'file'}: "
-                         f"{raw[exc.start:exc.start + 1]!r})", path=path, row=row) from None
+        if row is None:   # a whole file: say which line
+            row = raw.count(b"\n", 0, exc.start) + 1
+            at = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1)
+        else:
+            at = exc.start
+        raise InputError(f"not valid UTF-8 (byte {at} of the line: {raw[exc.start:exc.start + 1]!r})",
+                         path=path, row=row) from None
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
@@ -78,6 +91,22 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
         line = decode(raw, path=str(path), row=lineno)
         if line.strip():
             yield lineno, parse_line(line, path=str(path), row=lineno)
+
+
+def read_records(path: str | os.PathLike, cls, *, unique: str | None = None) -> list:
+    """Every line of a JSONL file as ``cls.from_dict`` records; with ``unique``, a repeated value of that
+    field is an error naming both lines (a second ``question_id`` would silently shadow the first)."""
+    out, seen = [], {}
+    for lineno, obj in read_jsonl(path):
+        rec = cls.from_dict(obj, where=str(path), row=lineno)
+        if unique is not None:
+            key = getattr(rec, unique)
+            if key in seen:
+                raise InputError(f"duplicate {unique}", path=str(path), row=lineno, field=unique, actual=key,
+                                 hint=f"first seen on line {seen[key]}")
+            seen[key] = lineno
+        out.append(rec)
+    return out
 
 
 def loads(text: str, *, path: str | None = None, row: int | None = None) -> Any:

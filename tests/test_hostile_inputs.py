@@ -23,7 +23,10 @@ EXAMPLE = ROOT / "builder" / "releases" / "example.toml"
 
 def one_line(capsys, argv, *needles) -> str:
     """Run the CLI in this process: exit 2, one line on stderr, holding every needle."""
-    rc = main([str(a) for a in argv])
+    try:
+        rc = main([str(a) for a in argv])
+    except SystemExit as exc:   # argparse refuses a flag this way
+        rc = exc.code
     err = capsys.readouterr().err.strip()
     assert rc == 2, (rc, err)
     assert err.startswith("swe-taskflow: error:") and "\n" not in err, err
@@ -66,7 +69,7 @@ def _commands(t: Path, bad: Path, target: Path):
         "select (tasks)": ["select", "--tasks", bad, "--target", target, "--out", t / "sel"],
         "select (target)": ["select", "--tasks", sessions(t / "s3.jsonl"), "--target", bad, "--out", t / "sel"],
         "qa generate": ["qa", "generate", "--tasks", bad, "--trajectories", d, "--out", t / "o.jsonl",
-                        "--llm", "replay", "--store", d],
+                        "--llm", "replay", "--model", "m", "--store", d],
         "proofs validate": ["proofs", "validate", "--pool", bad, "--repos", d, "--out", t / "o.jsonl",
                             "--sandbox", "bwrap"],
         "proofs run": ["proofs", "run", "--repo", d, "--script", bad, "--sandbox", "bwrap"],
@@ -74,17 +77,37 @@ def _commands(t: Path, bad: Path, target: Path):
     }
 
 
-COMMANDS = list(_commands.__code__.co_consts[-1]) if False else [
+LINE_2_NOT_UTF8 = b'{"session_id": "s1", "messages": [{"text": "a", "intent": "bug-fix"}]}\n{"text": "caf\xe9"}\n'
+
+
+@pytest.mark.parametrize("command", [
     "flow measure", "flow score (target)", "flow score (benchmark)", "flow gap", "flow plot", "classify",
-    "classify agreement", "split run", "split check", "select (tasks)", "select (target)", "qa generate",
-    "proofs validate", "proofs run", "build"]
-
-
-@pytest.mark.parametrize("command", COMMANDS)
+    "classify agreement", "split check", "select (tasks)", "select (target)", "proofs validate"])
 def test_invalid_utf8_is_one_line_naming_file_and_line(tmp_path, capsys, target, command):
     bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b'{"session_id": "s1", "messages": []}\n{"text": "caf\xe9"}\n')
+    sessions_file = command.startswith(("flow", "classify"))
+    bad.write_bytes(LINE_2_NOT_UTF8 if sessions_file else b'{"text": "caf\xe9"}\n')
+    one_line(capsys, _commands(tmp_path, bad, target)[command], f"{bad}:{2 if sessions_file else 1}", "UTF-8")
+
+
+@pytest.mark.parametrize("command", ["proofs run", "build"])
+def test_invalid_utf8_in_a_script_or_recipe_is_one_line(tmp_path, capsys, target, command):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"echo caf\xe9\n")
     one_line(capsys, _commands(tmp_path, bad, target)[command], bad, "UTF-8")
+
+
+@pytest.mark.parametrize("command", ["split run", "qa generate"])
+def test_invalid_utf8_in_a_tasks_file_is_a_row_with_a_reason(tmp_path, capsys, target, command):
+    """Tasks files are sources: a bad row is kept with status and reason (nothing dropped), not a crash."""
+    bad = tmp_path / "bad.jsonl"
+    first = (ROOT / "builder/data/example/tasks.jsonl").read_bytes().splitlines()[0]
+    bad.write_bytes(first + b'\n{"instance_id": "caf\xe9"}\n')
+    rc = main([str(a) for a in _commands(tmp_path, bad, target)[command]])
+    err = capsys.readouterr().err
+    assert rc == 0 and "Traceback" not in err, err
+    rows = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert any("line 2" in r.get("reason", "") and "UTF-8" in r.get("reason", "") for r in rows), rows
 
 
 @pytest.mark.parametrize("command", ["flow measure", "split check", "proofs validate", "select (tasks)"])

@@ -20,7 +20,7 @@ def register(sub) -> None:
                    help="rebuild this stage even when cached (repeatable)")
     p.add_argument("--until", default=None, metavar="STAGE", help="stop after this stage")
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, out_is_dir=True)
 
 
 def run(args: argparse.Namespace) -> int:

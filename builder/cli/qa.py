@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from . import argtypes
+
 
 def _generate(args: argparse.Namespace) -> int:
     from collections import Counter
@@ -14,6 +16,7 @@ def _generate(args: argparse.Namespace) -> int:
     from builder.qa import find_trajectory, generate_questions
     from builder.split.tasks import load_tasks
     from swe_taskflow.errors import ConfigError
+    from swe_taskflow.safepath import is_inside
     from swe_taskflow.jsonl import write_jsonl
     from swe_taskflow.schema import QAItem
 
@@ -32,7 +35,7 @@ def _generate(args: argparse.Namespace) -> int:
             items.append(QAItem(f"{task.instance_id}::no-trajectory", task.instance_id, "", "", status="rejected",
                                 reason=f"no solving trajectory in {args.trajectories}"))
             continue
-        repo = Path(args.repos) / task.instance_id if args.repos else None
+        repo = Path(args.repos) / task.instance_id if args.repos and is_inside(args.repos, task.instance_id) else None
         for it in generate_questions(task, traj, repo, llm, max_questions=args.max_questions):
             items.append(it)
     write_jsonl(args.out, (it.to_dict() for it in items))
@@ -51,6 +54,6 @@ def register(sub) -> None:
     g.add_argument("--trajectories", required=True, metavar="DIR", help="folder of <instance_id>.traj.json(.gz)")
     g.add_argument("--repos", default=None, metavar="DIR", help="folder of checkouts named <instance_id>")
     g.add_argument("--out", required=True, help="output POOL.jsonl of QAItem rows")
-    g.add_argument("--max-questions", type=int, default=3, help="questions per task (1-3)")
+    g.add_argument("--max-questions", type=argtypes.int_range(1, 3), default=3, help="questions per task (1-3)")
     add_llm_args(g)
     g.set_defaults(func=_generate)

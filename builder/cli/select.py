@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("select", help="choose one session per task maximizing TFAS against a target",
@@ -23,13 +25,13 @@ def register(sub) -> None:
     p.add_argument("--pool", metavar="POOL.jsonl", help="question pool (rows of QAItem.to_dict()); omit for none")
     p.add_argument("--target", required=True, metavar="TARGET.json", help="target Task-Flow file")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--restarts", type=int, default=64)
-    p.add_argument("--sweeps", type=int, default=20)
-    p.add_argument("--max-questions", type=int, default=3, help="most questions per session (0..3)")
-    p.add_argument("--min-full-split-share", type=float, default=0.0,
+    p.add_argument("--seed", type=argtypes.seed, default=0)
+    p.add_argument("--restarts", type=argtypes.int_range(1, 100_000), default=64)
+    p.add_argument("--sweeps", type=argtypes.int_range(1, 100_000), default=20)
+    p.add_argument("--max-questions", type=argtypes.int_range(0, 3), default=3, help="most questions per session (0..3)")
+    p.add_argument("--min-full-split-share", type=argtypes.share, default=0.0,
                    help="share of ok-split tasks that must keep their 3 issue turns (1.0 = the paper's run)")
-    p.add_argument("--min-question-share", type=float, default=0.0, help="share of usable questions to keep")
+    p.add_argument("--min-question-share", type=argtypes.share, default=0.0, help="share of usable questions to keep")
     p.add_argument("--no-original", action="store_true",
                    help="leave the original single prompt out of the family of ok-split tasks")
     p.add_argument("--no-filter", action="store_true",
@@ -41,12 +43,12 @@ def register(sub) -> None:
     p.add_argument("--classifier", default="embedded", help="classifier for texts without a known intent")
     p.add_argument("--conditions", action="store_true",
                    help="also write conditions/<name>.jsonl for every fixed condition")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, out_is_dir=True)
 
 
-def _read(path: str, cls):
-    from swe_taskflow.jsonl import read_jsonl
-    return [cls.from_dict(obj, where=path, row=line) for line, obj in read_jsonl(path)]
+def _read(path: str, cls, unique: str):
+    from swe_taskflow.jsonl import read_records
+    return read_records(path, cls, unique=unique)
 
 
 def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple[dict[str, str], list[dict]]:
@@ -89,9 +91,12 @@ def run(args: argparse.Namespace) -> int:
                           max_questions_per_task=args.max_questions, include_original=not args.no_original,
                           apply_target_filter=not args.no_filter, min_full_split_share=args.min_full_split_share,
                           min_question_share=args.min_question_share)
+    from swe_taskflow.jsonl import check_output_dir
+
+    check_output_dir(args.out)
     target = load_target(args.target)
-    splits = _read(args.tasks, SplitResult)
-    pool = _read(args.pool, QAItem) if args.pool else []
+    splits = _read(args.tasks, SplitResult, "instance_id")
+    pool = _read(args.pool, QAItem, "question_id") if args.pool else []
     statuses = ("accepted", "candidate") if args.allow_candidates else ("accepted",)
     materials, pool_summary = build_materials(splits, pool, statuses=statuses)
     texts = [t for m in materials for t in m.issue_texts()]

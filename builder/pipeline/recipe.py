@@ -345,11 +345,16 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
 
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate a recipe file; every error names the file and the key."""
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.jsonl import read_text
+
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError("recipe file not found", path=str(path))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_text(path, "recipe file")
+    except InputError as exc:
+        raise ConfigError(exc.message, path=str(path)) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})", path=str(path)) from None
     return parse_recipe(data, path)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swe_taskflow.errors import InputError
+from swe_taskflow.safepath import is_inside
 
 _BASH = re.compile(r"```bash\s*\n(.*?)```", re.S)
 _PR = re.compile(r"<pr_description>(.*?)</pr_description>", re.S)
@@ -69,6 +70,8 @@ def read_trajectory(path: str | Path) -> Trajectory:
 def find_trajectory(folder: str | Path, instance_id: str) -> Path | None:
     """``<id>.traj.json(.gz)`` directly in ``folder`` or in ``folder/<id>/``."""
     folder = Path(folder)
+    if not is_inside(folder, instance_id):   # an id from data never names a path outside the folder
+        return None
     for sub in (folder, folder / instance_id):
         for name in (f"{instance_id}.traj.json", f"{instance_id}.traj.json.gz"):
             if (sub / name).exists():

@@ -7,6 +7,7 @@ from collections import Counter
 
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.jsonl import write_json, write_jsonl
+from swe_taskflow.safepath import is_inside
 
 from .common import need_module, read_pool, read_tasks
 from .repos import materialize
@@ -32,6 +33,9 @@ def _generate(ctx, tasks):
     items = []
     ctx.progress.set_total(len(tasks))
     for task in tasks:
+        if not is_inside(repos_dir, task.instance_id):   # an id naming a path outside: no trajectory, no repo
+            ctx.progress.advance(failed=1)
+            continue
         traj = next((p for p in (traj_dir / f"{task.instance_id}.traj.json", traj_dir / f"{task.instance_id}.traj.json.gz")
                      if p.exists()), None)
         if traj is None:

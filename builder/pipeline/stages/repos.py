@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Iterable
 
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.safepath import is_inside
 
 from ..hashing import tree_hash
 
 _GIT_ENV = {"GIT_AUTHOR_NAME": "swe-taskflow", "GIT_AUTHOR_EMAIL": "build@swe-taskflow.invalid",
             "GIT_COMMITTER_NAME": "swe-taskflow", "GIT_COMMITTER_EMAIL": "build@swe-taskflow.invalid",
             "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-            "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"}
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": "/nonexistent"}
 
 
 def _git(args: list[str], cwd: Path) -> str:
@@ -62,7 +63,8 @@ def materialize(recipe, cache_root: Path, instance_ids: Iterable[str]) -> tuple[
         tmp = Path(tempfile.mkdtemp(prefix=".repos-", dir=work))
         commit = ""
         for iid in ids:
-            commit = standin_repo(src, tmp / iid)
+            if is_inside(tmp, iid):   # an id that would leave the folder is refused by the proofs runner
+                commit = standin_repo(src, tmp / iid)
         (tmp / ".complete").write_text("\n".join(ids) + "\n")
         (tmp / ".commit").write_text(commit + "\n")
         if root.exists():
