@@ -16,7 +16,7 @@ from typing import Sequence
 
 from .errors import VerifyError
 from .hashing import file_sha256
-from .manifest import FileEntry
+from .manifest import FORMAT as MANIFEST_FORMAT, FileEntry
 
 #: Files a Hub checkout or download adds that are not part of a release.
 IGNORED = (re.compile(r"^\.git(/|$)"), re.compile(r"^\.gitattributes$"), re.compile(r"^\.cache(/|$)"),
@@ -82,8 +82,8 @@ def regular_file(root: Path, rel: str) -> bool:
 
 
 def is_release_root(path: Path) -> bool:
-    """A folder holding exactly one manifest (``manifests/*.json``) that names its own path and at
-    least one data file that exists there: a release folder (the project's ``manifests/`` is not one)."""
+    """A folder holding exactly one manifest (``manifests/<name>-<version>.json``) of its own name and at
+    least one of its data files: a release folder (the project's ``manifests/`` is not one)."""
     mdir = path / "manifests"
     if not mdir.is_dir() or not (path / "README.md").is_file():
         return False
@@ -94,7 +94,8 @@ def is_release_root(path: Path) -> bool:
         doc = json.loads(found[0].read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if not isinstance(doc, dict) or doc.get("path_in_release") != f"manifests/{found[0].name}":
+    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT \
+            or f"{doc.get('name')}-{doc.get('version')}.json" != found[0].name:
         return False
     files = [f.get("path") for s in doc.get("splits") or [] if isinstance(s, dict)
              for f in s.get("files") or [] if isinstance(f, dict)]

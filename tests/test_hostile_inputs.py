@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main
+from swe_taskflow.schema import SplitResult
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "builder" / "releases" / "example.toml"
@@ -222,11 +223,18 @@ def test_flow_measure_refuses_to_overwrite_its_input(tmp_path, capsys):
 
 
 def _tiny_recipe(tmp_path: Path, **over: str) -> Path:
-    text = EXAMPLE.read_text()
-    for key, value in over.items():
-        section, name = key.split(".")
-        text = text.replace(f"[{section}]\n", f"[{section}]\n{name} = {value}\n", 1)
-    text = text.replace('"../data/example/', f'"{ROOT}/builder/data/example/')
+    """The example recipe with ``section.key = value`` lines replaced (or added), paths made absolute."""
+    lines = EXAMPLE.read_text().replace('"../data/example/', f'"{ROOT}/builder/data/example/').splitlines()
+    for dotted, value in over.items():
+        section, name = dotted.split(".")
+        start = lines.index(f"[{section}]")
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+        hit = next((i for i in range(start + 1, end) if lines[i].split("=")[0].strip() == name), None)
+        if hit is None:
+            lines.insert(start + 1, f"{name} = {value}")
+        else:
+            lines[hit] = f"{name} = {value}"
+    text = "\n".join(lines) + "\n"
     out = tmp_path / "recipe.toml"
     out.write_text(text)
     return out
@@ -340,15 +348,18 @@ def test_dry_run_names_every_bad_recipe_key(tmp_path, capsys, over, key):
     assert not (tmp_path / "out").exists()
 
 
-def test_a_failing_stage_is_named_not_a_bare_exception(tmp_path):
+@pytest.mark.parametrize("raised, words", [
+    (lambda: {}["instance_id"], ["KeyError", "instance_id"]),
+    (lambda: SplitResult("t1", "ok", ("a",)), ["field 'parts'", "3 non-empty parts"]),   # an error with no file
+])
+def test_a_failing_stage_names_the_stage(tmp_path, raised, words):
     from builder.pipeline.cache import StageCache
     from builder.pipeline.recipe import load_recipe
     from builder.pipeline.runner import Stage, run_stages
     from swe_taskflow.errors import TaskflowError
 
-    def boom(ctx):
-        return {}["instance_id"]
-
     with pytest.raises(TaskflowError) as info:
-        run_stages([Stage("boom", boom)], load_recipe(EXAMPLE), StageCache(tmp_path / "cache"))
-    assert "stage 'boom'" in str(info.value) and "KeyError" in str(info.value)
+        run_stages([Stage("boom", lambda ctx: raised())], load_recipe(EXAMPLE), StageCache(tmp_path / "cache"))
+    assert "stage 'boom'" in str(info.value), str(info.value)
+    for w in words:
+        assert w in str(info.value), str(info.value)

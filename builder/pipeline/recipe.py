@@ -16,6 +16,8 @@ from typing import Any, Mapping
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
+from .recipe_checks import check_ranges
+
 SANDBOXES = ("auto", "docker", "bwrap")
 QUESTION_MODES = ("pool", "generate", "none")
 QUESTION_INTENTS = ("classify", "declared")
@@ -283,6 +285,7 @@ def _check(recipe: Recipe) -> None:
                                 ("questions.max_questions", recipe.questions.max_questions, 1)):
         if value < minimum:
             raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
+    check_ranges(recipe)   # names, devices, seeds and bounds: builder/pipeline/recipe_checks.py
     for key in ("min_full_split_share", "min_question_share"):
         value = getattr(recipe.select, key)
         if not 0.0 <= value <= 1.0:

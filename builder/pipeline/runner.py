@@ -171,8 +171,11 @@ def run_stages(stages: Sequence[Stage], recipe: Any, cache: StageCache, *,
                                    sp, cache)
                 try:
                     st.run(ctx)
-                except TaskflowError:
+                except TaskflowError as exc:   # keep its type and fields; say which stage it stopped
                     progress.finish(sp, "FAILED")
+                    if not exc.message.startswith("stage '"):
+                        exc.message = f"stage '{st.name}': {exc.message}"
+                        exc.args = (str(exc),)
                     raise
                 except Exception as exc:
                     progress.finish(sp, "FAILED")
