@@ -11,12 +11,12 @@ Violation kinds: ``missing-artifact``, ``added-artifact``, ``dropped-requirement
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence, TypeVar
+from typing import Iterable, Sequence
 
 from .occurrences import normalize, occurring
+from .split_coverage import coverage, idf_of, index_turns
 
 #: Every kind this module can report, in report order.
 KINDS = ("wrong-turn-count", "empty-turn", "missing-artifact", "added-artifact",
@@ -37,12 +37,6 @@ COVERAGE_WINDOW = 2
 CLAIM_RATIO = 0.7
 #: Requirement sentences with fewer content words are too short to judge.
 MIN_CONTENT_WORDS = 3
-#: Most sentences one sentence is compared with (rarest shared words first): exact up to this many
-#: sentences, and linear in the issue length beyond (see :func:`_candidates`).
-CANDIDATE_BUDGET = 128
-
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -203,126 +197,6 @@ def requirement_sentences(issue: str) -> list[str]:
     return [u for u in units if len(content_words(u)) >= MIN_CONTENT_WORDS and not u.startswith("```")]
 
 
-def _idf_of(sents: Sequence[set[str]]) -> dict[str, float]:
-    """Inverse sentence frequency of each content word of the issue: words every sentence repeats
-    ("method", the project name) say little about which requirement a turn covers."""
-    df: dict[str, int] = {}
-    for s in sents:
-        for w in s:
-            df[w] = df.get(w, 0) + 1
-    n = len(sents)
-    return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
-
-
-def _idf(issue: str) -> dict[str, float]:
-    return _idf_of([content_words(s) for s in sentences(issue)])
-
-
-def _wsum(words: set[str], idf: dict[str, float]) -> float:
-    return sum(idf.get(w, 1.0) for w in words)
-
-
-def _f1(a: set[str], b: set[str], idf: dict[str, float], wa: float | None = None, wb: float | None = None) -> float:
-    """IDF-weighted F1 overlap of two word sets (1.0 for a verbatim copy); ``wa``/``wb``: their weights, if known."""
-    inter = _wsum(a & b, idf)
-    if inter <= 0:
-        return 0.0
-    wa = _wsum(a, idf) if wa is None else wa
-    wb = _wsum(b, idf) if wb is None else wb
-    return 2 * inter / (wa + wb)    # = 2pr/(p+r) with p = inter/wb, r = inter/wa
-
-
-def _postings(sets: Iterable[set[str]]) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    for i, s in enumerate(sets):
-        for w in s:
-            out.setdefault(w, []).append(i)
-    return out
-
-
-def _candidates(words: set[str], postings: Mapping[str, list[T]], budget: int = CANDIDATE_BUDGET) -> list[T]:
-    """Sentences sharing a word with ``words``, rarest words first, at most ``budget`` of them.
-
-    A sentence that shares no word scores 0, so when the shared words' postings fit the budget (always
-    when there are at most ``budget`` sentences) the result is every sentence that can score: exact.
-    Past the budget the most common words stop adding candidates, which keeps a check on a huge issue
-    linear in its length instead of quadratic.
-    """
-    ws = sorted((w for w in words if w in postings), key=lambda w: (len(postings[w]), w))
-    out: set[T] = set()
-    for w in ws:
-        plist = postings[w]
-        if len(out) + len(plist) > budget:
-            if not out:
-                out.update(plist[:budget])
-            break
-        out.update(plist)
-    return sorted(out)
-
-
-@dataclass(frozen=True)
-class _TurnIndex:
-    """Turn sentences (content words) and, for each, how closely its best-matching issue sentence matches it."""
-
-    sents: tuple[tuple[set[str], ...], ...]     # per turn, per sentence
-    best: tuple[tuple[float, ...], ...]          # per turn, per sentence: max F1 over issue sentences
-    weight: tuple[tuple[float, ...], ...]        # per turn, per sentence: IDF weight of its words
-    postings: dict[str, list[tuple[int, int]]]   # word -> (turn, sentence) holding it
-
-
-def _index(issue_sents: list[set[str]], turns: Sequence[str], idf: dict[str, float]) -> _TurnIndex:
-    exact = {frozenset(x) for x in issue_sents}
-    issue_post = _postings(issue_sents)
-    issue_w = [_wsum(x, idf) for x in issue_sents]
-    sents, best, weight = [], [], []
-    for turn in turns:
-        ts = tuple(content_words(s) for s in sentences(turn))
-        ws = tuple(_wsum(t, idf) for t in ts)
-        row = []
-        for t, wt in zip(ts, ws):
-            if t and frozenset(t) in exact:
-                row.append(1.0)      # a verbatim copy of an issue sentence: nothing matches better
-            else:
-                row.append(max((_f1(issue_sents[i], t, idf, issue_w[i], wt) for i in _candidates(t, issue_post)),
-                               default=0.0))
-        sents.append(ts)
-        best.append(tuple(row))
-        weight.append(ws)
-    flat = [(ti, j) for ti, ts in enumerate(sents) for j in range(len(ts))]
-    post = {w: [flat[i] for i in ids] for w, ids in _postings(sents[ti][j] for ti, j in flat).items()}
-    return _TurnIndex(tuple(sents), tuple(best), tuple(weight), post)
-
-
-def coverage(unit: str, index: _TurnIndex, idf: dict[str, float], claim_ratio: float = CLAIM_RATIO) -> float:
-    """Best IDF-weighted share of the unit's content words found in a window of up to
-    :data:`COVERAGE_WINDOW` consecutive turn sentences that the unit may claim.
-
-    A turn sentence is claimable only if it resembles the unit nearly as much (:data:`CLAIM_RATIO`)
-    as it resembles its closest issue sentence: a verbatim copy of *another* requirement cannot
-    stand in for a dropped one, while a paraphrase merging two requirements serves both. Only windows
-    holding a sentence that shares a word with the unit can score, so only those are looked at.
-    """
-    need = content_words(unit)
-    total = _wsum(need, idf)
-    if total <= 0:
-        return 1.0
-    claim: dict[tuple[int, int], set[str]] = {}
-
-    def claimable(ti: int, j: int) -> set[str]:
-        if (ti, j) not in claim:
-            t, b = index.sents[ti][j], index.best[ti][j]
-            claim[ti, j] = t if _f1(need, t, idf, total, index.weight[ti][j]) >= claim_ratio * b else set()
-        return claim[ti, j]
-
-    best = 0.0
-    for ti, j in _candidates(need, index.postings):
-        n = len(index.sents[ti])
-        for start in range(max(0, j - COVERAGE_WINDOW + 1), j + 1):
-            acc: set[str] = set().union(*(claimable(ti, i) for i in range(start, min(n, start + COVERAGE_WINDOW))))
-            best = max(best, _wsum(need & acc, idf) / total)
-    return best
-
-
 def dropped_requirements(issue: str, turns: Sequence[str], *, threshold: float = COVERAGE_THRESHOLD,
                          claim_ratio: float = CLAIM_RATIO) -> list[str]:
     """Requirement sentences of the issue that the turns do not cover: neither verbatim nor with an
@@ -333,12 +207,12 @@ def dropped_requirements(issue: str, turns: Sequence[str], *, threshold: float =
     if not todo:
         return []
     issue_sents = [content_words(s) for s in sentences(issue)]
-    idf = _idf_of(issue_sents)
-    index = _index(issue_sents, turns, idf)
+    idf = idf_of(issue_sents)
+    index = index_turns(issue_sents, [[content_words(s) for s in sentences(t)] for t in turns], idf)
     scores: dict[str, float] = {}
     for u in todo:
         if u not in scores:
-            scores[u] = coverage(u, index, idf, claim_ratio)
+            scores[u] = coverage(content_words(u), index, idf, claim_ratio, COVERAGE_WINDOW)
     return [u for u in todo if scores[u] < threshold]
 
 
