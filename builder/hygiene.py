@@ -1,8 +1,9 @@
 """Leftovers of killed runs: who owns a container, cgroup or temporary folder, and sweeping the dead ones.
 
-Everything the project creates that can outlive its process (Docker containers and images, pids
-cgroups, temporary folders) carries its owner: ``<pid>.<start time>@<boot id>.<pid namespace>``, as
-the label ``swe-taskflow.owner`` or inside its name. A process killed with ``kill -9`` runs no
+Everything the project creates that can outlive its process (Docker containers, pids cgroups,
+temporary folders) carries its owner: ``<pid>.<start time>@<boot id>.<pid namespace>``, as the label
+``swe-taskflow.owner`` or inside its name. Images say who built them with ``swe-taskflow.built-by``
+and are never swept (a container inherits its image's labels, so the owner key must not be there). A process killed with ``kill -9`` runs no
 cleanup, so the next run sweeps: it removes only what belongs to owners that are dead on this host
 (same boot and pid namespace, and the pid gone or reused). Other live processes' containers, on the
 same daemon, are never touched, nor is anything whose owner cannot be judged from here.
@@ -22,8 +23,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-#: Docker label naming the owner process of a container or image.
+#: Docker label naming the owner process of a container.
 OWNER_LABEL = "swe-taskflow.owner"
+#: Docker label naming the process that built an image. Not OWNER_LABEL: a container inherits its image's
+#: labels, so an image carrying OWNER_LABEL would mark every container made from it (by any process,
+#: any version of the code) as owned by the long-dead builder, and the sweep would remove it.
+IMAGE_LABEL = "swe-taskflow.built-by"
 #: Prefix of every temporary folder and cgroup name the project creates.
 PREFIX = "swe-taskflow"
 _OWNER_RE = re.compile(r"(?P<pid>\d+)\.(?P<start>\d+)@(?P<boot>[0-9a-f]{12})\.(?P<ns>\d+)")
@@ -199,7 +204,12 @@ def sweep_containers(client) -> list[str]:
     except Exception:  # noqa: BLE001 - no daemon: nothing to sweep there
         return removed
     for c in found:
-        if owner_dead((c.labels or {}).get(OWNER_LABEL, "")):
+        owner = (c.labels or {}).get(OWNER_LABEL, "")
+        try:   # a label inherited from the image was not set by the container's creator: not ours to judge
+            inherited = (c.image.labels or {}).get(OWNER_LABEL) == owner
+        except Exception:  # noqa: BLE001 - the image is gone: the label was the container's own
+            inherited = False
+        if not inherited and owner_dead(owner):
             try:
                 c.remove(force=True)
                 removed.append(c.id[:12])
@@ -226,6 +236,6 @@ def sweep_host() -> list[str]:
     return sweep_once("folders", sweep_folders) + sweep_once("cgroups", sweep_cgroups)
 
 
-__all__ = ["OWNER_LABEL", "owner_id", "labels", "owner_dead", "scratch_dir", "scratch_temp", "cgroup_name",
+__all__ = ["OWNER_LABEL", "IMAGE_LABEL", "owner_id", "labels", "owner_dead", "scratch_dir", "scratch_temp", "cgroup_name",
            "register", "unregister", "kill_active", "CANCELLED", "sweep_folders", "sweep_cgroups", "sweep_containers",
            "sweep_once", "sweep_host"]

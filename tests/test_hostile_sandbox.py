@@ -172,15 +172,63 @@ def cli(*args: str, **kw) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
-def leftovers(pid: int) -> dict[str, list[str]]:
-    """What a process left: its containers, scratch folders, cgroups, and sandboxed scripts still running."""
-    out = {"scratch": glob.glob(f"/tmp/swe-taskflow-{pid}.*"),
-           "cgroups": glob.glob(f"/sys/fs/cgroup/pids/swe-taskflow-*-{pid}.*") + glob.glob(f"/sys/fs/cgroup/swe-taskflow-*-{pid}.*")}
-    if shutil.which("docker"):
-        ps = subprocess.run(["docker", "ps", "-a", "--filter", "label=swe-taskflow.owner", "--format",
-                             '{{.ID}} {{.Label "swe-taskflow.owner"}}'], capture_output=True, text=True).stdout
-        out["containers"] = [line for line in ps.splitlines() if line.split()[-1].startswith(f"{pid}.")]
-    return {k: v for k, v in out.items() if v}
+class Slow:
+    """A proof that sleeps with a unique duration, so its processes, containers and staged copies can be
+    found on this host whatever the code under test names them (before the fix nothing carried an owner)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.seconds = 300 + int.from_bytes(os.urandom(2), "big") % 10_000
+        self.script = f"echo started; sleep {self.seconds}\n"
+        self.repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+        (tmp_path / "slow.sh").write_text(self.script)
+        (tmp_path / "quick.sh").write_text("echo ok\n")
+        self.slow, self.quick = str(tmp_path / "slow.sh"), str(tmp_path / "quick.sh")
+        self.mount_roots = [str(self.repo.resolve())]   # a container mounting any of these is ours
+        self.cgroups_before = set(self._cgroups())
+
+    @staticmethod
+    def _cgroups() -> list[str]:
+        return glob.glob("/sys/fs/cgroup/pids/swe-taskflow-*") + glob.glob("/sys/fs/cgroup/swe-taskflow-*")
+
+    def running(self) -> list[str]:
+        hits = []
+        for cmd in glob.glob("/proc/[0-9]*/cmdline"):
+            try:
+                if f"sleep {self.seconds}".encode() in Path(cmd).read_bytes().replace(b"\0", b" "):
+                    hits.append(cmd)
+            except OSError:
+                pass
+        return hits
+
+    def containers(self) -> list[str]:
+        if not shutil.which("docker"):
+            return []
+        ids = subprocess.run(["docker", "ps", "-aq", "--filter", "label=swe-taskflow.proof"], capture_output=True,
+                             text=True).stdout.split()
+        out = []
+        for cid in ids:
+            info = subprocess.run(["docker", "inspect", cid, "--format", "{{json .Mounts}}"], capture_output=True,
+                                  text=True).stdout
+            if any(root in info for root in self.mount_roots):
+                out.append(cid)
+        return out
+
+    def staged(self) -> list[str]:
+        found = []
+        for path in glob.glob("/tmp/swe-taskflow-*/**/script", recursive=True) + glob.glob("/tmp/swe-taskflow-*/script"):
+            try:
+                if Path(path).read_text() == self.script:
+                    found.append(path)
+            except OSError:
+                pass
+        return found
+
+    def leftovers(self, pid: int) -> dict[str, list[str]]:
+        new_cgroups = [c for c in self._cgroups() if c not in self.cgroups_before and (
+            f"-{pid}." in c or not (Path(c) / "cgroup.procs").read_text().strip())]
+        found = {"running": self.running(), "containers": self.containers(), "staged": self.staged(),
+                 "scratch": glob.glob(f"/tmp/swe-taskflow-{pid}.*"), "cgroups": new_cgroups}
+        return {k: v for k, v in found.items() if v}
 
 
 def wait_for(pred, timeout: float, what: str) -> None:
@@ -191,42 +239,26 @@ def wait_for(pred, timeout: float, what: str) -> None:
         time.sleep(0.2)
 
 
-def sandbox_started(pid: int, sandbox: str) -> bool:
-    left = leftovers(pid)
-    return bool(left.get("containers") if sandbox == "docker" else left.get("scratch") and glob.glob(
-        f"/tmp/swe-taskflow-{pid}.*/mnt-*") + glob.glob(f"/tmp/swe-taskflow-{pid}.*/proof-*"))
-
-
-@pytest.fixture()
-def slow_proof(tmp_path) -> list[str]:
-    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
-    script = tmp_path / "slow.sh"
-    script.write_text("echo started; sleep 300\n")
-    quick = tmp_path / "quick.sh"
-    quick.write_text("echo ok\n")
-    return [str(repo), str(script), str(quick)]
-
-
 @BOTH
-def test_kill_9_of_a_proof_run_leaves_nothing_after_the_next_command(sandbox, slow_proof):
-    repo, script, quick = slow_proof
-    p = cli("proofs", "run", "--repo", repo, "--script", script, "--sandbox", sandbox, "--timeout", "600")
-    wait_for(lambda: sandbox_started(p.pid, sandbox), 120, "the sandbox to start")
+def test_kill_9_of_a_proof_run_leaves_nothing_after_the_next_command(sandbox, tmp_path):
+    slow = Slow(tmp_path)
+    p = cli("proofs", "run", "--repo", str(slow.repo), "--script", slow.slow, "--sandbox", sandbox, "--timeout", "600")
+    wait_for(slow.running, 120, "the sandboxed script to start")
     p.kill()
     p.wait()
-    nxt = cli("proofs", "run", "--repo", repo, "--script", quick, "--sandbox", sandbox)
+    nxt = cli("proofs", "run", "--repo", str(slow.repo), "--script", slow.quick, "--sandbox", sandbox)
     assert nxt.wait(timeout=300) == 0, nxt.stderr.read()
-    assert leftovers(p.pid) == {}
+    assert slow.leftovers(p.pid) == {}
 
 
 @pytest.mark.parametrize("sandbox, sig", [pytest.param("docker", signal.SIGINT, marks=pytest.mark.docker),
                                           pytest.param("docker", signal.SIGTERM, marks=pytest.mark.docker),
                                           pytest.param("docker", signal.SIGHUP, marks=pytest.mark.docker),
                                           ("bwrap", signal.SIGINT), ("bwrap", signal.SIGTERM)], indirect=["sandbox"])
-def test_a_signal_stops_a_proof_run_at_once_and_cleans_up(sandbox, sig, slow_proof):
-    repo, script, _ = slow_proof
-    p = cli("proofs", "run", "--repo", repo, "--script", script, "--sandbox", sandbox, "--timeout", "600")
-    wait_for(lambda: sandbox_started(p.pid, sandbox), 120, "the sandbox to start")
+def test_a_signal_stops_a_proof_run_at_once_and_cleans_up(sandbox, sig, tmp_path):
+    slow = Slow(tmp_path)
+    p = cli("proofs", "run", "--repo", str(slow.repo), "--script", slow.slow, "--sandbox", sandbox, "--timeout", "600")
+    wait_for(slow.running, 120, "the sandboxed script to start")
     t0 = time.monotonic()
     p.send_signal(sig)
     try:
@@ -234,18 +266,19 @@ def test_a_signal_stops_a_proof_run_at_once_and_cleans_up(sandbox, sig, slow_pro
     except subprocess.TimeoutExpired:
         p.kill()
         pytest.fail(f"{sig.name} did not stop the proof run within 30 s")
-    assert rc == 128 + sig, (rc, p.stderr.read())
     assert time.monotonic() - t0 < 30
-    assert leftovers(p.pid) == {}
+    assert slow.leftovers(p.pid) == {}, "left behind without a second command"
+    assert rc == 128 + sig, (rc, p.stderr.read())
 
 
 @pytest.mark.slow
 @BOTH
 def test_kill_9_of_a_build_during_proofs_leaves_nothing_after_the_rerun(tmp_path, sandbox):
     """The build is killed while a proof sleeps; rerunning it (any build command) sweeps what it left."""
+    slow = Slow(tmp_path)
     example = ROOT / "builder" / "data" / "example"
     row = json.loads((example / "pool.jsonl").read_text().splitlines()[0])
-    row.update(question_id="slow-1", proof_script="echo started; sleep 300\n")
+    row.update(question_id="slow-1", proof_script=slow.script)
     (tmp_path / "pool.jsonl").write_text(json.dumps(row) + "\n")
     recipe = (ROOT / "builder" / "releases" / "example.toml").read_text()
     recipe = recipe.replace('"../data/example/pool.jsonl"', f'"{tmp_path / "pool.jsonl"}"')
@@ -253,14 +286,15 @@ def test_kill_9_of_a_build_during_proofs_leaves_nothing_after_the_rerun(tmp_path
     recipe = recipe.replace("timeout_s = 30", "timeout_s = 600").replace("[source]\n", "[source]\nlimit = 2\n")
     (tmp_path / "r.toml").write_text(recipe)
     out = tmp_path / "out"
+    slow.mount_roots.append(str(out.resolve()))
     p = cli("build", str(tmp_path / "r.toml"), "--out", str(out), "--quiet")
-    wait_for(lambda: sandbox_started(p.pid, sandbox) or p.poll() is not None, 600, "the proofs stage")
+    wait_for(lambda: slow.running() or p.poll() is not None, 600, "the proofs stage")
     assert p.poll() is None, p.stderr.read()
     p.kill()
     p.wait()
     nxt = cli("build", str(tmp_path / "r.toml"), "--out", str(out), "--until", "ingest", "--quiet")
     assert nxt.wait(timeout=300) == 0, nxt.stderr.read()
-    assert leftovers(p.pid) == {}
+    assert slow.leftovers(p.pid) == {}
     staged = [str(x) for x in (out / "cache" / "tmp").glob("*")] + [str(x) for x in out.glob(".*.tmp-*")] + \
         [str(x) for x in (out / "cache" / "work").glob(".repos-*")]
     assert staged == []

@@ -161,10 +161,10 @@ def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = Fal
                 pass
         tar_file.seek(0)
         repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        from ..hygiene import OWNER_LABEL, owner_id
+        from ..hygiene import IMAGE_LABEL, owner_id
 
         changes = ["ENV PATH=/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /repo",
-                   f"LABEL swe-taskflow.rootfs-sha256={content}", f"LABEL {OWNER_LABEL}={owner_id()}"]
+                   f"LABEL swe-taskflow.rootfs-sha256={content}", f"LABEL {IMAGE_LABEL}={owner_id()}"]
         try:
             client.api.import_image_from_stream(iter(lambda: tar_file.read(1 << 20), b""), repository=repo, tag=version, changes=changes)
         except Exception as exc:  # noqa: BLE001 - any daemon failure is an infrastructure problem
