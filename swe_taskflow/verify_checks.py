@@ -46,6 +46,8 @@ def read_front_matter(text: str, *, where: str) -> dict[str, Any]:
         data = yaml.safe_load(text[4:end])
     except yaml.YAMLError as exc:
         raise VerifyError(f"README YAML header does not parse ({exc})", kind="mismatch", path=where) from None
+    except RecursionError:
+        raise VerifyError("README YAML header is nested too deeply", kind="mismatch", path=where) from None
     if not isinstance(data, dict):
         raise VerifyError("README YAML header is not a mapping", kind="mismatch", path=where)
     return data

@@ -40,8 +40,8 @@ def read_trajectory(path: str | Path) -> Trajectory:
     try:
         with opener(path, "rt", encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"unreadable trajectory: {exc}", path=str(path)) from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError, EOFError) as exc:
+        raise InputError(f"unreadable trajectory: {type(exc).__name__}: {exc}", path=str(path)) from None
     msgs = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(msgs, list):
         raise InputError("trajectory has no message list", path=str(path), field="messages")
