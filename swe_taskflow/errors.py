@@ -45,7 +45,7 @@ class TaskflowError(Exception):
         text = f"{where}{field}{self.message}"
         facts = ([f"expected {_short(self.expected)}"] if self.expected is not None else []) + \
                 ([f"got {_short(self.actual)}"] if self.actual is not None else [])
-        if facts:
+        if facts:   # only the sides that are known: never "expected None"
             text += f" ({', '.join(facts)})"
         if self.hint:
             text += f". {self.hint}"

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping
 from .errors import VerifyError
 from .hashing import ROW_HASH_FIELD, json_sha256
 from .manifest import Manifest, compare_mappings
+from .trajectory_checks import check_trajectory_turns
 
 SESSION_CONFIG = "default"
 TRAJECTORY_CONFIG = "trajectories"
@@ -143,7 +144,9 @@ def check_trajectories(rows, entry, where, manifest: Manifest, session_rows, rep
                                          path=where, field="condition", actual=entry.name))
         return
     row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in session_rows.get(entry.name, [])}
+    bound = {r["instance_id"]: r for r in session_rows.get(entry.name, [])}
     for n, r in enumerate(rows):
+        report.errors += check_trajectory_turns(r, bound.get(r["instance_id"]), where, n)
         if r["split_sha256"] != split.sha256:
             report.errors.append(VerifyError("trajectory is bound to another split hash", kind="mismatch", path=where,
                                              row=n, field="split_sha256", expected=split.sha256,

@@ -9,6 +9,7 @@ every question pool reads (types, duplicate ids). Every error names the recipe f
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swe_taskflow.errors import ConfigError, TaskflowError
@@ -22,6 +23,17 @@ VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 DEVICES_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 SPLITTERS = ("structural", "llm")
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def recipe_text(path: Path) -> str:
+    """A recipe file's text (a regular UTF-8 file), or a ConfigError naming it and the line."""
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.jsonl import read_text
+
+    try:
+        return read_text(path, "recipe file")
+    except InputError as exc:
+        raise ConfigError(exc.message, path=str(path), row=exc.row) from None
 
 
 def check_ranges(recipe: "Recipe") -> None:
@@ -92,4 +104,4 @@ def preflight(recipe: "Recipe") -> None:
                 raise _fail(recipe, f"questions.pools[{i}].path", exc) from None
 
 
-__all__ = ["check_ranges", "preflight", "NAME_RE", "VERSION_RE", "DEVICES_RE", "SPLITTERS"]
+__all__ = ["recipe_text", "check_ranges", "preflight", "NAME_RE", "VERSION_RE", "DEVICES_RE", "SPLITTERS"]
