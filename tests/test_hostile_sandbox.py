@@ -283,7 +283,8 @@ def test_kill_9_of_a_build_during_proofs_leaves_nothing_after_the_rerun(tmp_path
     recipe = (ROOT / "builder" / "releases" / "example.toml").read_text()
     recipe = recipe.replace('"../data/example/pool.jsonl"', f'"{tmp_path / "pool.jsonl"}"')
     recipe = recipe.replace('"../data/example/', f'"{example}/').replace('sandbox = "auto"', f'sandbox = "{sandbox}"')
-    recipe = recipe.replace("timeout_s = 30", "timeout_s = 600").replace("[source]\n", "[source]\nlimit = 2\n")
+    recipe = recipe.replace("timeout_s = 30", "timeout_s = 600")
+    recipe = recipe.replace("[source]\n", f'[source]\ninstance_ids = ["{row["instance_id"]}"]\n')   # the pool's task
     (tmp_path / "r.toml").write_text(recipe)
     out = tmp_path / "out"
     slow.mount_roots.append(str(out.resolve()))
