@@ -13,6 +13,11 @@ embedded classifier. The printed texts stay on the labeller's screen: only
         --exclude tests/data/dev_labels_v1.jsonl --exclude tests/data/hand_labels_v2.jsonl \
         --exclude tests/data/dev_labels_v2.jsonl                            # tests/data/dev_labels_v3.jsonl
     python benchmarks/hand_label_sample.py --heldout v3 --n 170 --seed 53  # tests/data/hand_labels_v3.jsonl
+    python benchmarks/hand_label_sample.py --pro --n 80 --seed 71          # tests/data/hand_labels_pro_v1.jsonl
+
+``--pro`` draws SWE-Bench Pro issue texts (the prompt the build classifies) from the tasks outside the
+100-row Hugging Face export (whose ``issue_specificity`` is a development signal); their rows carry the
+instance id as ``session_id`` and index 0.
 
 ``--dev`` draws from sessions in neither held-out set (hex suffix 3-c); tests/data/dev_labels_v1.jsonl was
 drawn before v2 existed, from every non-v1 session.
@@ -29,6 +34,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
+PRO_DIR = ROOT.parent / "shared" / "data" / "swe-bench-pro"
 HELD_OUT_SUFFIXES = "012"
 #: second held-out set: sessions whose sha256 hex ends in one of these (and in no earlier label file)
 HELD_OUT_V2_SUFFIXES = "def"
@@ -82,6 +88,17 @@ def sample_keys(sessions_path: Path, n: int = 130, seed: int = 8, *, dev: bool =
     return [pool[i] for i in sorted(picks)]
 
 
+def sample_pro(n: int, seed: int, pro_dir: Path = PRO_DIR) -> list[tuple[str, int, str]]:
+    """(instance_id, 0, issue text) of ``n`` Pro tasks outside the 100-row HF export, drawn with a seeded rng."""
+    with open(pro_dir / "hf_schema_sample_100.jsonl", encoding="utf-8") as fh:
+        dev = {json.loads(line)["instance_id"] for line in fh if line.strip()}
+    with open(pro_dir / "swe_bench_pro_public_731.jsonl", encoding="utf-8") as fh:
+        pool = sorted((r["instance_id"], 0, r["problem_statement"]) for r in map(json.loads, fh)
+                      if r["instance_id"] not in dev)
+    picks = np.random.default_rng(seed).choice(len(pool), size=min(n, len(pool)), replace=False)
+    return [pool[i] for i in sorted(picks)]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=130)
@@ -94,6 +111,7 @@ def main() -> None:
     ap.add_argument("--exclude", type=Path, action="append", metavar="LABELS.jsonl",
                     help="leave out the sessions of this label file (repeatable; default with --heldout v2 or --dev: "
                          "tests/data/hand_labels_v1.jsonl and tests/data/dev_labels_v1.jsonl)")
+    ap.add_argument("--pro", action="store_true", help="sample SWE-Bench Pro issue texts instead (see above)")
     ap.add_argument("--chars", type=int, default=700, help="head chars shown (plus a 200-char tail)")
     args = ap.parse_args()
     exclude: set[str] = set()
@@ -101,7 +119,10 @@ def main() -> None:
         exclude = labelled_sessions(args.exclude or list(V3_EXCLUDE))
     elif args.heldout == "v2" or args.dev:
         exclude = labelled_sessions(args.exclude or list(DEFAULT_EXCLUDE))
-    keys = sample_keys(args.sessions, args.n, args.seed, dev=args.dev, heldout=args.heldout, exclude=exclude)
+    if args.pro:
+        keys = sample_pro(args.n, args.seed)
+    else:
+        keys = sample_keys(args.sessions, args.n, args.seed, dev=args.dev, heldout=args.heldout, exclude=exclude)
     for k, (sid, idx, text) in enumerate(keys):
         shown = text if len(text) <= args.chars + 200 else text[:args.chars] + "\n[...]\n" + text[-200:]
         print(f"=== #{k} {sid} {idx} ({len(text)} chars)\n{shown}\n")
