@@ -14,10 +14,12 @@ embedded classifier. The printed texts stay on the labeller's screen: only
         --exclude tests/data/dev_labels_v2.jsonl                            # tests/data/dev_labels_v3.jsonl
     python benchmarks/hand_label_sample.py --heldout v3 --n 170 --seed 53  # tests/data/hand_labels_v3.jsonl
     python benchmarks/hand_label_sample.py --pro --n 80 --seed 71          # tests/data/hand_labels_pro_v1.jsonl
+    python benchmarks/hand_label_sample.py --pro --dev --n 80 --seed 83    # tests/data/dev_labels_pro_v1.jsonl
 
 ``--pro`` draws SWE-Bench Pro issue texts (the prompt the build classifies) from the tasks outside the
 100-row Hugging Face export (whose ``issue_specificity`` is a development signal); their rows carry the
-instance id as ``session_id`` and index 0.
+instance id as ``session_id`` and index 0. ``--pro --dev`` draws the tuning sample from the rest, leaving out
+the held-out Pro sample and every issue that declares its own type (that signal is measured separately).
 
 ``--dev`` draws from sessions in neither held-out set (hex suffix 3-c); tests/data/dev_labels_v1.jsonl was
 drawn before v2 existed, from every non-v1 session.
@@ -88,13 +90,21 @@ def sample_keys(sessions_path: Path, n: int = 130, seed: int = 8, *, dev: bool =
     return [pool[i] for i in sorted(picks)]
 
 
-def sample_pro(n: int, seed: int, pro_dir: Path = PRO_DIR) -> list[tuple[str, int, str]]:
-    """(instance_id, 0, issue text) of ``n`` Pro tasks outside the 100-row HF export, drawn with a seeded rng."""
+def sample_pro(n: int, seed: int, pro_dir: Path = PRO_DIR, *, dev: bool = False) -> list[tuple[str, int, str]]:
+    """(instance_id, 0, issue text) of ``n`` Pro tasks outside the 100-row HF export, drawn with a seeded rng;
+    ``dev``: also outside the held-out Pro sample and without a declared type."""
     with open(pro_dir / "hf_schema_sample_100.jsonl", encoding="utf-8") as fh:
-        dev = {json.loads(line)["instance_id"] for line in fh if line.strip()}
+        skip = {json.loads(line)["instance_id"] for line in fh if line.strip()}
+    if dev:
+        import sys
+
+        sys.path.insert(0, str(ROOT))
+        from builder.classify.declared import declared_type
+
+        skip |= labelled_sessions([LABEL_DIR / "hand_labels_pro_v1.jsonl"])
     with open(pro_dir / "swe_bench_pro_public_731.jsonl", encoding="utf-8") as fh:
         pool = sorted((r["instance_id"], 0, r["problem_statement"]) for r in map(json.loads, fh)
-                      if r["instance_id"] not in dev)
+                      if r["instance_id"] not in skip and not (dev and declared_type(r["problem_statement"])))
     picks = np.random.default_rng(seed).choice(len(pool), size=min(n, len(pool)), replace=False)
     return [pool[i] for i in sorted(picks)]
 
@@ -120,7 +130,7 @@ def main() -> None:
     elif args.heldout == "v2" or args.dev:
         exclude = labelled_sessions(args.exclude or list(DEFAULT_EXCLUDE))
     if args.pro:
-        keys = sample_pro(args.n, args.seed)
+        keys = sample_pro(args.n, args.seed, dev=args.dev)
     else:
         keys = sample_keys(args.sessions, args.n, args.seed, dev=args.dev, heldout=args.heldout, exclude=exclude)
     for k, (sid, idx, text) in enumerate(keys):
