@@ -13,6 +13,10 @@ embedded classifier. The printed texts stay on the labeller's screen: only
         --exclude tests/data/dev_labels_v1.jsonl --exclude tests/data/hand_labels_v2.jsonl \
         --exclude tests/data/dev_labels_v2.jsonl                            # tests/data/dev_labels_v3.jsonl
     python benchmarks/hand_label_sample.py --heldout v3 --n 170 --seed 53  # tests/data/hand_labels_v3.jsonl
+    python benchmarks/hand_label_sample.py --dev --n 200 --seed 97 --exclude tests/data/hand_labels_v1.jsonl \
+        --exclude tests/data/hand_labels_v2.jsonl --exclude tests/data/hand_labels_v3.jsonl \
+        --exclude tests/data/dev_labels_v1.jsonl --exclude tests/data/dev_labels_v2.jsonl \
+        --exclude tests/data/dev_labels_v3.jsonl                            # tests/data/dev_labels_v4.jsonl
     python benchmarks/hand_label_sample.py --pro --n 80 --seed 71          # tests/data/hand_labels_pro_v1.jsonl
     python benchmarks/hand_label_sample.py --pro --dev --n 80 --seed 83    # tests/data/dev_labels_pro_v1.jsonl
 
