@@ -19,6 +19,8 @@ embedded classifier. The printed texts stay on the labeller's screen: only
         --exclude tests/data/dev_labels_v3.jsonl                            # tests/data/dev_labels_v4.jsonl
     python benchmarks/hand_label_sample.py --pro --n 80 --seed 71          # tests/data/hand_labels_pro_v1.jsonl
     python benchmarks/hand_label_sample.py --pro --dev --n 80 --seed 83    # tests/data/dev_labels_pro_v1.jsonl
+    python benchmarks/hand_label_sample.py --pro --dev --n 100 --seed 89 \
+        --exclude tests/data/dev_labels_pro_v1.jsonl                        # tests/data/dev_labels_pro_v2.jsonl
 
 ``--pro`` draws SWE-Bench Pro issue texts (the prompt the build classifies) from the tasks outside the
 100-row Hugging Face export (whose ``issue_specificity`` is a development signal); their rows carry the
@@ -94,9 +96,10 @@ def sample_keys(sessions_path: Path, n: int = 130, seed: int = 8, *, dev: bool =
     return [pool[i] for i in sorted(picks)]
 
 
-def sample_pro(n: int, seed: int, pro_dir: Path = PRO_DIR, *, dev: bool = False) -> list[tuple[str, int, str]]:
+def sample_pro(n: int, seed: int, pro_dir: Path = PRO_DIR, *, dev: bool = False,
+               exclude_files: tuple[Path, ...] = ()) -> list[tuple[str, int, str]]:
     """(instance_id, 0, issue text) of ``n`` Pro tasks outside the 100-row HF export, drawn with a seeded rng;
-    ``dev``: also outside the held-out Pro sample and without a declared type."""
+    ``dev``: also outside the held-out Pro sample (and ``exclude_files``) and without a declared type."""
     with open(pro_dir / "hf_schema_sample_100.jsonl", encoding="utf-8") as fh:
         skip = {json.loads(line)["instance_id"] for line in fh if line.strip()}
     if dev:
@@ -105,7 +108,7 @@ def sample_pro(n: int, seed: int, pro_dir: Path = PRO_DIR, *, dev: bool = False)
         sys.path.insert(0, str(ROOT))
         from builder.classify.declared import declared_type
 
-        skip |= labelled_sessions([LABEL_DIR / "hand_labels_pro_v1.jsonl"])
+        skip |= labelled_sessions([f for f in (LABEL_DIR / "hand_labels_pro_v1.jsonl", *exclude_files) if f.is_file()])
     with open(pro_dir / "swe_bench_pro_public_731.jsonl", encoding="utf-8") as fh:
         pool = sorted((r["instance_id"], 0, r["problem_statement"]) for r in map(json.loads, fh)
                       if r["instance_id"] not in skip and not (dev and declared_type(r["problem_statement"])))
@@ -134,7 +137,7 @@ def main() -> None:
     elif args.heldout == "v2" or args.dev:
         exclude = labelled_sessions(args.exclude or list(DEFAULT_EXCLUDE))
     if args.pro:
-        keys = sample_pro(args.n, args.seed, dev=args.dev)
+        keys = sample_pro(args.n, args.seed, dev=args.dev, exclude_files=tuple(args.exclude or ()))
     else:
         keys = sample_keys(args.sessions, args.n, args.seed, dev=args.dev, heldout=args.heldout, exclude=exclude)
     for k, (sid, idx, text) in enumerate(keys):
