@@ -178,20 +178,22 @@ class EmbeddedClassifier:
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """(n, 16) scores whose softmax is the probabilities (rules not applied)."""
-        comp = self.components(texts)
         if self.heads is None:
-            return self._legacy_scores(comp)
-        head = self.heads.general
-        lp = head.log_proba(np.hstack([comp[name] for name, _ in head.features]))
+            return self._legacy_scores(self.components(texts))
         out = np.full((len(texts), len(INTENTS)), -1e9)
-        out[:, [INTENT_INDEX[c] for c in head.classes]] = lp
         issues = [i for i, t in enumerate(texts) if is_issue(t)]
+        chat = sorted(set(range(len(texts))) - set(issues))
+        if chat:
+            head = self.heads.general
+            comp = self.components([texts[i] for i in chat])
+            out[np.ix_(chat, [INTENT_INDEX[c] for c in head.classes])] = head.log_proba(
+                np.hstack([comp[name] for name, _ in head.features]))
         if issues:
-            issue_lp = self.heads.issue.log_proba(self.issue_features([texts[i] for i in issues]))
             # An issue report is one of the issue head's intents: the chat-trained general head would call a
             # quarter of them "planning" (measured on the SWE-Bench Pro development half).
-            out[issues] = -1e9
-            out[np.ix_(issues, [INTENT_INDEX[c] for c in self.heads.issue.classes])] = issue_lp
+            head = self.heads.issue
+            out[np.ix_(issues, [INTENT_INDEX[c] for c in head.classes])] = head.log_proba(
+                self.issue_features([texts[i] for i in issues]))
         return out
 
     def predict(self, texts: Sequence[str]) -> list[Prediction]:
