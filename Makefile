@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox example test clean
+.PHONY: setup sandbox example test clean harbor-venv
 
 setup: $(STAMP)
 
@@ -24,11 +24,33 @@ sandbox:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; } || \
 	  { echo "make example needs Docker or bubblewrap (apt-get install bubblewrap)" >&2; exit 1; }
 
+# With Docker, the example task's own image is built first (locally, no registry); without it, proofs run in
+# bubblewrap and the image is left for a machine with Docker (`swe-taskflow example build-image`).
 example: setup sandbox
+	@if docker version >/dev/null 2>&1; then $(VENV)/bin/swe-taskflow example build-image; \
+	  else echo "no Docker daemon: proofs run in bubblewrap; the task image is not built"; fi
 	$(VENV)/bin/swe-taskflow build builder/releases/example.toml --out build/example
 
 test: setup
 	$(PY) -m pytest tests
+
+# Harbor (PyPI `harbor`, Python >= 3.12) runs from its own virtual environment; the project's Harbor
+# plugins (swe_taskflow_harbor: environment, agent) are installed into it without the project's deps.
+HARBOR_VENV ?= .harbor-venv
+HARBOR_PY ?= $(firstword $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.12.*/bin/python3) \
+  $(wildcard $(PYENV_ROOT)/versions/3.12.*/bin/python3) $(wildcard $(HOME)/.pyenv/versions/3.12.*/bin/python3) \
+  $(shell command -v python3.12))
+HARBOR_STAMP := $(HARBOR_VENV)/.installed-harbor-0.25.0
+
+harbor-venv: $(HARBOR_STAMP)
+
+$(HARBOR_STAMP): pyproject.toml
+	@test -n "$(HARBOR_PY)" || { echo "harbor-venv needs Python 3.12 (pyenv install 3.12 or python3.12)" >&2; exit 1; }
+	$(HARBOR_PY) -m venv $(HARBOR_VENV)
+	$(HARBOR_VENV)/bin/python -m pip install -q --upgrade pip
+	$(HARBOR_VENV)/bin/python -m pip install -q 'harbor==0.25.0' 'mini-swe-agent==2.4.6'
+	$(HARBOR_VENV)/bin/python -m pip install -q --no-deps -e .
+	touch $(HARBOR_STAMP)
 
 clean:
 	rm -rf build .pytest_cache

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import ConfigError, InputError, TaskflowError, VerifyError
 from .hashing import ROW_HASH_FIELD, canonical_json, file_sha256, json_sha256, sha256_hex, split_sha256
+from .trajectory_checks import check_trajectory_turns
 from .manifest import (FLOAT_TOL, FileEntry, Manifest, check_manifest_integrity, compare_files,
                        compare_mappings, compare_row_hashes, load_manifest, values_equal)
 
@@ -72,6 +73,7 @@ class VerifyReport:
     json_bytes: int = 0        # canonical JSON bytes of the rows hashed
     questions: int = 0
     reproved: int = 0
+    selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
 
     @property
     def ok(self) -> bool:
@@ -91,6 +93,8 @@ class VerifyReport:
             fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
             lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
                          f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
+            if s.tfas and s.name in self.selection:
+                lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
         lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
                      + (f", {self.reproved} proofs re-run" if self.reproved else "") + ": all hashes hold")
         return "\n".join(lines)
@@ -236,6 +240,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                              else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field))
         return report
     report.release_id = manifest.release_id
+    report.selection = dict((manifest.provenance or {}).get("selection") or {})
     report.errors += check_manifest_integrity(raw, where=rel_m)
     if rel_m != manifest.path_in_release:
         report.errors.append(VerifyError("manifest file name does not match its release", kind="mismatch",
@@ -262,6 +267,9 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
         except InputError as exc:
             report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
                                              path=manifest.target.path, field=exc.field))
+
+    from .croissant import check_croissant
+    report.errors += check_croissant(root, manifest, target)
 
     session_rows: dict[str, list[dict[str, Any]]] = {}
     questions: dict[str, str] = {}
@@ -357,7 +365,9 @@ def _check_trajectories(rows, entry, where, manifest: Manifest, session_rows, re
                                          path=where, field="condition", actual=entry.name))
         return
     row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in session_rows.get(entry.name, [])}
+    bound = {r["instance_id"]: r for r in session_rows.get(entry.name, [])}
     for n, r in enumerate(rows):
+        report.errors += check_trajectory_turns(r, bound.get(r["instance_id"]), where, n)
         if r["split_sha256"] != split.sha256:
             report.errors.append(VerifyError("trajectory is bound to another split hash", kind="mismatch", path=where,
                                              row=n, field="split_sha256", expected=split.sha256,
