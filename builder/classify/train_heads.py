@@ -8,12 +8,13 @@
 - Issue head: logistic regression over issue cues and title/opening embeddings (:mod:`.issue`) of the
   development half of SWE-Bench Pro: the hand-labelled ``tests/data/dev_labels_pro_v{1,2}.jsonl`` (random
   samples of the issues that declare no type) and the issues whose declared type (:mod:`.declared`, masked
-  from the features) falls in the development half. Declared issues are mostly tracker templates, richer
+  from the features) falls in the development half, minus the held-out Pro hand sample
+  (``hand_labels_pro_v1.jsonl``: only its keys are read, to leave those issues out). Declared issues are mostly tracker templates, richer
   in bug reports than the rest, so they weigh ``DECLARED_WEIGHT``; then the bug-fix bias is lowered
   until the cross-validated bug-fix count on the hand-labelled sample no longer exceeds its hand count
   (a prior calibrated on development data only).
 
-The held-out samples (``hand_labels_*``, the held-out half of the declared types) are never read here.
+The held-out samples (``hand_labels_*``, the held-out half of the declared types) are never fitted on.
 L-BFGS on fixed data in a fixed order; the only randomness is the seeded shuffle of the issue head's
 cross-validation folds (``CV_SEED``): the same inputs give a byte-identical file.
 Only aggregate numbers are written (weights and counts), never message text.
@@ -37,6 +38,8 @@ DEFAULT_SESSIONS = SHARED / "interaction-sessions" / "specstory_sessions.jsonl"
 DEFAULT_PRO_DIR = SHARED / "swe-bench-pro"
 DEV_LABELS = tuple(f"dev_labels_v{v}.jsonl" for v in (1, 2, 3, 4))
 PRO_DEV_LABELS = ("dev_labels_pro_v1.jsonl", "dev_labels_pro_v2.jsonl")
+#: held-out Pro hand labels: never fitted on, so issues in it are left out of the declared-type pool too
+PRO_HELD_OUT = "hand_labels_pro_v1.jsonl"
 C_GENERAL, C_ISSUE, EXEMPLAR_WEIGHT, DECLARED_WEIGHT = 10.0, 0.3, 0.3, 0.5
 #: 5-fold cross-validation folds of the issue head (fixed shuffle seed)
 CV_SEED = 0
@@ -83,13 +86,14 @@ def issue_data(clf, pro_dir: Path, label_dir: Path = LABELS):
     with open(pro_dir / "hf_schema_sample_100.jsonl", encoding="utf-8") as fh:
         spec = {r["instance_id"]: specificity_type(r["issue_specificity"]) for r in map(json.loads, fh)}
     hand = {x.session_id: x.intent for name in PRO_DEV_LABELS for x in load_hand_labels(label_dir / name)}
+    held_out = {x.session_id for x in load_hand_labels(label_dir / PRO_HELD_OUT)}
     rows, n_declared = [], 0
     for t in tasks:
         if t.instance_id in hand:
             rows.append((t.original_prompt, hand[t.instance_id], True))
             continue
         y = declared_type(t.problem_statement) or spec.get(t.instance_id)
-        if y is not None and is_dev_half(t.instance_id):
+        if y is not None and is_dev_half(t.instance_id) and t.instance_id not in held_out:
             rows.append((t.original_prompt, y, False))
             n_declared += 1
     x = clf.issue_features([p for p, _, _ in rows])
@@ -176,7 +180,8 @@ def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, ou
                           "bug_fix_bias": bias, "cv_seed": CV_SEED,
                           "classes": dict(sorted((c, iy.count(c)) for c in set(iy)))},
                 "fit": f"sklearn {sklearn.__version__} LogisticRegression(lbfgs, max_iter=5000)",
-                "never_read": "tests/data/hand_labels_* and the held-out half of the declared issue types"}
+                "never_fitted_on": "tests/data/hand_labels_* (SpecStory v1-v3, Pro v1) and the held-out half of the "
+                                   "declared issue types"}
     save_heads(out or DEFAULT_HEADS, general, issue, training)
     report = {"general_rows": len(y), "issue_rows": len(iy), "bug_fix_bias": bias}
     if cv:
