@@ -2,8 +2,9 @@
 prefix-KV reuse (a realistic-size Llama built from a config on GPU when one is there; a small one on CPU).
 
     python benchmarks/classify_bench.py [--n 512] [--llm-n 64] [--batch-size 16] [--device auto]
+                                        [--classifier embedded --classifier embedded-v1] [--no-llm]
 
-Prints messages/s; on GPU also the achieved share of the GPU's dense bf16 peak (FLOPs counted as
+Prints messages/s (chat messages and issue reports separately for the embedded classifiers); on GPU also the achieved share of the GPU's dense bf16 peak (FLOPs counted as
 2 x parameters x tokens processed) and the peak memory share. Messages are hand-written and varied.
 """
 
@@ -26,6 +27,24 @@ BASE = ["fix the crash when the cart is empty", "run the tests", "thanks!", "п�
         "plan the migration to postgres", "commit and push", "why is the build so slow?",
         "a página não carrega depois do login"]
 
+# provenance: hand-written issue reports (the form of a SWE-Bench Pro prompt) for this benchmark
+ISSUES = [
+    "## Title\nExport fails when the invoice has no customer\n\n### Description\nExporting an invoice without a "
+    "customer raises a KeyError and the export stops.\n\n### Steps to reproduce\n1. Create an invoice without a "
+    "customer.\n2. Click Export.\n\n### Expected behavior\nThe export completes and leaves the customer empty.\n\n"
+    "### Actual behavior\nA KeyError is raised.\n\nRequirements:\n- Exporting must not fail when the customer is "
+    "missing.\n\nNew interfaces introduced:\nNo new interfaces are introduced.",
+    "# Support CSV import of price lists\n\n## Description\nAdministrators can only enter prices one by one. Bulk "
+    "changes take hours and are error-prone.\n\n## Expected behavior\nA new `import-prices` command reads a CSV "
+    "file with product code and price and updates every listed product, reporting rows it could not apply.\n\n"
+    "Requirements:\n- The command must accept a path to a CSV file.\n\nNew interfaces introduced:\n"
+    "Function: import_prices(path: str) -> ImportReport",
+    "## Title: Consolidate duplicated date parsing helpers\n\n### Description\nThree modules carry their own copy of "
+    "the same date parsing logic, which drifted apart over time.\n\n### Expected behavior\nOne helper in "
+    "`utils/dates.py` is used everywhere; behavior is unchanged.\n\nRequirements:\n- Keep the public behavior.\n\n"
+    "New interfaces introduced:\nFunction: parse_date(text: str) -> date",
+]
+
 # Dense bf16 peak (no sparsity), TFLOP/s, by device-name substring.
 PEAK_BF16_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10": 125.0, "L4": 121.0,
                     "4090": 165.0, "3090": 71.0, "V100": 125.0, "T4": 65.0}
@@ -40,16 +59,17 @@ def messages(n: int) -> list[str]:
     return [f"{BASE[i % len(BASE)]} (item {i})" for i in range(n)]
 
 
-def bench_embedded(n: int) -> None:
+def bench_embedded(n: int, name: str = "embedded") -> None:
     from builder.classify import load_classifier
 
-    clf = load_classifier("embedded", device="cpu")
+    clf = load_classifier(name, device="cpu")
     clf.predict(messages(16))
-    texts = messages(n)
-    t0 = time.perf_counter()
-    clf.predict(texts)
-    dt = time.perf_counter() - t0
-    print(f"embedded (CPU): {n} messages in {dt:.2f} s = {n / dt:.1f} msg/s")
+    for kind, texts in (("chat messages", messages(n)),
+                        ("issue reports", [f"{ISSUES[i % len(ISSUES)]} (item {i})" for i in range(max(1, n // 4))])):
+        t0 = time.perf_counter()
+        clf.predict(texts)
+        dt = time.perf_counter() - t0
+        print(f"{name} (CPU): {len(texts)} {kind} in {dt:.2f} s = {len(texts) / dt:.1f} msg/s")
 
 
 def bench_llm(n: int, batch_size: int, device: str) -> None:
@@ -98,9 +118,13 @@ def main() -> None:
     ap.add_argument("--llm-n", type=int, default=64, help="messages for the LLM scorer")
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--classifier", action="append", help="embedded classifier(s) to time (default: embedded)")
+    ap.add_argument("--no-llm", action="store_true", help="skip the LLM scorer")
     args = ap.parse_args()
-    bench_embedded(args.n)
-    bench_llm(args.llm_n, args.batch_size, args.device)
+    for name in args.classifier or ["embedded"]:
+        bench_embedded(args.n, name)
+    if not args.no_llm:
+        bench_llm(args.llm_n, args.batch_size, args.device)
 
 
 if __name__ == "__main__":

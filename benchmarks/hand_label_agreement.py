@@ -3,10 +3,11 @@
     python benchmarks/hand_label_agreement.py [--classifier embedded --classifier zero-shot ...]
                                               [--labels tests/data/hand_labels_v1.jsonl ...] [--confusion]
 
-Default label files: the two held-out samples, never used for exemplars or tuning:
-tests/data/hand_labels_v1.jsonl (sessions whose sha256(session_id) hex ends in 0-2) and
-tests/data/hand_labels_v2.jsonl (hex ends in d-f, drawn later from sessions in no earlier label file).
-tests/data/dev_labels_v{1,2,3}.jsonl are the tuning samples (pass them with --labels to see dev figures).
+Default label files: the three held-out samples, never used for exemplars or tuning:
+tests/data/hand_labels_v1.jsonl (sessions whose sha256(session_id) hex ends in 0-2),
+tests/data/hand_labels_v2.jsonl (hex ends in d-f, drawn later from sessions in no earlier label file) and
+tests/data/hand_labels_v3.jsonl (hex 0-2 or d-f, in no earlier label file; issue 15's fresh sample).
+tests/data/dev_labels_v{1,2,3,4}.jsonl are the tuning samples (pass them with --labels to see dev figures).
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--classifier", action="append", help="name or model folder (repeatable)")
     ap.add_argument("--labels", type=Path, action="append",
-                    help="hand-label file (repeatable; default: tests/data/hand_labels_v1.jsonl and _v2.jsonl)")
+                    help="hand-label file (repeatable; default: tests/data/hand_labels_v1.jsonl, _v2 and _v3)")
     ap.add_argument("--sessions", type=Path, default=DEFAULT_SESSIONS)
     ap.add_argument("--confusion", action="store_true", help="print the confusion table (rows: hand)")
     ap.add_argument("--write-sessions", type=Path, metavar="OUT.jsonl",
                     help="also write the sample as a sessions file (one message per session, hand intents) for "
                          "`swe-taskflow classify` / `classify agreement`; it holds corpus text: keep it local")
     args = ap.parse_args()
-    label_files = args.labels or [ROOT / "tests" / "data" / f"hand_labels_v{v}.jsonl" for v in (1, 2)]
+    label_files = args.labels or [ROOT / "tests" / "data" / f"hand_labels_v{v}.jsonl" for v in (1, 2, 3)]
     samples = []
     for path in label_files:
         labels = load_hand_labels(path)

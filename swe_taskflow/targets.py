@@ -8,7 +8,7 @@ from pathlib import Path
 from .errors import ConfigError
 
 #: The default target: long SpecStory sessions, a provisional public stand-in for a production target.
-DEFAULT_TARGET = "specstory-long-v1"
+DEFAULT_TARGET = "specstory-long-v2"
 
 
 def shipped_targets() -> list[str]:

@@ -15,7 +15,7 @@ from swe_taskflow.errors import ConfigError
 
 def test_default_target_file_loads_and_states_what_it_is():
     path = default_target_path()
-    assert path.name == "specstory-long-v1.json" and "specstory-long-v1" in shipped_targets()
+    assert path.name == "specstory-long-v2.json" and {"specstory-long-v1", "specstory-long-v2"} <= set(shipped_targets())
     t = load_target(path)
     assert t.provisional and "Appendix C" in t.description and "stands in for a production target" in t.description
     assert t.min_messages == 3 and t.session_filter["cap_per_repo"] == 20

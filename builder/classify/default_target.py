@@ -1,4 +1,4 @@
-"""Reproduce the shipped default target ``swe_taskflow/data/targets/specstory-long-v1.json``.
+"""Reproduce the shipped default target ``swe_taskflow/data/targets/specstory-long-v2.json``.
 
 The long-session Task Flow (>= 3 user messages) of the real SpecStory sessions in
 ``../shared/data/interaction-sessions/``, labelled by the default (embedded) classifier, with at most
@@ -7,7 +7,10 @@ vectors are written. It is provisional: a public corpus stands in for a producti
 paper's Appendix C allows when stated explicitly.
 
     python -m builder.classify.default_target [--sessions PATH] [--out PATH] [--cap 20] [--seed 0]
-                                              [--classifier embedded] [--date YYYY-MM-DD]
+                                              [--classifier embedded] [--date YYYY-MM-DD] [--name NAME]
+
+``specstory-long-v1.json`` holds the same sessions labelled by the previous default (now ``embedded-v1``),
+measured 2026-11-29 and kept for comparison.
 
 Same inputs, seed, classifier and ``--date`` -> a byte-identical file.
 """
@@ -23,7 +26,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
-DEFAULT_OUT = ROOT / "swe_taskflow" / "data" / "targets" / "specstory-long-v1.json"
+DEFAULT_OUT = ROOT / "swe_taskflow" / "data" / "targets" / "specstory-long-v2.json"
 
 PROVISIONAL_NOTE = ("Provisional target: a public corpus (SpecStory session exports committed to public GitHub "
                     "repositories) stands in for a production target, as the paper's Appendix C allows when "
@@ -32,7 +35,7 @@ PROVISIONAL_NOTE = ("Provisional target: a public corpus (SpecStory session expo
 
 def build_default_target(sessions: Path = DEFAULT_SESSIONS, *, cap: int = 20, seed: int = 0,
                          min_messages: int = 3, classifier: str = "embedded", date: str | None = None,
-                         name: str = "specstory-long-v1", cache: bool = True):
+                         name: str = "specstory-long-v2", cache: bool = True):
     """Classify, cap, count; returns the :class:`swe_taskflow.target.Target`."""
     from swe_taskflow.flow import count_sessions
     from swe_taskflow.sessions import cap_per_repo, filter_min_messages, read_sessions_report
@@ -74,10 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--classifier", default="embedded")
     ap.add_argument("--date", default=None, help="measurement date to record (default: today)")
+    ap.add_argument("--name", default="specstory-long-v2", help="the target's name (default: specstory-long-v2)")
     ap.add_argument("--no-cache", action="store_true")
     args = ap.parse_args(argv)
     target = build_default_target(args.sessions, cap=args.cap, seed=args.seed, classifier=args.classifier,
-                                  date=args.date, cache=not args.no_cache)
+                                  date=args.date, name=args.name, cache=not args.no_cache)
     target.save(args.out)
     ss = target.sample_size
     print(f"wrote {args.out}: {ss.get('sessions')} sessions, {ss.get('messages')} messages "

@@ -1,4 +1,5 @@
-"""Classifiers chosen by name: ``embedded`` (the CPU default), ``zero-shot`` (the naive MiniLM baseline),
+"""Classifiers chosen by name: ``embedded`` (the CPU default), ``embedded-v1`` (the previous default, for
+comparison), ``zero-shot`` (the naive MiniLM baseline),
 ``llm:<model>`` or a path to a local model folder (causal-LM label scoring), or a model id already in the
 local Hugging Face cache. Nothing is ever downloaded."""
 
@@ -12,7 +13,7 @@ from swe_taskflow.errors import ConfigError
 from .base import Classifier
 
 #: Names load_classifier accepts besides a model folder / cached model id.
-KNOWN = ("embedded", "zero-shot", "llm:<model folder or cached HF id>")
+KNOWN = ("embedded", "embedded-v1", "zero-shot", "llm:<model folder or cached HF id>")
 
 
 def _cached_hf_model(model_id: str) -> str | None:
@@ -30,14 +31,17 @@ def _embedded(kind: str, device: str, batch_size: int) -> Classifier:
     """Embedded classifiers are immutable once built: one per (kind, device, batch size) per process."""
     from .embedded import EmbeddedClassifier, ZeroShotClassifier
 
-    cls = EmbeddedClassifier if kind == "embedded" else ZeroShotClassifier
-    return cls(device=device, batch_size=batch_size)
+    if kind == "zero-shot":
+        return ZeroShotClassifier(device=device, batch_size=batch_size)
+    if kind == "embedded-v1":  # the previous default: hand-set weights, no heads
+        return EmbeddedClassifier(device=device, batch_size=batch_size, heads_path=None)
+    return EmbeddedClassifier(device=device, batch_size=batch_size)
 
 
 def resolve_classifier(name: str) -> tuple[str, str, str]:
     """(kind, model folder, model id) that ``name`` names, without loading anything; kind is ``embedded``,
-    ``zero-shot`` or ``llm``. An unknown name raises ConfigError listing the known ones."""
-    if name in ("embedded", "zero-shot"):
+    ``embedded-v1``, ``zero-shot`` or ``llm``. An unknown name raises ConfigError listing the known ones."""
+    if name in ("embedded", "embedded-v1", "zero-shot"):
         return name, "", ""
     model = name[4:] if name.startswith("llm:") else name
     folder = Path(model).expanduser()
