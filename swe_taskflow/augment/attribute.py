@@ -45,6 +45,16 @@ def attribute(text: str, patch: str, *, sources: Mapping[str, str] | None = None
     return out
 
 
+def test_locations(test: str, failure: str, patch: str, *,
+                   sources: Mapping[str, str] | None = None) -> list[Location]:
+    """Code locations a failing test points at: symbols its name's words or its failure name, else all code."""
+    name = re.split(r"::|\.|/", test)[-1]
+    words = {w.lower() for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", name) if len(w) >= 4 and w.lower() != "test"}
+    code = code_locations(patch, sources=sources)
+    hits = [loc for loc in code if loc.symbol and re.split(r"[.]", loc.symbol)[-1].lower() in words]
+    return hits or attribute(failure, patch, sources=sources) or code
+
+
 def code_locations(patch: str, *, sources: Mapping[str, str] | None = None) -> list[Location]:
     """Every location of ``patch`` in a non-test code file (what a debug turn's failure points into)."""
     return [loc for loc, _ in touched(patch, sources=sources)
@@ -60,4 +70,4 @@ def in_patch(claimed: Location, patch: str, *, sources: Mapping[str, str] | None
     return False
 
 
-__all__ = ["attribute", "code_locations", "in_patch"]
+__all__ = ["attribute", "test_locations", "code_locations", "in_patch"]

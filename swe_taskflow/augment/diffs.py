@@ -249,6 +249,15 @@ def _symbols_in_file(fp: FilePatch) -> list[tuple[Line, str]]:
     return out
 
 
+def symbol_of_line(patch: str, index: int) -> str:
+    """The enclosing symbol of the patch line at text position ``index`` ("" when none is known)."""
+    for fp in parse_patch(patch):
+        for ln, sym in _symbols_in_file(fp):
+            if ln.index == index:
+                return sym
+    return ""
+
+
 def touched(patch: str | Sequence[FilePatch], *, include_tests: bool = False,
             sources: Mapping[str, str] | None = None) -> list[tuple[Location, tuple[str, ...]]]:
     """The locations a patch changes, each with the texts of its changed lines (see touched_locations)."""
@@ -313,4 +322,4 @@ def locations_from_dicts(items: Iterable[Mapping]) -> list[Location]:
 
 
 __all__ = ["Line", "Hunk", "FilePatch", "Location", "parse_patch", "definition_name", "python_symbol_at",
-           "touched", "touched_locations", "changed_files", "identifiers", "is_test_path", "locations_from_dicts"]
+           "symbol_of_line", "touched", "touched_locations", "changed_files", "identifiers", "is_test_path", "locations_from_dicts"]
