@@ -12,6 +12,7 @@ import json
 from typing import Any, Mapping
 
 from .errors import InputError
+from .augment.record import question_fields
 from .hashing import json_sha256
 
 #: Keys of a proof report stored as typed columns; any other key goes to ``extra`` (canonical JSON).
@@ -38,7 +39,7 @@ def session_features():
                 "reference_answer": s(),
                 "evidence": List({"path": s(), "symbol": s(), "note": s()}),
                 "proof_script": s(), "proof_report": proof_report, "proof_report_sha256": s(),
-                "generator": s(), "reviewer": s()}
+                "generator": s(), "reviewer": s(), **question_fields()}
     return Features({
         "instance_id": s(), "source": s(), "source_revision": s(), "repo": s(), "base_commit": s(),
         "image_name": s(), "repo_language": s(), "condition": s(), "question_pool": s(),

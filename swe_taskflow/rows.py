@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
+from .augment.record import question_values
 from .errors import InputError
 from .features import conform, session_features, split_proof_report
 from .flow import length_bin_label
@@ -50,6 +51,7 @@ def question_record(item: QAItem, turn_index: int) -> dict[str, Any]:
         "proof_script": item.proof_script, "proof_report": stored,
         "proof_report_sha256": None if stored is None else json_sha256(stored),
         "generator": _json_text(item.generator), "reviewer": _json_text(item.reviewer),
+        **question_values(item),
     }
 
 
@@ -58,7 +60,8 @@ def build_row(task: Task, session: Session, split: SplitResult | None = None,
               where: str = "release row", row: int | None = None) -> dict[str, Any]:
     """The release row of ``task`` under ``session.condition``; hashes filled in.
 
-    Every QA turn's ``question_id`` must be among ``questions``; the row's questions follow turn order.
+    Every answer turn's (any kind but ``issue``) ``question_id`` must be among ``questions``; the
+    row's questions follow turn order.
     """
     if session.instance_id != task.instance_id:
         raise InputError("session and task are for different instances", path=where, row=row,
@@ -69,10 +72,14 @@ def build_row(task: Task, session: Session, split: SplitResult | None = None,
     by_id = dict(questions) if isinstance(questions, Mapping) else {q.question_id: q for q in questions}
     qrecords = []
     for t in session.turns:
-        if t.kind == "qa":
+        if t.kind != "issue":
             if not t.question_id or t.question_id not in by_id:
-                raise InputError("a QA turn names a question that was not given", path=where, row=row,
+                raise InputError("an answer turn names a question that was not given", path=where, row=row,
                                  field=f"turns[{t.turn_index}].question_id", actual=t.question_id)
+            if by_id[t.question_id].kind != t.kind:
+                raise InputError("an answer turn's kind differs from its item's", path=where, row=row,
+                                 field=f"turns[{t.turn_index}].kind", expected=by_id[t.question_id].kind,
+                                 actual=t.kind)
             qrecords.append(question_record(by_id[t.question_id], t.turn_index))
     out = {
         "instance_id": task.instance_id, "source": task.source, "source_revision": task.source_revision,

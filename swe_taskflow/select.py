@@ -60,6 +60,9 @@ class SelectConfig:
     where the optimizer only chose how many questions and where)."""
     min_question_share: float = 0.0
     """Share (0..1) of the usable questions (at most ``max_questions_per_task`` per task) to keep."""
+    max_augments_per_task: int = 0
+    """Augmentation turns (execute, debug, planning, review; at most one per kind) one session may add
+    (0: the paper's family of issue and QA turns)."""
 
     def __post_init__(self) -> None:
         for name, lo in (("restarts", 1), ("sweeps", 1)):
@@ -71,6 +74,9 @@ class SelectConfig:
         if not isinstance(self.max_questions_per_task, int) or not 0 <= self.max_questions_per_task <= MAX_QUESTIONS:
             raise ConfigError("out of range", field="max_questions_per_task", expected=f"0..{MAX_QUESTIONS}",
                               actual=self.max_questions_per_task)
+        if not isinstance(self.max_augments_per_task, int) or not 0 <= self.max_augments_per_task <= 4:
+            raise ConfigError("out of range", field="max_augments_per_task", expected="0..4",
+                              actual=self.max_augments_per_task)
         for name in ("min_full_split_share", "min_question_share"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
@@ -132,7 +138,8 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
     cache: dict[tuple[str, ...], np.ndarray] = {}
     out = []
     for mat in materials:
-        kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original)
+        kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original,
+                  max_augments=config.max_augments_per_task)
         fam = enumerate_candidates(mat, intents, min_turns=min_turns, **kw)
         status = "selected"
         if not fam:
@@ -408,6 +415,10 @@ class Selection:
         lengths: dict[str, int] = {}
         for c in cands:
             lengths[str(c.n_turns)] = lengths.get(str(c.n_turns), 0) + 1
+        aug_kinds: dict[str, int] = {}
+        for c in cands:
+            for k in c.augment_kinds():
+                aug_kinds[k] = aug_kinds.get(k, 0) + 1
         return {
             "target": self.target_name, "min_turns": self.min_turns, "config": self.config.to_dict(),
             "score": {k: round(v, 10) for k, v in self.score.as_dict().items()},
@@ -416,6 +427,8 @@ class Selection:
                           "retained": sum(c.n_questions for c in cands)},
             "sessions_by_questions": by_q, "placement": placements, "questions_by_slot": slots,
             "backbones": dict(sorted(backbones.items())), "sessions_by_turns": dict(sorted(lengths.items())),
+            "augmentations": {"available": sum(len(f.material.augments) for f in self.families),
+                              "retained": sum(c.n_augments for c in cands), "by_kind": dict(sorted(aug_kinds.items()))},
             "search": self.stats.to_dict(),
             "baselines": dict(baselines or {}),
         }

@@ -5,7 +5,8 @@ data files, features and sizes against the files and the manifest; checks each p
 against the declared features exactly; recomputes TFAS per split from the published target file
 and the split's sessions; checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
-passes ``builder.proofs.run_proof``; the core never imports the builder). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
+passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
+augmentation turn's reference (swe_taskflow.reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class VerifyReport:
     json_bytes: int = 0        # canonical JSON bytes of the rows hashed
     questions: int = 0
     reproved: int = 0
+    rechecked: int = 0         # augmentation references re-derived (reprove)
 
     @property
     def ok(self) -> bool:
@@ -92,7 +94,9 @@ class VerifyReport:
             lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
                          f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
         lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
-                     + (f", {self.reproved} proofs re-run" if self.reproved else "") + ": all hashes hold")
+                     + (f", {self.reproved} proofs re-run" if self.reproved else "")
+                     + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
+                     + ": all hashes hold")
         return "\n".join(lines)
 
 
@@ -208,8 +212,10 @@ def _read_split(root: Path, entry, report: VerifyReport) -> list[dict[str, Any]]
 
 
 def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
-                  run_proof: Callable[..., Any] | None = None, progress: bool = False) -> VerifyReport:
-    """Verify a release folder; see the module doc for what is checked."""
+                  run_proof: Callable[..., Any] | None = None, progress: bool = False,
+                  tasks: Mapping[str, Any] | None = None) -> VerifyReport:
+    """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
+    instance id, for reproving references derived from gold patches; see swe_taskflow.reprove)."""
     root = Path(root)
     report = VerifyReport(root=str(root))
     if not root.is_dir():
@@ -306,7 +312,8 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                                       where=rel_m)
     report.questions = len(questions)
     if reprove:
-        _reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof)
+        from .reprove import reprove as _reprove
+        _reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
 
 
@@ -368,53 +375,6 @@ def _check_trajectories(rows, entry, where, manifest: Manifest, session_rows, re
                                              expected=row_of.get(r["instance_id"]), actual=r["row_sha256"]))
 
 
-def _find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
-    for name in (row["instance_id"], row["repo"].replace("/", "__"), row["repo"].split("/")[-1]):
-        if name and (repos_dir / name).is_dir():
-            return repos_dir / name
-    return None
-
-
-def _reprove(session_rows, report: VerifyReport, *, repos_dir, run_proof) -> None:
-    if repos_dir is None:
-        report.errors.append(VerifyError("--reprove needs the source repositories", kind="missing",
-                                         field="repos_dir", hint="pass --repos DIR (one checkout per instance id)"))
-        return
-    if run_proof is None:
-        # The core never imports the builder: the CLI passes builder.proofs.run_proof.
-        raise ConfigError("reprove needs a proof runner", field="run_proof",
-                          hint="use `swe-taskflow verify --reprove`, or pass run_proof=builder.proofs.run_proof")
-    repos_dir = Path(repos_dir)
-    done: set[str] = set()
-    for split, rows in session_rows.items():
-        for n, r in enumerate(rows):
-            for q in r["questions"] or []:
-                if q["question_id"] in done:
-                    continue
-                done.add(q["question_id"])
-                repo = _find_repo(repos_dir, r)
-                if repo is None:
-                    report.errors.append(VerifyError("no checkout for this task's repository", kind="missing",
-                                                     path=str(repos_dir), field=r["instance_id"]))
-                    continue
-                pr = q["proof_report"] or {}
-                result = run_proof(repo, q["proof_script"], image=pr.get("image") or None,
-                                   sandbox=pr.get("sandbox") or "auto", timeout_s=60)
-                report.reproved += 1
-                field = f"questions[{q['question_id']}].proof_report"
-                if getattr(result, "status", None) != pr.get("status"):
-                    report.errors.append(VerifyError("re-run proof ends differently from its published report",
-                                                     kind="mismatch", path=split, row=n, field=f"{field}.status",
-                                                     expected=pr.get("status"), actual=getattr(result, "status", None)))
-                elif pr.get("stdout_sha256") and getattr(result, "stdout_sha256", None) != pr["stdout_sha256"]:
-                    # Same verdict, other evidence: the checkout or the image differs from the build's.
-                    report.errors.append(VerifyError("re-run proof prints other evidence than its published report",
-                                                     kind="mismatch", path=split, row=n,
-                                                     field=f"{field}.stdout_sha256", expected=pr["stdout_sha256"],
-                                                     actual=getattr(result, "stdout_sha256", None),
-                                                     hint="check that --repos holds the build's checkouts"))
-
-
 def _progress(items, enabled: bool):
     if not enabled:
         return items
@@ -436,17 +396,19 @@ def download_release(hub_id: str, *, revision: str | None = None, local_dir: str
 
 def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, reprove: bool = False,
                    repos_dir: str | Path | None = None, run_proof: Callable[..., Any] | None = None,
-                   progress: bool = False) -> VerifyReport:
+                   progress: bool = False, tasks: Mapping[str, Any] | None = None) -> VerifyReport:
     """Verify a release folder, or a Hub dataset id at ``revision``; returns a report (``.ok``, ``.errors``)."""
     p = Path(path_or_hub_id)
     if p.exists():
         if revision is not None:
             raise InputError("--revision applies to a Hub id, not to a local folder", path=str(p), field="revision")
-        return verify_folder(p, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress)
+        return verify_folder(p, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress,
+                             tasks=tasks)
     if not HUB_ID_RE.match(str(path_or_hub_id)):
         raise VerifyError("neither a folder nor a Hub dataset id", kind="missing", path=str(path_or_hub_id))
     folder = download_release(str(path_or_hub_id), revision=revision)
-    report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress)
+    report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress,
+                           tasks=tasks)
     report.root = f"{path_or_hub_id}@{revision or 'main'}"
     return report
 

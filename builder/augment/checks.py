@@ -111,7 +111,8 @@ def _run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") -
         if r.status == INFRA_ERROR:
             rec.checks.append({"name": "sandbox-run", "passed": False, "detail": r.reason})
             raise Rejected("sandbox-run", r.reason, status="error")
-        rec.require(r.status == "passed", "sandbox-run", f"{r.status}: {r.reason}", ok_detail=f"{r.sandbox} {r.image}")
+        why = re.sub(r" after [0-9.]+s", "", r.reason)      # no measured durations in recorded reasons
+        rec.require(r.status == "passed", "sandbox-run", f"{r.status}: {why}", ok_detail=f"{r.sandbox} {r.image}")
         runs.append(r)
     rec.require(runs[0].stdout_sha256 == runs[1].stdout_sha256, "repeatable",
                 "not repeatable: two runs of the same command printed different output",
@@ -206,7 +207,7 @@ def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) ->
     rec.require(ok, "requirement-in-part", f"the requirement is not text of split part {spec.requirement_part}")
     locs = _claimed_or(spec, ctx, lambda: attribute(spec.requirement, ctx.task.patch, sources=ctx.sources))
     rec.ok("location-in-gold-patch", f"{len(locs)} location(s)")
-    rec.got["locations"] = locs
+    rec.got.update(locations=locs, facts=[{"name": "requirement", "value": spec.requirement}])
     turn = _words("planning", ctx, spec, writer, {"requirement": spec.requirement}, rec)
     _text_ok(rec, "planning", turn, requirement=spec.requirement)
     t = normalize(turn)
@@ -217,6 +218,7 @@ def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) ->
                 ok_detail=f"{len(unstated)} reference entries not named by the turn")
     listing = "; ".join(f"{x['path']}" + (f" ({x['symbol']})" if x["symbol"] else "") for x in locs)
     return {"text": turn, "locations": locs, "requirement_part": spec.requirement_part,
+            "facts": [{"name": "requirement", "value": spec.requirement}],
             "reference_answer": f"A plan for this requirement changes: {listing}."}
 
 
@@ -225,7 +227,7 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     site = mut.find_site(task.patch, spec.mutation or {}) if task.patch else None
     rec.require(site is not None, "mutation-in-catalogue", "the seeded defect is not a catalogue mutation of the gold patch",
                 ok_detail=f"{site.operator if site else ''}")
-    mutated = _without_index_lines(mut.mutate(task.patch, site))
+    mutated = mut.review_diff(task.patch, site) + "\n"
     n = mutated.count("\n") + 1
     rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
                 f"(at most {MAX_REVIEW_DIFF_LINES})")
@@ -260,11 +262,6 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
             "reference_answer": f"The change has a defect in {site.path} line {site.line}"
                                 + (f" ({sym})" if sym else "") + f": `{site.before.strip()}` became "
                                 f"`{site.after.strip()}` ({site.operator}); with it {', '.join(caught)} fail."}
-
-
-def _without_index_lines(patch: str) -> str:
-    """A diff without git's ``index <blob>..<blob>`` lines (they would name the gold files' blobs)."""
-    return "\n".join(ln for ln in patch.split("\n") if not re.match(r"^index [0-9a-f]+\.\.[0-9a-f]+", ln))
 
 
 _CHECKS = {"execute": _check_execute, "debug": _check_debug, "planning": _check_planning, "review": _check_review}

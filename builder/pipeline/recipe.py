@@ -16,6 +16,8 @@ from typing import Any, Mapping
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
+from .recipe_augment import AugmentationsSection, check_augmentations
+
 SANDBOXES = ("auto", "docker", "bwrap")
 QUESTION_MODES = ("pool", "generate", "none")
 QUESTION_INTENTS = ("classify", "declared")
@@ -174,6 +176,7 @@ class Recipe:
     proofs: ProofsSection = ProofsSection()
     conditions: ConditionsSection = ConditionsSection()
     select: SelectSection = SelectSection()
+    augmentations: AugmentationsSection = AugmentationsSection()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -203,6 +206,7 @@ _SECTIONS = {
     "release": ReleaseSection, "source": SourceSection, "classifier": ClassifierSection,
     "target": TargetSection, "split": SplitSection, "questions": QuestionsSection, "repos": ReposSection,
     "proofs": ProofsSection, "conditions": ConditionsSection, "select": SelectSection,
+    "augmentations": AugmentationsSection,
 }
 _REQUIRED = ("release", "source")
 
@@ -340,6 +344,7 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
     sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items() if name in data}
     recipe = Recipe(path=path, raw=dict(data), **sections)
     _check(recipe)
+    check_augmentations(recipe)
     return recipe
 
 

@@ -105,6 +105,13 @@ def mutate(patch: str, site: Site) -> str:
     return "\n".join(lines)
 
 
+def review_diff(patch: str, site: Site) -> str:
+    """The change a review turn shows: the mutated gold patch without git's ``index <blob>..<blob>``
+    lines (they would name the gold files' blobs), trailing newlines stripped."""
+    lines = mutate(patch, site).split("\n")
+    return "\n".join(ln for ln in lines if not re.match(r"^index [0-9a-f]+\.\.[0-9a-f]+", ln)).rstrip("\n")
+
+
 def find_site(patch: str, mutation: Mapping) -> Site | None:
     """The site a recorded mutation ``{"operator", "path", "line", "before", "after"}`` names, or None."""
     for s in sites(patch):
@@ -115,4 +122,4 @@ def find_site(patch: str, mutation: Mapping) -> Site | None:
     return None
 
 
-__all__ = ["CATALOGUE", "OPERATORS", "Site", "sites", "mutate", "find_site"]
+__all__ = ["CATALOGUE", "OPERATORS", "Site", "sites", "mutate", "review_diff", "find_site"]

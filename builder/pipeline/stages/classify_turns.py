@@ -4,6 +4,8 @@ Issue texts (originals, split parts, merged parts) and question texts are labell
 classifier as every other corpus (paper Appendix A), so a benchmark's Task Flow is measured the
 way the target's was. A question keeps its pool's declared intent in ``declared_intent``; with
 ``classifier.question_intents = "declared"`` the declared intent is used instead of the label.
+Augmentation turns (stage ``augment``) are labelled the same way; ``augmentations.intents`` chooses
+label or declared intent for them, and every disagreement between the two is reported.
 """
 
 from __future__ import annotations
@@ -17,9 +19,27 @@ from swe_taskflow.jsonl import write_jsonl
 from .common import label, read_pool, read_splits
 
 
+def disagreements(items, by_text) -> dict:
+    """Per augmentation kind: how many generated texts the classifier labels as the kind's declared intent,
+    which other labels it gives, and the items where it disagrees."""
+    out: dict = {}
+    for q in items:
+        if not q.question.strip():
+            continue
+        got = by_text[q.question].intent
+        k = out.setdefault(q.kind, {"texts": 0, "agree": 0, "declared": q.intent, "labels": Counter(), "items": []})
+        k["texts"] += 1
+        k["agree"] += int(got == q.intent)
+        k["labels"][got] += 1
+        if got != q.intent:
+            k["items"].append({"question_id": q.question_id, "status": q.status, "label": got})
+    return {kind: {**v, "labels": dict(sorted(v["labels"].items()))} for kind, v in sorted(out.items())}
+
+
 def run(ctx) -> None:
     splits = read_splits(ctx.input("split"))
     pool = read_pool(ctx.input("proofs") / "pool_validated.jsonl")
+    augments = read_pool(ctx.input("augment") / "items.jsonl") if "augment" in ctx.inputs else []
     materials, _ = build_materials(splits, pool)
     texts: dict[str, str] = {}
     for m in materials:  # every backbone's texts: swe_taskflow.conditions wants an intent for each
@@ -27,6 +47,9 @@ def run(ctx) -> None:
             texts.setdefault(t, "issue")
     for q in pool:
         texts.setdefault(q.question, "qa")
+    for q in augments:
+        if q.question.strip():
+            texts.setdefault(q.question, q.kind)
     order = list(texts)
     preds = label(ctx, order)
     by_text = dict(zip(order, preds))
@@ -39,10 +62,19 @@ def run(ctx) -> None:
         row = (q if declared else dataclasses.replace(q, intent=by_text[q.question].intent)).to_dict()
         row["declared_intent"] = q.intent
         labelled.append(row)
+    aug_declared = ctx.recipe.augmentations.intents == "declared"
+    for q in augments:
+        use = aug_declared or not q.question.strip()
+        row = (q if use else dataclasses.replace(q, intent=by_text[q.question].intent)).to_dict()
+        row["declared_intent"] = q.intent
+        labelled.append(row)
     write_jsonl(ctx.out / "pool_labelled.jsonl", labelled)
     ctx.summary.update(
         texts=len(order), issue_texts=sum(1 for k in texts.values() if k == "issue"),
         question_texts=sum(1 for k in texts.values() if k == "qa"),
+        augment_texts=sum(1 for k in texts.values() if k not in ("qa", "issue")),
+        augment_intents=ctx.recipe.augmentations.intents,
+        augment_disagreements=disagreements(augments, by_text),
         intents=dict(sorted(Counter(p.intent for p in preds).items())),
         question_intents=ctx.recipe.classifier.question_intents,
         questions_matching_declared_intent=sum(1 for q in pool if by_text[q.question].intent == q.intent))

@@ -20,6 +20,29 @@ def target_path(recipe) -> Path:
     return recipe.resolve(recipe.target.path)
 
 
+def augmentation_table(materials, intents, target, config, selection) -> dict:
+    """TFAS (with S_L, S_T, S_R) of the optimized selection without the augmentations, with each kind
+    alone, and with all of them: the same search, seed and constraints, only the family differs."""
+    import dataclasses
+
+    from swe_taskflow.augment.kinds import AUGMENT_KINDS
+    from swe_taskflow.select import select
+
+    def row(sel) -> dict:
+        rep = sel.report()
+        return {**rep["score"], "turns": sum(int(k) * v for k, v in rep["sessions_by_turns"].items()),
+                "augmentation_turns": rep["augmentations"]["retained"],
+                "by_kind": rep["augmentations"]["by_kind"]}
+
+    out = {"without": row(select(materials, intents, target, dataclasses.replace(config, max_augments_per_task=0)))}
+    for kind in AUGMENT_KINDS:
+        only = [dataclasses.replace(m, augments=tuple(a for a in m.augments if a.kind == kind)) for m in materials]
+        if any(m.augments for m in only):
+            out[f"only {kind}"] = row(select(only, intents, target, config))
+    out["with"] = row(selection)
+    return out
+
+
 def run(ctx) -> None:
     path = target_path(ctx.recipe)
     if not path.exists():
@@ -32,11 +55,14 @@ def run(ctx) -> None:
     from swe_taskflow.select import SelectConfig, select
 
     sec = ctx.recipe.select
+    aug = ctx.recipe.augmentations
+    max_aug = aug.max_per_session if aug.kinds else 0
     try:
         config = SelectConfig(restarts=sec.restarts, sweeps=sec.sweeps, seed=sec.seed,
                               max_questions_per_task=sec.max_questions, include_original=sec.include_original,
                               apply_target_filter=sec.apply_target_filter,
-                              min_full_split_share=sec.min_full_split_share, min_question_share=sec.min_question_share)
+                              min_full_split_share=sec.min_full_split_share, min_question_share=sec.min_question_share,
+                              max_augments_per_task=max_aug)
     except ConfigError as exc:
         raise ConfigError(exc.message, path=str(ctx.recipe.path), field=f"select.{exc.field}", actual=exc.actual) from None
     materials, intents, _ = materials_and_intents(ctx)
@@ -46,6 +72,8 @@ def run(ctx) -> None:
     write_jsonl(ctx.out / "conditions" / "tfas_optimized.jsonl", (r.to_dict() for r in rows))
     write_jsonl(ctx.out / "selection.jsonl", selection.selection_rows())
     report = selection.report()
+    if max_aug:
+        report["with_and_without_augmentations"] = augmentation_table(materials, intents, target, config, selection)
     write_json(ctx.out / "select_report.json", report)
     ctx.progress.advance(len(materials))
     ctx.summary.update(selected=True, target=target.name, score=report["score"],
