@@ -59,7 +59,7 @@ def reprove(session_rows: Mapping[str, list], report, *, repos_dir, run_proof: C
                 done.add(q["question_id"])
                 repo = find_repo(repos_dir, r)
                 kind = q.get("kind") or "qa"
-                if repo is None:
+                if repo is None and q["proof_script"]:     # a text-only item (planning) needs no checkout
                     report.errors.append(VerifyError("no checkout for this task's repository", kind="missing",
                                                      path=str(repos_dir), field=r["instance_id"]))
                     continue

@@ -46,6 +46,8 @@ class ReportData:
     verify: Mapping[str, Any] = field(default_factory=dict)
     stages: Sequence[Mapping[str, Any]] = ()
     notes: Sequence[str] = ()
+    #: The augment stage's summary, the with/without TFAS table and the classifier's disagreements.
+    augmentations: Mapping[str, Any] = field(default_factory=dict)
 
 
 def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
@@ -174,6 +176,8 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
                f"- placement: {json.dumps(sel.get('placement', {}))}",
                f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
                f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
+    from .augment_section import augmentation_md
+    md += augmentation_md(data.augmentations)
     md += ["## Task Flow pictures", ""]
     for title, name, caption in pictures:
         md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
@@ -208,6 +212,7 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
         "title": data.title, "release": dict(rel), "target": data.target.name, "tfas": tfas,
         "gaps": {k: v.as_dict() for k, v in gaps.items()}, "counts": data.counts, "selection": data.selection,
         "llm": data.llm, "verify": data.verify, "pictures": [p[1] for p in pictures],
+        "augmentations": data.augmentations,
     }, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
     return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "report.json"}
 

@@ -17,7 +17,7 @@ def _summary(ctx, stage: str) -> dict:
 
 def _llm_usage(ctx) -> dict:
     usage: dict = {}
-    for stage in ("split", "questions"):
+    for stage in ("split", "questions", "augment"):
         if stage not in ctx.inputs:
             continue
         path = ctx.input(stage) / "_volatile" / "llm_usage.json"
@@ -72,12 +72,17 @@ def run(ctx) -> None:
     if proofs.get("repos") == "stand-in":
         notes.append("Proofs ran against a bundled stand-in repository, not the tasks' real repositories "
                      "(they cannot be fetched offline); the questions are about that repository.")
+    selection = json.loads(select_report.read_text()) if select_report.exists() else {}
+    augmentations = {"stage": _summary(ctx, "augment") if "augment" in ctx.inputs else {},
+                     "tfas": selection.get("with_and_without_augmentations", []),
+                     "disagreements": turns.get("augment_disagreements", {}),
+                     "intents": turns.get("augment_intents", "classify")}
     data = ReportData(
         title=f"{recipe.release.name} {recipe.release.version}",
         release={"name": recipe.release.name, "version": recipe.release.version,
                  "release_id": write.get("release_id", "")},
         target=load_target(ctx.input("select") / "target.json"), source_sessions=source, conditions=conditions,
-        counts=counts, selection=json.loads(select_report.read_text()) if select_report.exists() else {},
+        counts=counts, selection=selection, augmentations=augmentations,
         llm=_llm_usage(ctx), verify=json.loads((ctx.input("verify") / "verify.json").read_text()),
         stages=stages, notes=notes)
     ctx.progress.set_total(len(conditions) + 2)
