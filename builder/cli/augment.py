@@ -24,7 +24,9 @@ def _run(args: argparse.Namespace) -> int:
     for k in kinds:
         if k not in AUGMENT_KINDS:
             raise ConfigError("unknown augmentation kind", field="--kinds", expected=AUGMENT_KINDS, actual=k)
-    tasks = load_tasks(args.tasks)
+    loaded = load_tasks(args.tasks)
+    tasks = [t for t in loaded if t.status == "ok"]
+    malformed = {t.instance_id: t.reason for t in loaded if t.status != "ok"}
     if args.splits:
         splits = {o["instance_id"]: SplitResult.from_dict(o, where=args.splits, row=n)
                   for n, o in read_jsonl(args.splits)}
@@ -49,7 +51,8 @@ def _run(args: argparse.Namespace) -> int:
                                    hand_specs=hand)
     write_jsonl(args.out, (i.to_dict() for i in items))
     write_usage(args, llm)
-    print(json.dumps({"tasks": len(tasks), "out": str(args.out), **summary}, sort_keys=True, default=str))
+    print(json.dumps({"tasks": len(tasks), "malformed_tasks": malformed, "out": str(args.out), **summary},
+                     sort_keys=True, default=str))
     return 0
 
 
