@@ -252,7 +252,7 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     caught = failing_tests(base.stdout_excerpt, tests)
     rec.require(bool(caught), "defect-caught", "the seeded defect survives: every test passes with it",
                 ok_detail=f"{len(caught)} test(s) fail")
-    sym = symbol_of_line(mutated, site.index)
+    sym = symbol_of_line(task.patch, site.index)      # site.index counts lines of the gold patch
     locs = [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
     diff = mutated.rstrip("\n")
     turn = _words("review", ctx, spec, writer, {"diff": diff}, rec)

@@ -45,9 +45,9 @@ def _rng(seed: int, instance_id: str) -> np.random.Generator:
 
 
 def _items_of(part: str) -> list[str]:
-    for header in ("Requirements:\n", "New interfaces introduced:\n"):
-        part = part.replace(header, "\n\n")
-    return [x.strip() for x in _items(part) if len(x.strip()) >= 20]
+    """A split part's requirement items (an interface section is a specification, not a requirement)."""
+    part = part.split("New interfaces introduced:\n", 1)[0].replace("Requirements:\n", "\n\n")
+    return [x.strip() for x in _items(part) if len(x.strip()) >= 20] if part.strip() else []
 
 
 def planning_requirements(ctx: TaskContext, limit: int) -> list[tuple[int, str]]:

@@ -52,7 +52,9 @@ def test_locations(test: str, failure: str, patch: str, *,
     words = {w.lower() for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", name) if len(w) >= 4 and w.lower() != "test"}
     code = code_locations(patch, sources=sources)
     hits = [loc for loc in code if loc.symbol and re.split(r"[.]", loc.symbol)[-1].lower() in words]
-    return hits or attribute(failure, patch, sources=sources) or code
+    named = [loc for loc in attribute(failure, patch, sources=sources) if loc.symbol]
+    in_defs = [loc for loc in code if loc.symbol]      # module-level lines (imports) are not a cause
+    return hits or named or in_defs or code
 
 
 def code_locations(patch: str, *, sources: Mapping[str, str] | None = None) -> list[Location]:

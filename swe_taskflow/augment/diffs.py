@@ -219,23 +219,28 @@ def python_symbol_at(source: str, line: int) -> str:
     return best[1]
 
 
-def _symbols_in_file(fp: FilePatch) -> list[tuple[Line, str]]:
-    """(changed line, enclosing symbol) for each changed line, from definitions seen above it in the patch.
+def _symbols_in_file(fp: FilePatch) -> list[tuple[Line, str, bool]]:
+    """(changed line, enclosing symbol, whether the patch alone knows it) for each changed line, from
+    definitions seen above it in the patch.
 
-    Python: nesting by indentation (``Class.method``); other languages: the last definition seen."""
+    Python: nesting by indentation (``Class.method``); known once a line of the hunk at column 0
+    has fixed the nesting. Other languages: the last definition seen."""
     out = []
     py = fp.path.endswith(".py")
     stack: list[tuple[int, str]] = []   # python: (indent, name) of open definitions
     current = ""
+    known = False
     for h in fp.hunks:
         name = definition_name(h.header)
         if name:
             stack, current = [(_indent(h.header), name)], name
+            known = False       # the header names the outer definition, not what lies between
         for ln in h.lines:
             d = definition_name(ln.text)
             if py:
                 if ln.text.strip():
                     ind = _indent(ln.text)
+                    known = known or ind == 0
                     while stack and stack[-1][0] >= ind:
                         stack.pop()
                     if d:
@@ -245,14 +250,14 @@ def _symbols_in_file(fp: FilePatch) -> list[tuple[Line, str]]:
                 current = d or current
                 sym = current
             if ln.op in "+-":
-                out.append((ln, sym))
+                out.append((ln, sym, known))
     return out
 
 
 def symbol_of_line(patch: str, index: int) -> str:
     """The enclosing symbol of the patch line at text position ``index`` ("" when none is known)."""
     for fp in parse_patch(patch):
-        for ln, sym in _symbols_in_file(fp):
+        for ln, sym, _ in _symbols_in_file(fp):
             if ln.index == index:
                 return sym
     return ""
@@ -267,12 +272,16 @@ def touched(patch: str | Sequence[FilePatch], *, include_tests: bool = False,
         if fp.is_test and not include_tests:
             continue
         src = (sources or {}).get(fp.old_path or "") if fp.old_path else None
-        for ln, sym in _symbols_in_file(fp):
+        new_defs = {definition_name(x.text) for h in fp.hunks for x in h.lines if x.op == "+"} - {""}
+        for ln, sym, known in _symbols_in_file(fp):
+            if not ln.text.strip() or ln.text.lstrip().startswith("@"):
+                continue          # blank lines and decorators carry no location of their own
             line = ln.old_no if ln.op == "-" else (ln.new_no if fp.old_path is None else _anchor(fp, ln))
             if src is not None and fp.path.endswith(".py"):
-                exact = python_symbol_at(src, line)
-                d = definition_name(ln.text) if ln.op == "+" else ""
-                sym = f"{exact}.{d}" if d and exact and not exact.endswith(d) else (d if d and not exact else exact)
+                # added code at module level or inside a definition the patch adds keeps the patch's
+                # own nesting; everything else takes the base file's exact enclosing definition
+                own = ln.op == "+" and (known or (bool(sym) and sym.rsplit(".", 1)[-1] in new_defs))
+                sym = sym if own else python_symbol_at(src, line)
             lines, texts = out.setdefault((fp.path, sym), ([], []))
             lines.append(line)
             texts.append(ln.text)
