@@ -71,13 +71,14 @@ def debug_facts(test: str, output: str) -> tuple[list[dict[str, str]], str]:
 
 
 def failing_tests(output: str, among: Iterable[str] = ()) -> list[str]:
-    """Tests that failed or errored in ``output`` (restricted to ``among`` when given, any spelling)."""
+    """Tests that did not pass in ``output``: with ``among`` (any spelling), each of those that failed,
+    errored or did not run at all (SWE-bench's rule: a missing test is not a passed one); without it,
+    every test that failed or errored."""
     outcomes = parse_outcomes(output)
     among = list(among)
-    bad = [t for t, r in outcomes.items() if r in ("failed", "error")]
     if among:
-        bad = [t for t in among if outcome_of(outcomes, t) in ("failed", "error")]
-    return bad
+        return [t for t in among if outcome_of(outcomes, t) not in ("passed", "skipped")]
+    return [t for t, r in outcomes.items() if r in ("failed", "error")]
 
 
 def review_facts(output: str, among: Iterable[str] = ()) -> list[dict[str, str]]:
