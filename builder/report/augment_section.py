@@ -45,6 +45,9 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
     out += ["", "### Not proposed", ""]
     np_ = stage.get("not_proposed") or {}
     out += [f"- **{k}**: " + "; ".join(f"{why} ({n} tasks)" for why, n in v.items()) for k, v in np_.items()] or ["none"]
+    if stage.get("unknown_task_specs"):
+        out.append("- hand-written specs for tasks not in this build (not checked): "
+                   + ", ".join(f"`{x}`" for x in stage["unknown_task_specs"]))
     if stage.get("not_tried_after_acceptance"):
         out.append(f"- generated specs not tried once a kind had its items: "
                    f"{json.dumps(stage['not_tried_after_acceptance'], sort_keys=True)}")
