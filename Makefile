@@ -24,7 +24,11 @@ sandbox:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; } || \
 	  { echo "make example needs Docker or bubblewrap (apt-get install bubblewrap)" >&2; exit 1; }
 
+# With Docker, the example task's own image is built first (locally, no registry); without it, proofs run in
+# bubblewrap and the image is left for a machine with Docker (`swe-taskflow example build-image`).
 example: setup sandbox
+	@if docker version >/dev/null 2>&1; then $(VENV)/bin/swe-taskflow example build-image; \
+	  else echo "no Docker daemon: proofs run in bubblewrap; the task image is not built"; fi
 	$(VENV)/bin/swe-taskflow build builder/releases/example.toml --out build/example
 
 test: setup

@@ -43,6 +43,8 @@ class Task:
     """A verified source task, normalized across SWE-Bench Pro / Verified / Lite.
 
     ``original_prompt`` is the single-message issue as the source benchmark gives it to an agent.
+    ``test_command`` runs the task's tests inside its image, from the repository root, with no network;
+    its output parses to per-test pass/fail (empty when the source gives none, as SWE-Bench Pro rows do).
     ``extra`` keeps the source's own fields that the normalized record does not name.
     """
 
@@ -61,6 +63,7 @@ class Task:
     pass_to_pass: tuple[str, ...] = ()
     patch: str = ""
     test_patch: str = ""
+    test_command: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     status: str = "ok"
     reason: str = ""

@@ -1,4 +1,11 @@
-"""Shared fixtures: where the real data is, and opt-in resources that skip (or fail in CI) when absent."""
+"""Shared fixtures: committed test data, ../shared, and opt-in resources that skip (or fail in CI) when absent.
+
+Markers (pyproject.toml): ``docker``, ``gpu``, ``slow``, ``data`` and ``harbor``. Real SWE-Bench Pro rows and a
+mini-swe-agent trajectory are committed under tests/fixtures/ (MIT, see their SOURCE.md), so a fresh clone
+runs every test but those marked ``data`` (the session corpora, which may not be redistributed, and the
+full 731-task checks): they skip with a reason naming what is missing. A test that reads ../shared without
+the ``data`` marker fails, so no test can come to depend on it silently.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SWE_TASKFLOW_SHARED", ROOT.parent / "shared"))
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+FIXTURES = ROOT / "tests" / "fixtures"
+#: 14 rows of the 731-task SWE-Bench Pro file, byte for byte (tests/fixtures/swe-bench-pro/SOURCE.md).
+PRO_SAMPLE = FIXTURES / "swe-bench-pro" / "pro_public_sample.jsonl"
+#: 4 rows of the Hugging Face-schema sample (with gold patches).
+HF_SAMPLE = FIXTURES / "swe-bench-pro" / "hf_schema_sample.jsonl"
+#: One trimmed, real mini-swe-agent trajectory (tests/fixtures/mini-swe-agent/SOURCE.md).
+TRAJECTORY = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json.gz"
+HARBOR_VENV = Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", "/work/harbor-venv"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -26,11 +41,20 @@ def _hermetic_cache(tmp_path_factory):
         os.environ["SWE_TASKFLOW_CACHE"] = old
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test that reads ../shared carries the ``data`` marker (else the run stops, naming it)."""
+    unmarked = [item.nodeid for item in items if {"shared_dir", "sessions_file"} & set(item.fixturenames)
+                and item.get_closest_marker("data") is None]
+    if unmarked:
+        raise pytest.UsageError("these tests read ../shared but lack @pytest.mark.data (mark them, or use the "
+                                "committed fixtures in tests/fixtures/): " + ", ".join(unmarked))
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """../shared (real SWE-Bench Pro tasks, trajectories, sessions); tests skip when it is absent."""
+    """../shared (session corpora, the full 731 tasks): ``data``-marked tests only; they skip without it."""
     if not (SHARED / "data").is_dir():
-        pytest.skip("../shared/data is absent")
+        pytest.skip(f"data: ../shared/data is absent ({SHARED / 'data'}); set SWE_TASKFLOW_SHARED to run it")
     return SHARED
 
 
@@ -39,8 +63,37 @@ def sessions_file(shared_dir: Path) -> Path:
     """Real SpecStory sessions: NOT licensed for redistribution, never copy their text into the repo."""
     path = shared_dir / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
     if not path.exists():
-        pytest.skip(f"{path} is absent")
+        pytest.skip(f"data: {path} is absent")
     return path
+
+
+@pytest.fixture(scope="session")
+def pro_sample() -> Path:
+    """14 real SWE-Bench Pro rows (731-file format), committed."""
+    return PRO_SAMPLE
+
+
+@pytest.fixture(scope="session")
+def hf_sample() -> Path:
+    """4 real SWE-Bench Pro rows in the Hugging Face schema (with gold patches), committed."""
+    return HF_SAMPLE
+
+
+@pytest.fixture(scope="session")
+def trajectory_file() -> Path:
+    """One real mini-swe-agent trajectory (trimmed), committed."""
+    return TRAJECTORY
+
+
+@pytest.fixture(scope="session")
+def harbor_python() -> Path:
+    """The Harbor venv's python (``harbor``-marked tests): skipped when absent, a failure in CI."""
+    python = HARBOR_VENV / "bin" / "python"
+    if python.exists():
+        return python
+    if IN_CI:
+        pytest.fail(f"CI must run the harbor-marked tests, but {python} is absent")
+    pytest.skip(f"harbor: no Harbor venv at {HARBOR_VENV} (set SWE_TASKFLOW_HARBOR_VENV)")
 
 
 def _docker_ok() -> bool:

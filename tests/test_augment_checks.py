@@ -11,7 +11,7 @@ import pytest
 
 from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_tasks, realize
 from builder.augment.sandbox import Sandbox
-from builder.pipeline.stages.repos import standin_repo
+from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.treehash import tree_hash
 from builder.split.structural import StructuralSplitter
@@ -31,7 +31,7 @@ def cart_task() -> Task:
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("cart") / "cart"
-    standin_repo(FIX / "repo", dest)
+    commit_folder(FIX / "repo", dest)
     return dest
 
 

@@ -1,9 +1,10 @@
 """The real pipeline on the bundled example data: determinism, kill -9 resumption, the CLI.
 
-A smaller recipe than the example (6 of its 16 tasks, a short selection search, small classifier
-batches) is written into tmp_path; it uses the same bundled SWE-Bench Pro tasks, question pool and
-stand-in repository, the structural splitter, the embedded classifier and a real proof sandbox
-(docker when a daemon answers, else bubblewrap).
+A smaller recipe than the example (6 of its 16 SWE-Bench Pro tasks and its own hand-written task
+``swe-taskflow__ticketdesk-1``, a short selection search, small classifier batches) is written into
+tmp_path; it uses the example's bundled tasks, question pool and ticketdesk repository, the
+structural splitter, the embedded classifier and a real proof sandbox (docker when a daemon
+answers, else bubblewrap), with the gold-patch re-run on.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from builder.pipeline.stages import STAGE_NAMES
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "builder" / "data" / "example"
 TASK_IDS = [json.loads(line)["instance_id"] for line in (DATA / "tasks.jsonl").read_text().splitlines()]
-SUBSET = [TASK_IDS[i] for i in (0, 1, 2, 5, 12, 14)]
+OWN_TASK = "swe-taskflow__ticketdesk-1"
+SUBSET = [TASK_IDS[i] for i in (0, 1, 2, 5, 12, 14)] + [OWN_TASK]
+#: A second pool whose one question names a task outside the subset: counted as unknown-task, not lost.
+OUTSIDE = TASK_IDS[9]
 
 pytestmark = pytest.mark.slow
 
@@ -55,6 +59,13 @@ def _target_line(tmp: Path) -> str:
     return f'path = "{tmp / "target.json"}"'
 
 
+def _outside_pool(tmp: Path) -> Path:
+    row = json.loads((DATA / "pool.jsonl").read_text().splitlines()[0])
+    row.update(question_id="outside-q1", instance_id=OUTSIDE)
+    (tmp / "outside.jsonl").write_text(json.dumps(row) + "\n")
+    return tmp / "outside.jsonl"
+
+
 def write_recipe(tmp: Path) -> Path:
     ids = ", ".join(f'"{i}"' for i in SUBSET)
     text = f"""
@@ -81,15 +92,19 @@ mode = "pool"
 [[questions.pools]]
 name = "example"
 path = "{DATA / 'pool.jsonl'}"
+[[questions.pools]]
+name = "outside"
+path = "{_outside_pool(tmp)}"
 
 [repos]
 bundled = "{DATA / 'repo'}"
+bundled_repo = "swe-taskflow/ticketdesk"
 
 [proofs]
 sandbox = "auto"
 timeout_s = 30
 jobs = 2
-gold_patch = false
+gold_patch = true
 
 [select]
 restarts = 8
@@ -128,11 +143,10 @@ def test_clean_build_verifies_and_keeps_every_task(clean_build):
         assert split_rows[cond] == len(SUBSET)
     manifest = json.loads(_manifest(clean_build.out))
     assert "swe-taskflow-test" in json.dumps(manifest)
-    # the pool's questions for tasks outside the subset (task 9's) are counted as unknown-task, not lost
+    # a question naming a task outside the build is counted as unknown-task, not lost
     questions = json.loads((clean_build.results[3].path / "summary.json").read_text())
     pool_size = len((DATA / "pool.jsonl").read_text().splitlines())
-    assert questions["candidates"] + questions["unknown_task"] == pool_size
-    assert questions["unknown_task"] > 0
+    assert (questions["candidates"], questions["unknown_task"]) == (pool_size, 1)
 
 
 def test_proofs_reject_the_broken_questions_and_name_the_sandbox(clean_build):
@@ -148,11 +162,85 @@ def test_proofs_reject_the_broken_questions_and_name_the_sandbox(clean_build):
     assert len(timings) == len(rows) and all(json.loads(t)["duration_s"] is not None for t in timings)
 
 
+def test_questions_ran_in_their_tasks_image_before_and_after_the_gold_patch(clean_build):
+    proofs = {r.name: r for r in clean_build.results}["proofs"]
+    rows = [json.loads(line) for line in (proofs.path / "pool_validated.jsonl").read_text().splitlines()]
+    summary = json.loads((proofs.path / "summary.json").read_text())
+    own = next(json.loads(line) for line in (DATA / "tasks.jsonl").read_text().splitlines() if OWN_TASK in line)
+    assert summary["gold_patch"] is True and summary["repos"] == "bundled"
+    for row in rows:
+        assert row["instance_id"] == OWN_TASK
+        report = row["proof_report"]
+        if report["sandbox"] == "docker":
+            assert report["image"] == own["image_name"]
+        if row["status"] == "accepted":   # both runs passed with the same evidence
+            runs = report["runs"]
+            assert runs["patched"] is not None and runs["patched"]["stdout_sha256"] == runs["base"]["stdout_sha256"]
+
+
+def _loaded_splits(release: Path, names, monkeypatch, cache: Path) -> dict:
+    import datasets
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    return {n: datasets.load_dataset(str(release), "default", split=n, cache_dir=str(cache)) for n in names}
+
+
+def test_every_question_is_about_its_rows_repository(clean_build, monkeypatch, tmp_path):
+    """load_dataset of every QA condition: each question was proved in its row's repository at its base_commit."""
+    from builder.bundled.repo import commit_folder, git_tree
+
+    commit = commit_folder(DATA / "repo", tmp_path / "ticketdesk")
+    tree = git_tree(tmp_path / "ticketdesk")
+    manifest = json.loads(_manifest(clean_build.out))
+    qa_splits = [s["name"] for s in manifest["splits"] if s["name"].startswith("qa_") or s["name"] == "tfas_optimized"]
+    assert len(qa_splits) == 5
+    loaded = _loaded_splits(clean_build.release, qa_splits, monkeypatch, tmp_path / "hf")
+    seen = 0
+    for name, ds in loaded.items():
+        for row in ds:
+            if row["repo"] != "swe-taskflow/ticketdesk":
+                assert row["questions"] == [], (name, row["instance_id"])
+                continue
+            assert row["base_commit"] == commit
+            for q in row["questions"]:
+                report = q["proof_report"]
+                assert report["tree_sha_before"] == tree, (name, q["question_id"])
+                if report["sandbox"] == "docker":
+                    assert report["image"] == row["image_name"]
+                seen += 1
+        # the manifest's data summary says how many rows carry questions: check it against the rows
+        carried = sum(1 for row in ds if row["questions"])
+        assert manifest["provenance"]["question_rows"]["rows_with_questions"][name] == carried
+    assert seen > 0
+
+
+@pytest.mark.docker
+def test_a_question_reproves_in_its_own_tasks_image(clean_build, docker_available, monkeypatch, tmp_path):
+    """A published proof re-runs in the image its row names (the task's own), with the published evidence."""
+    from builder.bundled.repo import commit_folder
+    from builder.proofs import run_proof
+
+    row = next(r for r in _loaded_splits(clean_build.release, ["qa_only"], monkeypatch, tmp_path / "hf")["qa_only"])
+    q = row["questions"][0]
+    assert q["proof_report"]["sandbox"] == "docker" and q["proof_report"]["image"] == row["image_name"]
+    repo = tmp_path / "repo"
+    assert commit_folder(DATA / "repo", repo) == row["base_commit"]
+    own = next(json.loads(line) for line in (DATA / "tasks.jsonl").read_text().splitlines() if OWN_TASK in line)
+    report = run_proof(repo, q["proof_script"], image=row["image_name"], sandbox="docker", timeout_s=60,
+                       gold_patch=own["patch"])
+    assert report.status == "passed", report.reason
+    assert report.image == row["image_name"] and report.stdout_sha256 == q["proof_report"]["stdout_sha256"]
+
+
 def test_report_has_pictures_and_tables(clean_build):
     report = clean_build.out / "report"
     md = (report / "report.md").read_text()
     for needle in ("TFAS against the target", "| S_L |", "Gap tables", "Counts per status", "LLM use and cost",
-                   "rejected: modified-repo", "sankey_target.png", "sankey_tfas_optimized.png"):
+                   "rejected: modified-repo", "sankey_target.png", "sankey_tfas_optimized.png",
+                   "Rows carrying questions, per condition", "| qa_first | 1 of 7 |",
+                   "swe-taskflow__ticketdesk-1 (swe-taskflow/ticketdesk, hand-written) | 10 accepted of 13",
+                   "tasks without questions: no candidate question names the task | 6"):
         assert needle in md, needle
     pngs = sorted(p.name for p in report.glob("*.png"))
     assert "sankey_source.png" in pngs and "sankey_target.png" in pngs and len(pngs) == 10

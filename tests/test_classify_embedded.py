@@ -90,6 +90,7 @@ def test_exemplar_loader_rejects_unlabelled_rows(tmp_path):
     assert "provenance" in str(err.value)
 
 
+@pytest.mark.data
 def test_exemplars_are_not_copied_from_the_corpus(sessions_file):
     corpus = set()
     for line in sessions_file.read_text(encoding="utf-8").splitlines():
@@ -119,6 +120,7 @@ def test_held_out_samples_are_disjoint_from_tuning_samples():
             assert name == held or not (sessions[held] & other), (held, name)
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("sample,floor", [("v1", 0.55), ("v2", 0.5)])
 def test_default_beats_naive_zero_shot_on_hand_labels(embedded, sessions_file, sample, floor):
     labels = load_hand_labels(HELD_OUT[sample])

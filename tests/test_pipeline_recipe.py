@@ -28,7 +28,15 @@ def test_example_recipe_is_complete():
     assert r.split.splitter == "structural" and r.classifier.name == "embedded"
     assert r.resolve(r.source.spec).is_file() and r.resolve(r.repos.bundled).is_dir()
     assert [p.name for p in r.questions.pools] == ["example"]
-    assert r.proofs.gold_patch is False  # the stand-in repository cannot take the real gold patches
+    # the bundled repository is the hand-written task's own: its proofs run again after its gold patch
+    assert r.proofs.gold_patch is True and r.repos.bundled_repo == "swe-taskflow/ticketdesk"
+
+
+def test_bundled_folder_needs_its_repository_name(tmp_path):
+    (tmp_path / "repo").mkdir()
+    with pytest.raises(ConfigError) as err:
+        load_recipe(_write(tmp_path, '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n[repos]\nbundled = "repo"\n'))
+    assert err.value.field == "repos.bundled_repo"
 
 
 def test_minimal_recipe_gets_defaults(tmp_path):
@@ -98,7 +106,7 @@ def test_relative_paths_resolve_against_the_recipe(tmp_path):
     p = sub / "r.toml"
     p.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "../data/t.jsonl"\n'
                  '[questions]\nmode = "pool"\n[[questions.pools]]\nname = "p"\npath = "../data/pool.jsonl"\n'
-                 '[repos]\nbundled = "../data/repo"\n')
+                 '[repos]\nbundled = "../data/repo"\nbundled_repo = "o/r"\n')
     r = load_recipe(p)
     assert r.resolve(r.repos.bundled) == (tmp_path / "data" / "repo").resolve()
     assert r.section("questions")["pools"] == [{"name": "p", "path": "../data/pool.jsonl"}]

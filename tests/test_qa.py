@@ -1,5 +1,6 @@
-"""Repository-QA mining on a real mini-swe-agent trajectory (SWE-bench Verified, MIT) with
-hand-written replayed replies (tests/fixtures/llm/qa_*.json, labelled hand-written)."""
+"""Repository-QA mining on a real mini-swe-agent trajectory (SWE-bench Verified, MIT; committed, trimmed:
+tests/fixtures/mini-swe-agent/) with hand-written replayed replies (tests/fixtures/llm/qa_*.json, labelled
+hand-written)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def fixture_text(name):
 
 
 @pytest.fixture(scope="module")
-def traj_path(shared_dir):
-    return shared_dir / "data/mini-swe-agent-trajs-verified/trajs" / f"{IID}.traj.json.gz"
+def traj_path(trajectory_file):
+    return trajectory_file
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from swe_taskflow.taxonomy import RETAINED
 from swe_taskflow.verify import verify_release
 
 PROVENANCE = {"source": {"benchmark": "ScaleAI/SWE-bench_Pro", "revision": "public-731",
-                         "files": {"swe_bench_pro_public_731.jsonl": "see shared"}},
+                         "files": {"pro_public_sample.jsonl": "tests/fixtures/swe-bench-pro"}},
               "recipe": {"name": "test", "conditions": ["single_prompt", "split_prompt"]},
               "models": {"splitter": {"name": "paragraph-split", "revision": "1"}},
               "prompts": {}, "seeds": {"assembly": 0}, "package": {"name": "swe-taskflow", "version": "test",
@@ -28,18 +28,9 @@ PROVENANCE = {"source": {"benchmark": "ScaleAI/SWE-bench_Pro", "revision": "publ
 
 
 @pytest.fixture(scope="module")
-def tasks(request):
-    """3-5 real SWE-Bench Pro tasks when ../shared is there, plus hand-written ones (always)."""
-    return pro_tasks(request, 4) + hand_written_tasks()
-
-
-def pro_tasks(request, n: int):
-    """Real SWE-Bench Pro tasks through the shared_dir fixture; none (not a skip) when ../shared is absent."""
-    try:
-        shared = request.getfixturevalue("shared_dir")
-    except pytest.skip.Exception:
-        return []
-    return tasks_from_pro_jsonl(shared / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl", n)
+def tasks(pro_sample):
+    """4 real SWE-Bench Pro tasks (committed fixture rows) and 3 hand-written ones."""
+    return tasks_from_pro_jsonl(pro_sample, 4) + hand_written_tasks()
 
 
 @pytest.fixture(scope="module")

@@ -166,6 +166,7 @@ def test_label_sessions_fills_only_missing(tmp_path):
     assert exc.value.field == "messages[0].intent"
 
 
+@pytest.mark.data
 def test_reads_the_real_corpus(sessions_file):
     """The shared SpecStory corpus: it has empty sessions, so a plain read fails and names the line."""
     with pytest.raises(InputError) as exc:

@@ -1,4 +1,4 @@
-"""Source loading on real SWE-Bench Pro rows (shared data) and mutated copies of them."""
+"""Source loading on real SWE-Bench Pro rows (committed fixtures; the full 731 on ../shared) and mutated copies."""
 
 from __future__ import annotations
 
@@ -36,26 +36,40 @@ def pro731(shared_dir):
 
 
 @pytest.fixture(scope="module")
-def hf100(shared_dir):
-    return load_tasks(str(shared_dir / PRO / "hf_schema_sample_100.jsonl"))
+def pro(pro_sample):
+    return load_tasks(str(pro_sample))
 
 
-def test_all_731_rows_normalize(pro731, shared_dir):
-    assert len(pro731.tasks) == 731 and not pro731.malformed
-    assert pro731.provenance["source"] == "swe-bench-pro"
-    path = shared_dir / PRO / "swe_bench_pro_public_731.jsonl"
-    f = pro731.provenance["files"][0]
-    assert f["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    raw = _rows(path, 3)
-    for task, row in zip(pro731.tasks, raw):
+@pytest.fixture(scope="module")
+def hf(hf_sample):
+    return load_tasks(str(hf_sample))
+
+
+def _check_normalized(load, path: Path) -> None:
+    assert not load.malformed and load.provenance["source"] == "swe-bench-pro"
+    assert load.provenance["files"][0]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    for task, row in zip(load.tasks, _rows(path), strict=True):
         assert task.instance_id == row["instance_id"] and task.repo == row["repo"]
         assert list(task.fail_to_pass) == row["fail_to_pass"]
         assert task.extra["selected_test_files"] == row["selected_test_files"]
         assert task.extra["dockerhub_tag"] == row["dockerhub_tag"]
         assert task.image_name == row["image_name"]
-        assert task.source_revision == pro731.provenance["revision"]
+        assert task.source_revision == load.provenance["revision"]
+        assert task.original_prompt.startswith(row["problem_statement"])
 
 
+def test_pro_rows_normalize(pro, pro_sample):
+    assert len(pro.tasks) == 14
+    _check_normalized(pro, pro_sample)
+
+
+@pytest.mark.data
+def test_all_731_rows_normalize(pro731, shared_dir):
+    assert len(pro731.tasks) == 731
+    _check_normalized(pro731, shared_dir / PRO / "swe_bench_pro_public_731.jsonl")
+
+
+@pytest.mark.data
 def test_prompt_matches_upstream_instances_yaml(pro731, shared_dir):
     """Independent check: instances.yaml holds the prompt as one text; compare where it is not JSON-quoted."""
     yaml = pytest.importorskip("yaml")
@@ -68,22 +82,23 @@ def test_prompt_matches_upstream_instances_yaml(pro731, shared_dir):
         assert by_id[e["instance_id"]].original_prompt == e["problem_statement"]
 
 
-def test_hf_schema_lists_decoded_and_agree_with_731(hf100, pro731):
+def test_hf_schema_lists_decoded_and_agree_with_731(hf, pro):
     """The HF export spells fail_to_pass as a Python list literal; it must decode to the same lists."""
-    assert len(hf100.tasks) == 100 and not hf100.malformed
-    by_id = {t.instance_id: t for t in pro731.tasks}
-    for t in hf100.tasks:
+    assert len(hf.tasks) == 4 and not hf.malformed
+    by_id = {t.instance_id: t for t in pro.tasks}
+    for t in hf.tasks:
         other = by_id[t.instance_id]
         assert t.fail_to_pass == other.fail_to_pass
         assert t.original_prompt == other.original_prompt
         assert isinstance(t.extra["issue_categories"], list)
         assert t.patch.startswith("diff --git")
     # some HF rows hold the statement as a JSON string literal; they are decoded and say so
-    assert any("problem_statement" in t.extra.get(DECODED_KEY, ()) for t in hf100.tasks)
+    assert any("problem_statement" in t.extra.get(DECODED_KEY, ()) for t in hf.tasks)
 
 
-def test_malformed_rows_are_kept_with_reasons(shared_dir, tmp_path):
-    rows = _rows(shared_dir / PRO / "hf_schema_sample_100.jsonl", 5)
+def test_malformed_rows_are_kept_with_reasons(hf_sample, tmp_path):
+    rows = _rows(hf_sample)
+    rows.append({**rows[0], "instance_id": rows[0]["instance_id"] + "-copy"})   # a fifth, sound row
     del rows[1]["requirements"]
     rows[2]["problem_statement"] = "   "
     rows[3]["pass_to_pass"] = '["tests/a.py::test_x", '
@@ -98,8 +113,8 @@ def test_malformed_rows_are_kept_with_reasons(shared_dir, tmp_path):
     assert load.provenance["malformed"] == 3
 
 
-def test_type_conflicts_and_broken_lines_fall_back_to_line_reading(shared_dir, tmp_path):
-    rows = _rows(shared_dir / PRO / "swe_bench_pro_public_731.jsonl", 4)
+def test_type_conflicts_and_broken_lines_fall_back_to_line_reading(pro_sample, tmp_path):
+    rows = _rows(pro_sample, 4)
     rows[1]["fail_to_pass"] = "[broken"          # a string among lists: arrow cannot build the column
     rows.insert(3, "{not json")
     path = _write(tmp_path / "pro.jsonl", rows)
@@ -111,16 +126,16 @@ def test_type_conflicts_and_broken_lines_fall_back_to_line_reading(shared_dir, t
     assert "json lines" in load.provenance["loader"]
 
 
-def test_duplicate_ids_and_limit(shared_dir, tmp_path):
-    rows = _rows(shared_dir / PRO / "swe_bench_pro_public_731.jsonl", 3)
+def test_duplicate_ids_and_limit(pro_sample, tmp_path):
+    rows = _rows(pro_sample, 3)
     path = _write(tmp_path / "dup.jsonl", rows + [rows[0]])
     load = load_tasks(str(path))
     assert load.tasks[3].status == "malformed" and "duplicates row 1" in load.tasks[3].reason
     assert len(load_tasks(str(path), limit=2).tasks) == 2
 
 
-def test_folder_and_explicit_source(shared_dir, tmp_path):
-    rows = _rows(shared_dir / PRO / "swe_bench_pro_public_731.jsonl", 3)
+def test_folder_and_explicit_source(pro_sample, tmp_path):
+    rows = _rows(pro_sample, 3)
     folder = tmp_path / "ds"
     folder.mkdir()
     _write(folder / "test.jsonl", rows)

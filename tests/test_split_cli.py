@@ -14,8 +14,8 @@ QUTE = "instance_qutebrowser__qutebrowser-5e0d6dc1483cb3336ea0e3dcbd4fe4aa00fc17
 
 
 @pytest.fixture(scope="module")
-def pro_file(shared_dir):
-    return shared_dir / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl"
+def pro_file(pro_sample):
+    return pro_sample
 
 
 def test_split_check_cli(pro_file, tmp_path, capsys):
@@ -45,7 +45,7 @@ def test_split_check_bad_case_names_line_and_field(tmp_path, capsys):
 
 
 def test_split_run_structural_every_task_gets_a_row(pro_file, tmp_path, capsys):
-    rows = [json.loads(x) for x in pro_file.read_text().splitlines()[:25]]
+    rows = [json.loads(x) for x in pro_file.read_text().splitlines()]
     small = tmp_path / "tasks.jsonl"
     small.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "splits.jsonl"
@@ -59,7 +59,7 @@ def test_split_run_structural_every_task_gets_a_row(pro_file, tmp_path, capsys):
     assert main(["split", "run", "--tasks", str(small), "--out", str(out)]) == 0
     assert out.read_bytes() == first                          # byte-identical rerun
     summary = json.loads(capsys.readouterr().out.splitlines()[0])
-    assert summary["tasks"] == 25
+    assert summary["tasks"] == len(rows) == 14
 
 
 def test_help_for_every_command(capsys):

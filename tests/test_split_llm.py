@@ -32,8 +32,8 @@ def fixture_text(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def task(shared_dir):
-    tasks = load_tasks(shared_dir / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl")
+def task(pro_sample):
+    tasks = load_tasks(pro_sample)
     return next(t for t in tasks if t.instance_id.startswith(QUTE))
 
 

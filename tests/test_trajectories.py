@@ -20,14 +20,13 @@ from swe_taskflow.manifest import load_manifest
 from swe_taskflow.schema import Task
 from swe_taskflow.verify import verify_release
 
-N = 3
+N = 1
 
 
 @pytest.fixture(scope="module")
-def traj_files(shared_dir):
-    files = sorted((shared_dir / "data/mini-swe-agent-trajs-verified/trajs").glob("*.traj.json.gz"))[:N]
-    assert len(files) == N
-    return files
+def traj_files(trajectory_file):
+    """One real mini-swe-agent trajectory, committed (tests/fixtures/mini-swe-agent/)."""
+    return [trajectory_file]
 
 
 def _task(iid: str) -> Task:

@@ -21,13 +21,8 @@ MANIFEST = "manifests/tamper-v1.json"
 
 
 @pytest.fixture(scope="module")
-def pristine(tmp_path_factory, request):
-    try:
-        shared = request.getfixturevalue("shared_dir")
-        tasks = tasks_from_pro_jsonl(shared / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl", 3)
-    except pytest.skip.Exception:
-        tasks = []
-    tasks += hand_written_tasks()
+def pristine(tmp_path_factory, pro_sample):
+    tasks = tasks_from_pro_jsonl(pro_sample, 3) + hand_written_tasks()
     root = tmp_path_factory.mktemp("pristine")
     uniform_target(root / "target.json")
     write_release(root / "rel", name="tamper", version="v1", splits=small_release_splits(tasks, seed=1),

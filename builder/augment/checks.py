@@ -42,8 +42,8 @@ MAX_REVIEW_DIFF_LINES = 200
 
 
 def test_command_of(task: Task) -> str:
-    """The command that runs the task's tests in its image (``Task.test_command``)."""
-    return str(getattr(task, "test_command", "") or task.extra.get("test_command", "") or "")
+    """The command that runs the task's tests in its image, from the repository root (``Task.test_command``)."""
+    return task.test_command
 
 
 @dataclass

@@ -15,7 +15,7 @@ from swe_taskflow import __version__
 from swe_taskflow.errors import TaskflowError
 
 #: Command-group modules under builder.cli, in the order ``--help`` lists them.
-GROUPS = ("build", "flow", "classify", "split", "qa", "augment", "proofs", "select", "release")
+GROUPS = ("build", "flow", "classify", "split", "qa", "augment", "proofs", "select", "release", "example")
 
 
 def build_parser() -> argparse.ArgumentParser:

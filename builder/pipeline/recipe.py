@@ -109,8 +109,10 @@ class QuestionsSection:
 @dataclass(frozen=True)
 class ReposSection:
     bundled: str = ""
-    """A folder of repository files shipped with the recipe; the build turns it into a git repository that
-    stands in for every task's repository (the real repositories cannot be fetched offline)."""
+    """A folder of repository files shipped with the recipe (relative to it); the build commits it
+    reproducibly, and that commit must be the ``base_commit`` of the tasks named by ``bundled_repo``."""
+    bundled_repo: str = ""
+    """The ``repo`` (``owner/name``) whose repository ``bundled`` is: only tasks of that repository use it."""
     path: str = ""
     """A folder of real checkouts, one sub-folder per repository (used instead of ``bundled``)."""
 
@@ -315,6 +317,10 @@ def _check(recipe: Recipe) -> None:
     if recipe.questions.mode != "none" and recipe.proofs.enabled and not (recipe.repos.bundled or recipe.repos.path):
         raise ConfigError("proofs need repositories", path=p, field="repos",
                           hint="set repos.bundled or repos.path, or proofs.enabled = false")
+    if bool(recipe.repos.bundled) != bool(recipe.repos.bundled_repo):
+        raise ConfigError("repos.bundled and repos.bundled_repo go together", path=p,
+                          field="repos.bundled_repo" if recipe.repos.bundled else "repos.bundled",
+                          hint="name the folder and the owner/name of the tasks whose repository it is")
     for key, value in (("repos.bundled", recipe.repos.bundled), ("repos.path", recipe.repos.path),
                        ("split.responses", recipe.split.responses),
                        ("questions.responses", recipe.questions.responses),

@@ -1,9 +1,10 @@
-"""Build the local test image without a registry: the host's python3 + busybox-static + git.
+"""Build local images without a registry from the host's python3, busybox-static and git.
 
 The rootfs holds the host interpreter and its stdlib, every shared library ``ldd`` lists for the
-binaries and extension modules, busybox as /bin/sh and the usual applets, and git. It is streamed as
-a tar into ``docker import`` (the SDK's ``import_image``). A label carries the hash of the file list,
-so a rebuild with the same host files is skipped.
+binaries and extension modules, busybox as /bin/sh and the usual applets, and git (a task image adds
+bash, every busybox applet and its repository: builder.bundled.image). It is streamed as a tar into
+``docker import``. A label carries the hash of the file list and contents, so a rebuild with the same
+host files is skipped.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from swe_taskflow.errors import SandboxError
 
@@ -56,8 +58,11 @@ def _stdlib_dir(python: Path) -> Path:
     return Path(out.stdout.strip())
 
 
-def rootfs_files(include_git: bool = True) -> list[Path]:
-    """Every host file that goes into the image (sorted; symlinks resolved later)."""
+def rootfs_files(include_git: bool = True, extra_binaries: tuple[str, ...] = ()) -> list[Path]:
+    """Every host file that goes into the image (sorted; symlinks resolved later).
+
+    ``extra_binaries``: more host programs (e.g. ``bash``), each with the shared libraries it needs.
+    """
     python = _host_python()
     busybox = shutil.which("busybox")
     if busybox is None:
@@ -71,86 +76,120 @@ def rootfs_files(include_git: bool = True) -> list[Path]:
         if path.is_file():
             files.add(path)
     binaries = [python, *Path(stdlib, "lib-dynload").glob("*.so")]
-    if include_git and shutil.which("git"):
-        git = Path(os.path.realpath(shutil.which("git")))
-        files.add(git)
-        binaries.append(git)
+    programs = (("git",) if include_git else ()) + tuple(extra_binaries)
+    for name in programs:
+        found = shutil.which(name)
+        if found is None:
+            if name == "git":
+                continue   # the proof image works without git; a task image asks for it explicitly
+            raise SandboxError(f"{name} is not installed on this host (the image copies the host's {name})")
+        real = Path(os.path.realpath(found))
+        files.add(real)
+        binaries.append(real)
     files |= _ldd(binaries)
     for loader in glob.glob("/lib64/ld-linux*.so*") + glob.glob("/usr/lib64/ld-linux*.so*"):
         files.add(Path(loader))
     return sorted(files)
 
 
-def _add(tar: tarfile.TarFile, name: str, data: bytes | None = None, *, mode: int = 0o644,
-         kind: bytes = tarfile.REGTYPE, link: str = "") -> None:
+def _info(name: str, *, mode: int, kind: bytes, uid: int = 0, gid: int = 0) -> tarfile.TarInfo:
     info = tarfile.TarInfo(name.lstrip("/"))
-    info.mode, info.uid, info.gid, info.mtime, info.type = mode, 0, 0, 0, kind
-    if kind == tarfile.SYMTYPE:
-        info.linkname = link
-        tar.addfile(info)
-    elif kind == tarfile.DIRTYPE:
-        tar.addfile(info)
-    else:
-        data = data or b""
+    info.mode, info.uid, info.gid, info.mtime, info.type = mode, uid, gid, 0, kind
+    return info
+
+
+class RootfsWriter:
+    """Members of a rootfs tar with parents created once; ``digest`` covers every file's path and bytes."""
+
+    def __init__(self, tar: tarfile.TarFile) -> None:
+        self.tar = tar
+        self.digest = hashlib.sha256()
+        self.dirs: set[str] = set()
+        self.paths: set[str] = set()
+
+    def dir(self, path: str, *, mode: int = 0o755, uid: int = 0, gid: int = 0) -> None:
+        parts = Path(path).parts[1:]
+        for i in range(1, len(parts) + 1):
+            d = "/" + "/".join(parts[:i])
+            if d not in self.dirs:
+                self.dirs.add(d)
+                last = i == len(parts)
+                self.tar.addfile(_info(d, mode=mode if last else 0o755, kind=tarfile.DIRTYPE,
+                                       uid=uid if last else 0, gid=gid if last else 0))
+
+    def file(self, path: str, data: bytes, *, mode: int = 0o644, uid: int = 0, gid: int = 0) -> None:
+        self.dir(str(Path(path).parent))
+        self.paths.add(path)
+        self.digest.update(path.encode() + b"\0" + oct(mode).encode() + b"\0" + hashlib.sha256(data).digest())
+        info = _info(path, mode=mode, kind=tarfile.REGTYPE, uid=uid, gid=gid)
         info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+        self.tar.addfile(info, io.BytesIO(data))
+
+    def symlink(self, path: str, target: str) -> None:
+        self.paths.add(path)
+        self.digest.update(path.encode() + b"\0->" + target.encode())
+        info = _info(path, mode=0o777, kind=tarfile.SYMTYPE)
+        info.linkname = target
+        self.tar.addfile(info)
 
 
-def write_rootfs_tar(out, include_git: bool = True) -> str:
-    """Write the rootfs tar to the binary file ``out``; returns the sha256 of the file list and contents."""
-    files = rootfs_files(include_git)
+PASSWD = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n"
+GROUP = "root:x:0:\nnogroup:x:65534:\n"
+
+
+def write_rootfs_tar(out, include_git: bool = True, *, extra_binaries: tuple[str, ...] = (),
+                     applets: tuple[str, ...] = _APPLETS, passwd: str = PASSWD, group: str = GROUP,
+                     extra: Callable[[RootfsWriter], None] | None = None) -> str:
+    """Write the rootfs tar to the binary file ``out``; returns the sha256 of the file list and contents.
+
+    ``applets``: busybox applets linked into /usr/bin (``("*",)``: every applet this busybox has);
+    ``extra(writer)`` adds more members (a task image puts its repository there).
+    """
+    files = rootfs_files(include_git, extra_binaries)
     python = _host_python()
-    digest = hashlib.sha256()
-    seen_dirs: set[str] = set()
+    if applets == ("*",):
+        listed = subprocess.run([shutil.which("busybox") or "busybox", "--list"], capture_output=True, text=True)
+        applets = tuple(sorted(set(listed.stdout.split()) - {"busybox"}))
     with tarfile.open(fileobj=out, mode="w|") as tar:
-        def ensure_dir(path: str) -> None:
-            parts = Path(path).parts[1:]
-            for i in range(1, len(parts) + 1):
-                d = "/" + "/".join(parts[:i])
-                if d not in seen_dirs:
-                    seen_dirs.add(d)
-                    _add(tar, d, kind=tarfile.DIRTYPE, mode=0o755)
+        w = RootfsWriter(tar)
         # merged-/usr layout, as Debian has it
-        ensure_dir("/usr/bin")
-        ensure_dir("/usr/lib")
-        ensure_dir("/usr/lib64")
+        for d in ("/usr/bin", "/usr/lib", "/usr/lib64"):
+            w.dir(d)
         for link, target in (("/bin", "usr/bin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64"), ("/sbin", "usr/bin")):
-            _add(tar, link, kind=tarfile.SYMTYPE, link=target)
+            w.symlink(link, target)
         for d in ("/tmp", "/repo", "/proof", "/etc", "/dev", "/proc", "/sys"):
-            _add(tar, d, kind=tarfile.DIRTYPE, mode=0o1777 if d == "/tmp" else 0o755)
-        _add(tar, "/etc/passwd", b"root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n")
-        _add(tar, "/etc/group", b"root:x:0:\nnogroup:x:65534:\n")
-        written: set[str] = set()
+            w.dir(d, mode=0o1777 if d == "/tmp" else 0o755)
+        w.file("/etc/passwd", passwd.encode())
+        w.file("/etc/group", group.encode())
         for f in files:
             real = Path(os.path.realpath(f))
             target = "/usr" + str(f) if not str(f).startswith("/usr/") else str(f)
-            if target in written:   # /lib/x and /usr/lib/x are one file in a merged-/usr layout
+            if target in w.paths:   # /lib/x and /usr/lib/x are one file in a merged-/usr layout
                 continue
-            written.add(target)
-            ensure_dir(str(Path(target).parent))
-            data = real.read_bytes()
-            digest.update(target.encode() + b"\0" + hashlib.sha256(data).digest())
-            mode = 0o755 if os.access(real, os.X_OK) else 0o644
-            _add(tar, target, data, mode=mode)
-        _add(tar, "/usr/bin/python3", kind=tarfile.SYMTYPE, link=python.name)
+            w.file(target, real.read_bytes(), mode=0o755 if os.access(real, os.X_OK) else 0o644)
+        w.symlink("/usr/bin/python3", python.name)
         if python.name != "python":
-            _add(tar, "/usr/bin/python", kind=tarfile.SYMTYPE, link=python.name)
-        for applet in _APPLETS:
-            if f"/usr/bin/{applet}" in written:
-                continue
-            _add(tar, f"/usr/bin/{applet}", kind=tarfile.SYMTYPE, link="busybox")
-    return digest.hexdigest()
+            w.symlink("/usr/bin/python", python.name)
+        for applet in applets:
+            if f"/usr/bin/{applet}" not in w.paths:
+                w.symlink(f"/usr/bin/{applet}", "busybox")
+        if extra is not None:
+            extra(w)
+    return w.digest.hexdigest()
 
 
-def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = False,
-                     include_git: bool = True) -> dict:
-    """Build (or reuse) the local proof image; returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``."""
+def import_rootfs(tag: str, write: Callable[[Any], str], *, changes: list[str], client=None,
+                  force: bool = False, labels: dict[str, str] | None = None) -> dict:
+    """``docker import`` the tar ``write(file)`` makes, unless ``tag`` already holds that content.
+
+    Returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``.
+    """
     from .docker_runner import docker_client
 
     client = client or docker_client()
     t0 = time.monotonic()
     with tempfile.TemporaryFile() as tar_file:
-        content = write_rootfs_tar(tar_file, include_git=include_git)
+        content = write(tar_file)
         if not force:
             try:
                 img = client.images.get(tag)
@@ -161,12 +200,21 @@ def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = Fal
                 pass
         tar_file.seek(0)
         repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        changes = ["ENV PATH=/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /repo",
-                   f"LABEL swe-taskflow.rootfs-sha256={content}"]
+        all_labels = {**(labels or {}), "swe-taskflow.rootfs-sha256": content}
+        changes = [*changes, *(f"LABEL {k}={v}" for k, v in sorted(all_labels.items()))]
         try:
-            client.api.import_image_from_stream(iter(lambda: tar_file.read(1 << 20), b""), repository=repo, tag=version, changes=changes)
+            client.api.import_image_from_stream(iter(lambda: tar_file.read(1 << 20), b""), repository=repo,
+                                                tag=version, changes=changes)
         except Exception as exc:  # noqa: BLE001 - any daemon failure is an infrastructure problem
-            raise SandboxError(f"docker import of the test image failed: {exc}") from exc
+            raise SandboxError(f"docker import of {tag} failed: {exc}") from exc
     img = client.images.get(tag)
     return {"tag": tag, "image_id": img.id, "content_sha256": content, "built": True,
             "seconds": round(time.monotonic() - t0, 2)}
+
+
+def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = False,
+                     include_git: bool = True) -> dict:
+    """Build (or reuse) the local proof image; returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``."""
+    return import_rootfs(tag, lambda f: write_rootfs_tar(f, include_git=include_git),
+                         changes=["ENV PATH=/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /repo"],
+                         client=client, force=force)

@@ -51,7 +51,7 @@ _PRO = SourceSpec(
              "problem_statement": "problem_statement", "requirements": "requirements",
              "interface": "interface", "fail_to_pass": "fail_to_pass", "pass_to_pass": "pass_to_pass",
              "patch": "patch", "test_patch": "test_patch", "image_name": "image_name",
-             "repo_language": "repo_language"},
+             "repo_language": "repo_language", "test_command": "test_command"},
     prompt=lambda r: pro_prompt(r["problem_statement"], r["requirements"], r["interface"]),
     image=lambda r: r.get("image_name") or (f"jefzda/sweap-images:{r['dockerhub_tag']}" if r.get("dockerhub_tag") else ""),
     language=lambda r: r.get("repo_language") or "",
@@ -141,6 +141,11 @@ def unquote_text(value: str) -> tuple[str, bool]:
     return value, False
 
 
+def _own(row: Mapping[str, Any], key: str) -> str:
+    value = row.get(key)
+    return value if isinstance(value, str) and value.strip() else ""
+
+
 def normalize_row(row: Mapping[str, Any], *, source: str, revision: str, row_number: int,
                   where: str = "") -> Task:
     """One source row as a Task; problems become ``status="malformed"`` with a reason (never raised)."""
@@ -172,12 +177,14 @@ def normalize_row(row: Mapping[str, Any], *, source: str, revision: str, row_num
                 decoded[f] = decode_list(row[f])
             except ValueError as exc:
                 problems.append(f"field '{f}': {exc}")
-    mapped = set(spec.mapping.values())
+    mapped = set(spec.mapping.values()) | {"source", "source_revision"}
     extra = {k: decoded.get(k, v) for k, v in row.items() if k not in mapped}
     if decoded_text:
         extra[DECODED_KEY] = decoded_text
     text = {k: (row.get(v) if isinstance(row.get(v), str) else "") for k, v in spec.mapping.items()
             if k not in ("fail_to_pass", "pass_to_pass")}
+    # A row may name its own origin (a hand-written task added to a benchmark's file says so).
+    source, revision = _own(row, "source") or source, _own(row, "source_revision") or revision
     if problems:
         return Task(instance_id=instance_id, source=source, source_revision=revision,
                     repo=text.get("repo", ""), base_commit=text.get("base_commit", ""), original_prompt="",
@@ -189,4 +196,5 @@ def normalize_row(row: Mapping[str, Any], *, source: str, revision: str, row_num
         interface=text.get("interface", ""), image_name=spec.image(row), repo_language=spec.language(row),
         fail_to_pass=tuple(decoded.get(spec.mapping["fail_to_pass"], ())),
         pass_to_pass=tuple(decoded.get(spec.mapping["pass_to_pass"], ())),
-        patch=text.get("patch", ""), test_patch=text.get("test_patch", ""), extra=extra)
+        patch=text.get("patch", ""), test_patch=text.get("test_patch", ""),
+        test_command=text.get("test_command", ""), extra=extra)

@@ -112,7 +112,7 @@ def pipeline_stages() -> list[Stage]:
               code=("builder.qa", "builder.pipeline.stages.questions"),
               description="load question pools (or mine questions with an LLM)"),
         Stage("proofs", proofs.run, needs=("ingest", "questions"), config=_proofs_config, files=_files_repos,
-              code=("builder.proofs", "swe_taskflow.proofs", "builder.pipeline.stages.proofs",
+              code=("builder.proofs", "builder.bundled", "swe_taskflow.proofs", "builder.pipeline.stages.proofs",
                     "builder.pipeline.stages.repos"),
               description="run each question's proof script in a sandbox"),
         Stage("augment", augment.run, needs=("ingest", "split"),

@@ -31,28 +31,39 @@ def _writer(ctx):
 
 
 def sandbox_setup(ctx, tasks) -> tuple[object | None, dict[str, Path], dict[str, str], dict]:
-    """(sandbox, repos by instance id, images by instance id, info) for the tasks sandbox kinds can use."""
-    from builder.augment import test_command_of
-
-    from .repos import materialize
-
-    want = [t for t in tasks if test_command_of(t)]
-    if not want or not ctx.recipe.proofs.enabled or not (ctx.recipe.repos.bundled or ctx.recipe.repos.path):
-        return None, {}, {}, {"sandbox": "none", "tasks": 0}
-    from builder.augment.sandbox import DEFAULT_CONFIG, Sandbox
+    """(sandbox, repos by instance id, images by instance id, info) for the tasks sandbox kinds can use:
+    those with a test command whose repository is here (a bundled one, or a checkout under repos.path)."""
     from dataclasses import replace
 
+    from builder.augment.sandbox import DEFAULT_CONFIG, Sandbox
+    from swe_taskflow.reprove import find_repo
+
+    from .proofs import build_images
+    from .repos import materialize
+
+    want = [t for t in tasks if t.test_command]
+    if not want or not ctx.recipe.proofs.enabled or not (ctx.recipe.repos.bundled or ctx.recipe.repos.path):
+        return None, {}, {}, {"sandbox": "none", "tasks": 0}
+    root, info = materialize(ctx.recipe, ctx.cache.root, want)
+    repos = {t.instance_id: p for t in want
+             if (p := find_repo(root, {"instance_id": t.instance_id, "repo": t.repo})) is not None}
+    if not repos:
+        return None, {}, {}, {"sandbox": "none", "tasks": 0, "repos": info.get("kind")}
     sec = ctx.recipe.augmentations
     sandbox = Sandbox(ctx.recipe.proofs.sandbox, image=ctx.recipe.proofs.image or None,
                       config=replace(DEFAULT_CONFIG, timeout_s=float(sec.timeout_s)))
+    built = {}
     if sandbox.kind == "docker" and not sandbox.image:
+        built = build_images(ctx.recipe, [t for t in want if t.instance_id in repos])
+    images = {t.instance_id: sandbox.image_for(t.image_name) or "" for t in want if t.instance_id in repos}
+    missing = sorted(i for i, img in images.items() if sandbox.kind == "docker" and not img)
+    if missing:   # no image of its own and none configured: the project's small test image
         from builder.proofs.image import build_test_image
 
-        sandbox.image = build_test_image()["tag"]
-    root, info = materialize(ctx.recipe, ctx.cache.root, [t.instance_id for t in want])
-    repos = {t.instance_id: root / t.instance_id for t in want if (root / t.instance_id).is_dir()}
-    images = {t.instance_id: sandbox.image_for(t.image_name) or "" for t in want}
-    return sandbox, repos, images, {**sandbox.info, "tasks": len(repos), "repos": info.get("kind")}
+        test_image = build_test_image()["tag"]
+        images.update({i: test_image for i in missing})
+    return sandbox, repos, images, {**sandbox.info, "tasks": len(repos), "repos": info.get("kind"),
+                                    "images": dict(sorted(images.items())), "images_built": built}
 
 
 def run(ctx) -> None:

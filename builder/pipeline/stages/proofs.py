@@ -31,6 +31,14 @@ def resolved_sandbox(recipe) -> str:
         return f"unavailable: {type(exc).__name__}"
 
 
+def build_images(recipe, tasks) -> dict:
+    """Build (or reuse) the local image of every bundled task among ``tasks``: tag -> image id."""
+    from builder.bundled import bundled_tasks
+    from builder.bundled.image import build_task_image
+
+    return {b.task.image_name: build_task_image(b.task, b.files)["image_id"] for b in bundled_tasks(recipe, tasks)}
+
+
 def strip_volatile(report: dict | None, qid: str) -> tuple[dict | None, dict]:
     if report is None:
         return None, {}
@@ -82,19 +90,13 @@ def run(ctx) -> None:
     proofs = need_module("builder.proofs.pool", "issue 5, proofs")
     run_mod = need_module("builder.proofs.run", "issue 5, proofs")
     kind = run_mod.resolve_sandbox(sec.sandbox)
-    image = sec.image or None
-    image_info: dict = {}
-    if kind == "docker" and not sec.image:
-        image_mod = need_module("builder.proofs.image", "issue 5, proofs")
-        image_info = image_mod.build_test_image()
-        image = image_info["tag"]
     tasks = {t.instance_id: t for t in read_tasks(ctx.input("ingest"))}
-    repos_dir, repos_info = materialize(ctx.recipe, ctx.cache.root, [q.instance_id for q in items])
-    # The proofs runner reads a task's gold patch and repository name from a tasks file.
-    tasks_rows = []
-    for iid in sorted({q.instance_id for q in items}):
-        t = tasks[iid]
-        tasks_rows.append({"instance_id": iid, "repo": t.repo, "patch": t.patch if sec.gold_patch else ""})
+    asked = [tasks[iid] for iid in sorted({q.instance_id for q in items})]
+    repos_dir, repos_info = materialize(ctx.recipe, ctx.cache.root, asked)
+    images = build_images(ctx.recipe, asked) if kind == "docker" and not sec.image else {}
+    # The proofs runner reads a task's gold patch, repository name and image from a tasks file.
+    tasks_rows = [{"instance_id": t.instance_id, "repo": t.repo, "image_name": t.image_name,
+                   "patch": t.patch if sec.gold_patch else ""} for t in asked]
     work = ctx.out / "_volatile"
     work.mkdir()
     write_jsonl(work / "proof_tasks.jsonl", tasks_rows)
@@ -105,7 +107,8 @@ def run(ctx) -> None:
     watcher = threading.Thread(target=_watch, args=(stop, cache_dir, ctx, base), daemon=True)
     watcher.start()
     try:
-        summary = proofs.validate_pool(pool_path, repos_dir, work / "pool_raw.jsonl", image=image, sandbox=kind,
+        summary = proofs.validate_pool(pool_path, repos_dir, work / "pool_raw.jsonl", image=sec.image or None,
+                                       sandbox=kind,
                                        jobs=sec.jobs, cache_dir=cache_dir, tasks_path=work / "proof_tasks.jsonl",
                                        timeout_s=sec.timeout_s, progress=False)
     finally:
@@ -122,7 +125,8 @@ def run(ctx) -> None:
     ctx.progress.done = 0
     ctx.progress.advance(len(rows), failed=sum(1 for r in rows if r["status"] != "accepted"))
     write_json(ctx.out / "repos.json", repos_info)
-    ctx.summary.update(enabled=True, sandbox=kind, image=summary.get("image", ""), image_id=summary.get("image_id", ""),
+    used = sorted({(r.get("proof_report") or {}).get("image") or "" for r in rows} - {""})
+    ctx.summary.update(enabled=True, sandbox=kind, image=", ".join(used), images_built=images,
                        accepted=summary.get("accepted", 0), rejected=summary.get("rejected", 0),
                        error=summary.get("error", 0), by_status=dict(sorted(summary.get("by_status", {}).items())),
                        rejected_by_reason=dict(sorted(Counter(r["reason"] for r in rows

@@ -27,17 +27,20 @@ def _generate(ctx, tasks):
     llm = need_module("builder.llm", "issue 4, generation")
     store = llm.ResponseStore(str(ctx.recipe.resolve(sec.responses))) if sec.responses else None
     backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
-    repos_dir, _ = materialize(ctx.recipe, ctx.cache.root, [t.instance_id for t in tasks])
+    from builder.proofs.pool import repo_for
+
+    repos_dir, _ = materialize(ctx.recipe, ctx.cache.root, tasks)
     traj_dir = ctx.recipe.resolve(sec.trajectories)
     items = []
     ctx.progress.set_total(len(tasks))
     for task in tasks:
         traj = next((p for p in (traj_dir / f"{task.instance_id}.traj.json", traj_dir / f"{task.instance_id}.traj.json.gz")
                      if p.exists()), None)
-        if traj is None:
+        repo = repo_for(repos_dir, task.instance_id, task.repo)
+        if traj is None or repo is None:
             ctx.progress.advance(failed=1)
             continue
-        got = qa.generate_questions(task, traj, repos_dir / task.instance_id, backend, max_questions=sec.max_questions)
+        got = qa.generate_questions(task, traj, repo, backend, max_questions=sec.max_questions)
         items.extend(dataclasses.replace(q, pool=q.pool or "generated") for q in got)
         ctx.progress.advance()
     write_json(ctx.out / "_volatile" / "llm_usage.json", backend.ledger.to_dict())

@@ -63,15 +63,20 @@ def run(ctx) -> None:
         "Condition row status": assemble.get("row_status", {}),
         "Sessions not written (no turn)": write.get("sessions_not_written", {}) or "none",
     }
+    qrows = write.get("question_rows") or {}
+    if qrows:
+        counts["Rows carrying questions, per condition"] = {
+            c: f"{n} of {qrows.get('rows', {}).get(c, '?')}" for c, n in qrows.get("rows_with_questions", {}).items()}
+        counts["Questions by task (" + qrows.get("rule", "") + ")"] = {
+            **{f"{t['instance_id']} ({t['repo']}, {t['provenance']})":
+               f"{t['accepted']} accepted of {t['candidates']}" for t in qrows.get("tasks_with_candidates", [])},
+            **{f"tasks without questions: {k}": v for k, v in qrows.get("tasks_without_questions", {}).items()}}
     select_report = ctx.input("select") / "select_report.json"
     stages = []
     for name, path in ctx.inputs.items():
         rec = json.loads((path / ".stage.json").read_text())
         stages.append({"stage": name, "key": rec["key"], "output_hash": rec["output_hash"]})
     notes = []
-    if proofs.get("repos") == "stand-in":
-        notes.append("Proofs ran against a bundled stand-in repository, not the tasks' real repositories "
-                     "(they cannot be fetched offline); the questions are about that repository.")
     selection = json.loads(select_report.read_text()) if select_report.exists() else {}
     augmentations = {"stage": _summary(ctx, "augment") if "augment" in ctx.inputs else {},
                      "tfas": selection.get("with_and_without_augmentations", []),

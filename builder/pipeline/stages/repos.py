@@ -1,16 +1,16 @@
-"""Repositories the proofs run against: real checkouts, or the bundled stand-in made into a git repository.
+"""Repositories the proofs run against: real checkouts, or a bundled folder made into a git repository.
 
-The stand-in is a folder of files shipped with a recipe (e.g. the example's ``ticketdesk``); it is
-committed with fixed author, committer and dates so its tree and commit hashes are the same on
-every machine. It lives under the build cache (``work/repos/<content hash>``), outside any stage
-output, since a ``.git`` folder holds bytes (the index) that are not reproducible.
+A bundled folder (e.g. the example's ``ticketdesk``) is the repository of the tasks whose ``repo`` is
+the recipe's ``repos.bundled_repo``, and only of those. It is committed reproducibly
+(builder.bundled.repo), and the commit must be each such task's ``base_commit``. It lives under the
+build cache (``work/repos/<content hash>/<owner>__<name>``), outside any stage output, since a
+``.git`` folder holds bytes that are not part of the release.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -19,57 +19,37 @@ from swe_taskflow.errors import ConfigError
 
 from ..hashing import tree_hash
 
-_GIT_ENV = {"GIT_AUTHOR_NAME": "swe-taskflow", "GIT_AUTHOR_EMAIL": "build@swe-taskflow.invalid",
-            "GIT_COMMITTER_NAME": "swe-taskflow", "GIT_COMMITTER_EMAIL": "build@swe-taskflow.invalid",
-            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-            "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"}
 
+def materialize(recipe, cache_root: Path, tasks: Iterable) -> tuple[Path, dict]:
+    """A ``repos_dir`` with the lookup builder.proofs uses (``<owner>__<name>``), and what it holds.
 
-def _git(args: list[str], cwd: Path) -> str:
-    env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}, **_GIT_ENV}
-    proc = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise ConfigError(f"git {' '.join(args)} failed: {proc.stderr.strip()[:300]}", path=str(cwd))
-    return proc.stdout.strip()
+    ``tasks``: the tasks whose questions need a repository; bundled ones must be at the bundled commit.
+    """
+    from builder.bundled.repo import commit_folder
 
-
-def standin_repo(src: Path, dest: Path) -> str:
-    """Copy ``src`` to ``dest`` and commit it reproducibly; returns the commit id."""
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc"))
-    _git(["init", "-q"], dest)
-    _git(["add", "-A"], dest)
-    _git(["commit", "-q", "-m", "stand-in repository (swe-taskflow example)"], dest)
-    return _git(["rev-parse", "HEAD"], dest)
-
-
-def materialize(recipe, cache_root: Path, instance_ids: Iterable[str]) -> tuple[Path, dict]:
-    """A ``repos_dir`` with one folder per instance id (the lookup builder.proofs uses), and what it holds."""
-    ids = sorted(set(instance_ids))
     sec = recipe.repos
     if sec.path:
-        root = recipe.resolve(sec.path)
-        return root, {"kind": "checkouts", "path": sec.path}
+        return recipe.resolve(sec.path), {"kind": "checkouts", "path": sec.path}
     if not sec.bundled:
         raise ConfigError("no repositories configured", path=str(recipe.path), field="repos")
     src = recipe.resolve(sec.bundled)
     content = tree_hash(src)
     root = cache_root / "work" / "repos" / content[:24]
-    done = root / ".complete"
-    if not done.exists() or set(done.read_text().split()) != set(ids):
+    name = sec.bundled_repo.replace("/", "__")
+    if not (root / ".commit").exists():
         work = cache_root / "work"
         work.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".repos-", dir=work))
-        commit = ""
-        for iid in ids:
-            commit = standin_repo(src, tmp / iid)
-        (tmp / ".complete").write_text("\n".join(ids) + "\n")
-        (tmp / ".commit").write_text(commit + "\n")
+        (tmp / ".commit").write_text(commit_folder(src, tmp / name) + "\n")
         if root.exists():
             shutil.rmtree(root)
         root.parent.mkdir(parents=True, exist_ok=True)
         os.rename(tmp, root)
-    commit = (root / ".commit").read_text().strip() if (root / ".commit").exists() else ""
-    return root, {"kind": "stand-in", "bundled": sec.bundled, "content_sha256": content, "commit": commit,
-                  "note": "one bundled repository stands in for every task's repository (real ones cannot be "
-                          "fetched offline); questions and proofs are about it, not about the tasks' repositories"}
+    commit = (root / ".commit").read_text().strip()
+    for task in tasks:
+        if task.repo == sec.bundled_repo and task.base_commit != commit:
+            raise ConfigError("the bundled repository's commit is not the task's base_commit", path=str(src),
+                              field=f"{task.instance_id}.base_commit", expected=task.base_commit, actual=commit,
+                              hint="the files changed since the task row was written (docs/example-task.md)")
+    return root, {"kind": "bundled", "bundled": sec.bundled, "repo": sec.bundled_repo, "commit": commit,
+                  "content_sha256": content}

@@ -46,7 +46,7 @@ def provenance(ctx) -> dict:
             "splitter": summaries.get("split", {}).get("splitter", {}),
             "questions": {"mode": recipe.questions.mode, "pools": [p.name for p in recipe.questions.pools],
                           "llm": recipe.questions.llm or None, "model": recipe.questions.model or None},
-            "proofs": {k: proofs.get(k) for k in ("sandbox", "image", "image_id", "gold_patch", "repos")},
+            "proofs": {k: proofs.get(k) for k in ("sandbox", "image", "gold_patch", "repos")},
         },
         "prompts": {"splitter": summaries.get("split", {}).get("splitter", {}).get("prompt_sha256"),
                     "classifier": summaries.get("classify_turns", {}).get("classifier", {}).get("prompt_sha256")},
@@ -54,6 +54,41 @@ def provenance(ctx) -> dict:
         "pipeline": {name: json.loads((path / ".stage.json").read_text())["output_hash"]
                      for name, path in ctx.inputs.items() if (path / ".stage.json").exists()},
     }
+
+
+def question_rows(ctx, out_splits: dict[str, list]) -> dict:
+    """Which rows carry questions and why the others carry none, as data (the card and report render it).
+
+    A question belongs to the one task whose repository it is about (its pool row names that task);
+    every other task carries none: no candidate names it, or every candidate was rejected.
+    """
+    tasks = {t.instance_id: t for t in read_tasks(ctx.input("ingest"))}
+    by_task: dict[str, dict] = {}
+    for _, q in read_jsonl(ctx.input("proofs") / "pool_validated.jsonl"):
+        entry = by_task.setdefault(q["instance_id"], {"candidates": 0, "accepted": 0, "rejected_by_reason": {}})
+        entry["candidates"] += 1
+        if q["status"] == "accepted":
+            entry["accepted"] += 1
+        else:
+            reasons = entry["rejected_by_reason"]
+            reasons[q["reason"] or q["status"]] = reasons.get(q["reason"] or q["status"], 0) + 1
+    with_questions, without = [], {"no candidate question names the task": 0, "every candidate was rejected": 0}
+    for iid, task in tasks.items():
+        entry = by_task.get(iid)
+        if entry is None:
+            without["no candidate question names the task"] += 1
+            continue
+        if entry["accepted"] == 0:
+            without["every candidate was rejected"] += 1
+        with_questions.append({"instance_id": iid, "repo": task.repo, "base_commit": task.base_commit,
+                               "image_name": task.image_name, "source": task.source,
+                               "provenance": str(task.extra.get("provenance") or task.source), **entry})
+    return {"pool": pool_name(ctx.recipe), "rule": "a question is attached only to the task whose repository it "
+                                                   "is about, and proved in that repository at its base_commit",
+            "tasks": len(tasks), "tasks_with_candidates": with_questions,
+            "tasks_without_questions": {k: v for k, v in without.items() if v},
+            "rows_with_questions": {c: sum(1 for r in rows if r["questions"]) for c, rows in out_splits.items()},
+            "rows": {c: len(rows) for c, rows in out_splits.items()}}
 
 
 def run(ctx) -> None:
@@ -84,8 +119,11 @@ def run(ctx) -> None:
         out_splits[cond] = rows
         ctx.progress.advance()
     target = ctx.input("select") / "target.json"
+    prov = provenance(ctx)
+    prov["question_rows"] = question_rows(ctx, out_splits)
     manifest = release.write_release(ctx.out / "release", name=ctx.recipe.release.name,
                                      version=ctx.recipe.release.version, splits=out_splits,
-                                     target_path=target, provenance=provenance(ctx))
+                                     target_path=target, provenance=prov)
     ctx.summary.update(rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
+                       question_rows=prov["question_rows"],
                        release_id=getattr(manifest, "release_id", ""))

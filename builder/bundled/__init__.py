@@ -1,0 +1,10 @@
+"""Tasks whose repository ships with the project as plain files (the example's ``ticketdesk``).
+
+``repo`` makes the files a git repository with a reproducible commit; ``image`` builds the task's
+container image locally (no registry); ``tests`` runs the task's test command and grades it.
+"""
+
+from .repo import commit_folder, git_tree
+from .task import BundledTask, bundled_tasks, example_task
+
+__all__ = ["commit_folder", "git_tree", "BundledTask", "bundled_tasks", "example_task"]
