@@ -281,30 +281,64 @@ def enumerate_candidates(material: TaskMaterial, intents: Mapping[str, str], *,
     (:func:`augment_choices`) at each allowed position. A task without an ok split has only the
     ``original`` backbone.
     """
+    return _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, False)[0]
+
+
+def enumerate_distinct(material: TaskMaterial, intents: Mapping[str, str], *,
+                       max_questions: int = MAX_QUESTIONS, include_original: bool = True,
+                       min_turns: int = 1, max_augments: int = 0) -> tuple[list[Candidate], int]:
+    """The family as the selection needs it, and the full family's size.
+
+    A question subset whose intents repeat an earlier subset's of the same size, or a set of
+    augmentation items that repeats an earlier set's kinds, intents and allowed slots, yields only
+    candidates an earlier one already stands for (same intents, same layout of questions); they are
+    counted, not built. The first candidate of every (intents, layout shape) comes out in the order
+    :func:`enumerate_candidates` gives it."""
+    return _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, True)
+
+
+def _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, distinct):
     if not 0 <= max_questions <= MAX_QUESTIONS:
         raise InputError("max_questions out of range", field="max_questions", expected=f"0..{MAX_QUESTIONS}",
                          actual=max_questions)
+    from .augment.kinds import allowed_slots
     qs = material.questions
     choices = augment_choices(material, max_augments) if max_augments > 0 else [()]
     by_id = {q.question_id: q for q in (*qs, *material.augments)}
     out: list[Candidate] = []
+    total = 0
     for name, turns in material.backbones(include_original=include_original).items():
         issue_intents = [intents[text] for text, _ in turns]
         m = len(turns)
         groups = tuple(g for _, g in turns)
+        signed = [(aug, tuple((a.kind, a.intent, allowed_slots(a.kind, groups, a.requirement_part)) for a in aug))
+                  for aug in choices]
         for k in range(0, min(max_questions, len(qs)) + 1):
+            subset_count: dict[tuple, int] = {}
             for subset in itertools.combinations(qs, k):
+                qsig = tuple(q.intent for q in subset)
+                if distinct and qsig in subset_count:       # an earlier subset stands for this one
+                    total += subset_count[qsig]
+                    continue
+                before = total
+                base = tuple(q.question_id for q in subset)
                 for lay in layouts(m, k):
-                    for aug in choices:
+                    seen: set[tuple] = set()
+                    for aug, sig in signed:
                         if m + k + len(aug) < min_turns:
                             continue
-                        base = tuple(q.question_id for q in subset)
-                        for full, qids in (insert_augments(lay, base, aug, groups) if aug else [(lay, base)]):
+                        placed = insert_augments(lay, base, aug, groups) if aug else [(lay, base)]
+                        total += len(placed)
+                        if distinct and sig in seen:        # an earlier set of the same kinds stands for it
+                            continue
+                        seen.add(sig)
+                        for full, qids in placed:
                             ii, qi, seq = iter(issue_intents), iter(qids), []
                             for c in full:
                                 seq.append(next(ii) if c == "I" else by_id[next(qi)].intent)
                             out.append(Candidate(name, full, qids, tuple(seq)))
-    return out
+                subset_count[qsig] = total - before
+    return out, total
 
 
 def build_session(material: TaskMaterial, candidate: Candidate, intents: Mapping[str, str], *,
@@ -327,4 +361,4 @@ def build_session(material: TaskMaterial, candidate: Candidate, intents: Mapping
 
 __all__ = ["BACKBONES", "PART_JOINER", "MAX_QUESTIONS", "IntentSource", "TaskMaterial", "PoolSummary",
            "build_materials", "resolve_intents", "Candidate", "layouts", "augment_choices", "insert_augments",
-           "enumerate_candidates", "build_session"]
+           "enumerate_candidates", "enumerate_distinct", "build_session"]

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .candidates import (MAX_QUESTIONS, Candidate, IntentSource, TaskMaterial, build_session,
-                         enumerate_candidates, resolve_intents)
+                         enumerate_distinct, resolve_intents)
 from .conditions import FIXED_CONDITIONS, ConditionRow, assemble
 from .errors import ConfigError, FlowError
 from .flow import N_L, N_R, N_T, TFASScore, counts_from_codes, count_sessions, score
@@ -140,10 +140,10 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
     for mat in materials:
         kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original,
                   max_augments=config.max_augments_per_task)
-        fam = enumerate_candidates(mat, intents, min_turns=min_turns, **kw)
+        fam, n_family = enumerate_distinct(mat, intents, min_turns=min_turns, **kw)
         status = "selected"
         if not fam:
-            fam = enumerate_candidates(mat, intents, min_turns=1, **kw)
+            fam, n_family = enumerate_distinct(mat, intents, min_turns=1, **kw)
             status = "below-filter"
         seen: dict[tuple, int] = {}
         reps: list[Candidate] = []
@@ -161,7 +161,7 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
         feats = np.array([[int(c.full_split), c.n_questions] for c in reps], dtype=np.int64)
         if len(reps) == 1 and status == "selected":
             status = "fixed"
-        out.append(TaskFamily(mat, reps, vecs, feats, status, len(fam)))
+        out.append(TaskFamily(mat, reps, vecs, feats, status, n_family))
     return out
 
 

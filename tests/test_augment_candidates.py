@@ -8,7 +8,8 @@ import itertools
 import pytest
 
 from swe_taskflow.augment.kinds import KINDS
-from swe_taskflow.candidates import (BACKBONES, TaskMaterial, build_materials, build_session, enumerate_candidates)
+from swe_taskflow.candidates import (BACKBONES, TaskMaterial, build_materials, build_session, enumerate_candidates,
+                                     enumerate_distinct)
 from swe_taskflow.conditions import FIXED_CONDITIONS, assemble
 from swe_taskflow.schema import QAItem, SplitResult
 
@@ -134,3 +135,26 @@ def test_build_materials_routes_items_by_kind():
     assert [q.question_id for q in mats[0].questions] == ["q1", "q2"]
     assert [a.question_id for a in mats[0].augments] == ["x1", "d1", "p2", "p1", "r1"]
     assert summary.excluded_ids == ("x9",) and summary.used == 7
+
+
+@pytest.mark.parametrize("max_augments", [0, 2])
+def test_distinct_enumeration_keeps_every_representative_and_counts_the_rest(max_augments):
+    """What the selection builds: the same first candidate per (intents, question layout), in order,
+    and the exact size of the full family, without building the repeats."""
+    qs = [_q("q1"), _q("q2"), _q("q3"), QAItem("q4", "t1", "q4", "r", intent="debug", status="accepted")]
+    aug = [*AUG, _q("r2", "review")]
+    mat = material(augments=aug, questions=qs)
+    full = enumerate_candidates(mat, INTENTS, max_augments=max_augments, min_turns=3)
+    got, n = enumerate_distinct(mat, INTENTS, max_augments=max_augments, min_turns=3)
+    assert n == len(full) and len(got) < len(full)
+
+    def key(c):
+        return (c.intents, c.backbone == "split_3", c.layout.replace("X", "A").replace("D", "A")
+                .replace("P", "A").replace("R", "A"))
+    firsts = {}
+    for c in full:
+        firsts.setdefault(key(c), c)
+    reps = {}
+    for c in got:
+        reps.setdefault(key(c), c)
+    assert reps == firsts
