@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox example test clean
+.PHONY: setup sandbox example test clean harbor-venv
 
 setup: $(STAMP)
 
@@ -33,6 +33,24 @@ example: setup sandbox
 
 test: setup
 	$(PY) -m pytest tests
+
+# Harbor (PyPI `harbor`, Python >= 3.12) runs from its own virtual environment; the project's Harbor
+# plugins (swe_taskflow_harbor: environment, agent) are installed into it without the project's deps.
+HARBOR_VENV ?= .harbor-venv
+HARBOR_PY ?= $(firstword $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.12.*/bin/python3) \
+  $(wildcard $(PYENV_ROOT)/versions/3.12.*/bin/python3) $(wildcard $(HOME)/.pyenv/versions/3.12.*/bin/python3) \
+  $(shell command -v python3.12))
+HARBOR_STAMP := $(HARBOR_VENV)/.installed-harbor-0.25.0
+
+harbor-venv: $(HARBOR_STAMP)
+
+$(HARBOR_STAMP): pyproject.toml
+	@test -n "$(HARBOR_PY)" || { echo "harbor-venv needs Python 3.12 (pyenv install 3.12 or python3.12)" >&2; exit 1; }
+	$(HARBOR_PY) -m venv $(HARBOR_VENV)
+	$(HARBOR_VENV)/bin/python -m pip install -q --upgrade pip
+	$(HARBOR_VENV)/bin/python -m pip install -q 'harbor==0.25.0' 'mini-swe-agent==2.4.6'
+	$(HARBOR_VENV)/bin/python -m pip install -q --no-deps -e .
+	touch $(HARBOR_STAMP)
 
 clean:
 	rm -rf build .pytest_cache

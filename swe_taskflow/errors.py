@@ -43,8 +43,10 @@ class TaskflowError(Exception):
             where = f"row {self.row}: "
         field = f"field '{self.field}': " if self.field else ""
         text = f"{where}{field}{self.message}"
-        if self.expected is not None or self.actual is not None:
-            text += f" (expected {self.expected!r}, got {self.actual!r})"
+        facts = ([f"expected {self.expected!r}"] if self.expected is not None else []) + \
+                ([f"got {self.actual!r}"] if self.actual is not None else [])
+        if facts:   # only the sides that are known: never "expected None"
+            text += f" ({', '.join(facts)})"
         if self.hint:
             text += f". {self.hint}"
         return text

@@ -8,21 +8,48 @@ row hashed in memory and the same row read back from parquet are the same JSON v
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
 from .errors import InputError
 from .augment.record import question_fields
 from .hashing import json_sha256
+from .typed_records import GENERATOR, MESSAGE, PROOF_REPORT, REVIEWER, join_record, split_record
 
 #: Keys of a proof report stored as typed columns; any other key goes to ``extra`` (canonical JSON).
-PROOF_REPORT_KEYS = ("status", "sandbox", "image", "exit_codes", "stdout_sha256", "tree_sha_before",
-                     "tree_sha_after", "duration_s")
+PROOF_REPORT_KEYS = tuple(PROOF_REPORT)
 
 
 def _v(dtype: str):
-    from datasets import Value
+    from datasets import List, Value
+    if dtype.startswith("list<"):
+        return List(Value(dtype[5:-1]))
     return Value(dtype)
+
+
+def record_feature(spec: Mapping[str, str]) -> dict[str, Any]:
+    """The struct of a typed record (:mod:`swe_taskflow.typed_records`): its typed keys plus ``extra``."""
+    return {**{k: _v(t) for k, t in spec.items()}, "extra": _v("string")}
+
+
+def question_feature() -> dict[str, Any]:
+    """One item of ``questions``: an answer turn's hidden reference (the one place to add fields)."""
+    from datasets import List
+    s = lambda: _v("string")  # noqa: E731
+    return {"question_id": s(), "turn_index": _v("int64"), "intent": s(), "question": s(),
+            "reference_answer": s(),
+            "evidence": List({"path": s(), "symbol": s(), "note": s()}),
+            "proof_script": s(), "proof_report": record_feature(PROOF_REPORT), "proof_report_sha256": s(),
+            "generator": record_feature(GENERATOR), "reviewer": record_feature(REVIEWER),
+            **question_fields()}
+
+
+def message_feature() -> dict[str, Any]:
+    """One message of an agent trajectory, normalized across mini-swe-agent and Harbor ATIF."""
+    from datasets import List
+    s = lambda: _v("string")  # noqa: E731
+    return {"index": _v("int64"), **{k: _v(t) for k, t in MESSAGE.items()},
+            "tool_calls": List({"id": s(), "name": s(), "arguments": s()}),
+            "observations": List({"call_id": s(), "content": s()}), "extra": s()}
 
 
 def session_features():
@@ -32,14 +59,7 @@ def session_features():
     i = lambda: _v("int64")   # noqa: E731
     turn = {"turn_index": i(), "kind": s(), "text": s(), "intent": s(), "split_parts": List(i()),
             "question_id": s()}
-    proof_report = {"status": s(), "sandbox": s(), "image": s(), "exit_codes": List(i()),
-                    "stdout_sha256": s(), "tree_sha_before": s(), "tree_sha_after": s(),
-                    "duration_s": _v("float64"), "extra": s()}
-    question = {"question_id": s(), "turn_index": i(), "intent": s(), "question": s(),
-                "reference_answer": s(),
-                "evidence": List({"path": s(), "symbol": s(), "note": s()}),
-                "proof_script": s(), "proof_report": proof_report, "proof_report_sha256": s(),
-                "generator": s(), "reviewer": s(), **question_fields()}
+    question = question_feature()
     return Features({
         "instance_id": s(), "source": s(), "source_revision": s(), "repo": s(), "base_commit": s(),
         "image_name": s(), "repo_language": s(), "condition": s(), "question_pool": s(),
@@ -55,7 +75,7 @@ def trajectory_features():
     i = lambda: _v("int64")   # noqa: E731
     return Features({
         "condition": s(), "instance_id": s(), "model": s(), "run": i(),
-        "split_sha256": s(), "row_sha256": s(), "trajectory_format": s(), "messages": s(),
+        "split_sha256": s(), "row_sha256": s(), "trajectory_format": s(), "messages": List(message_feature()),
         "exit_status": s(),
         "checkpoints": List({"turn_index": i(), "patch_sha256": s(), "tests_passed": i(),
                              "tests_failed": i(), "resolved": _v("bool")}),
@@ -124,24 +144,12 @@ def _join(path: str, key: str) -> str:
 
 def split_proof_report(report: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A proof report dict as its typed columns plus ``extra`` (canonical JSON of other keys)."""
-    if report is None:
-        return None
-    report = dict(report)
-    out = {k: report.get(k) for k in PROOF_REPORT_KEYS}
-    rest = {k: v for k, v in report.items() if k not in PROOF_REPORT_KEYS}
-    out["extra"] = json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    if out.get("exit_codes") is not None:
-        out["exit_codes"] = [None if c is None else int(c) for c in out["exit_codes"]]
-    return out
+    return split_record(report, PROOF_REPORT)
 
 
 def join_proof_report(stored: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """Inverse of :func:`split_proof_report` (absent typed keys come back as absent)."""
-    if stored is None:
-        return None
-    out = {k: stored[k] for k in PROOF_REPORT_KEYS if stored.get(k) is not None}
-    out.update(json.loads(stored.get("extra") or "{}"))
-    return out
+    return join_record(stored, PROOF_REPORT)
 
 
 # ---------------------------------------------------------------- schema comparison
@@ -169,5 +177,5 @@ def schema_differences(features, schema) -> list[str]:
     return out
 
 
-__all__ = ["session_features", "trajectory_features", "features_sha256", "conform", "split_proof_report",
+__all__ = ["session_features", "trajectory_features", "question_feature", "message_feature", "record_feature", "features_sha256", "conform", "split_proof_report",
            "join_proof_report", "schema_differences", "PROOF_REPORT_KEYS"]

@@ -22,7 +22,10 @@ from .errors import InputError, VerifyError
 from .hashing import json_sha256
 
 FORMAT = "swe-taskflow/manifest"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: What a release says about itself (written into its card and Croissant file): its Hub repository
+#: id (None until the recipe or ``push --repo`` sets it), license and the recipe's description.
+RELEASE_KEYS = ("repo_id", "license", "description")
 #: Provenance sections a manifest always has (empty when the build had none of that kind).
 PROVENANCE_KEYS = ("source", "recipe", "models", "prompts", "seeds")
 FLOAT_TOL = 1e-9
@@ -76,6 +79,8 @@ class Manifest:
     target: FileEntry | None
     readme: FileEntry
     extra_files: tuple[FileEntry, ...] = ()    # e.g. the build report
+    release: Mapping[str, Any] = field(default_factory=dict)   # RELEASE_KEYS
+    croissant: FileEntry | None = None         # croissant.json, written after the card
     format_version: int = FORMAT_VERSION
     manifest_sha256: str = field(default="", compare=False)
 
@@ -103,14 +108,20 @@ class Manifest:
         files = [f for s in self.splits for f in s.files]
         if self.target is not None:
             files.append(self.target)
-        return [*files, self.readme, *self.extra_files]
+        return [*files, self.readme, *([self.croissant] if self.croissant else []), *self.extra_files]
+
+    @property
+    def repo_id(self) -> str | None:
+        return self.release.get("repo_id") or None
 
     def body(self) -> dict[str, Any]:
         return {"format": FORMAT, "format_version": self.format_version, "name": self.name,
                 "version": self.version, "provenance": _plain(self.provenance), "package": _plain(self.package),
                 "splits": [s.to_dict() for s in self.splits], "questions": dict(sorted(self.questions.items())),
                 "target": None if self.target is None else self.target.to_dict(),
-                "readme": self.readme.to_dict(), "extra_files": [f.to_dict() for f in self.extra_files]}
+                "readme": self.readme.to_dict(), "extra_files": [f.to_dict() for f in self.extra_files],
+                "release": {k: self.release.get(k) for k in RELEASE_KEYS},
+                "croissant": None if self.croissant is None else self.croissant.to_dict()}
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body()
@@ -157,6 +168,8 @@ def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> 
             target=None if doc.get("target") is None else _file(doc["target"], where, "target"),
             readme=_file(doc["readme"], where, "readme"),
             extra_files=tuple(_file(f, where, "extra_files") for f in doc.get("extra_files") or ()),
+            release={k: (doc["release"] or {}).get(k) for k in RELEASE_KEYS},
+            croissant=None if doc.get("croissant") is None else _file(doc["croissant"], where, "croissant"),
             format_version=int(doc["format_version"]), manifest_sha256=str(doc.get("manifest_sha256", "")))
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"malformed manifest ({exc!r})", path=where) from None
@@ -264,6 +277,6 @@ def compare_row_hashes(expected_split_sha: str, stated: list[str], recomputed: l
     return errors
 
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "PROVENANCE_KEYS", "FileEntry", "SplitEntry", "Manifest", "serialize",
+__all__ = ["FORMAT", "FORMAT_VERSION", "RELEASE_KEYS", "PROVENANCE_KEYS", "FileEntry", "SplitEntry", "Manifest", "serialize",
            "manifest_from_dict", "load_manifest", "check_manifest_integrity", "compare_mappings",
            "compare_files", "compare_row_hashes", "values_equal"]

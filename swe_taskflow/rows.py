@@ -7,7 +7,6 @@ task's (same value in every condition => provably the same task) and the row's o
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable, Mapping
 
 from .augment.record import question_values
@@ -16,6 +15,7 @@ from .features import conform, session_features, split_proof_report
 from .flow import length_bin_label
 from .hashing import ROW_HASH_FIELD, json_sha256, row_sha256, task_sha256
 from .schema import QAItem, Session, SplitResult, Task
+from .typed_records import GENERATOR, REVIEWER, split_record
 
 _FEATURES = None
 
@@ -25,10 +25,6 @@ def _features():
     if _FEATURES is None:
         _FEATURES = session_features()
     return _FEATURES
-
-
-def _json_text(obj: Mapping[str, Any] | None) -> str:
-    return json.dumps(dict(obj or {}), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def split_status(split: SplitResult | None) -> str:
@@ -50,7 +46,8 @@ def question_record(item: QAItem, turn_index: int) -> dict[str, Any]:
                      for e in item.evidence],
         "proof_script": item.proof_script, "proof_report": stored,
         "proof_report_sha256": None if stored is None else json_sha256(stored),
-        "generator": _json_text(item.generator), "reviewer": _json_text(item.reviewer),
+        "generator": split_record(dict(item.generator), GENERATOR),
+        "reviewer": split_record(dict(item.reviewer), REVIEWER),
         **question_values(item),
     }
 

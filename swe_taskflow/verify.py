@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import ConfigError, InputError, TaskflowError, VerifyError
 from .hashing import ROW_HASH_FIELD, canonical_json, file_sha256, json_sha256, sha256_hex, split_sha256
+from .trajectory_checks import check_trajectory_turns
 from .manifest import (FLOAT_TOL, FileEntry, Manifest, check_manifest_integrity, compare_files,
                        compare_mappings, compare_row_hashes, load_manifest, values_equal)
 
@@ -269,6 +270,9 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
             report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
                                              path=manifest.target.path, field=exc.field))
 
+    from .croissant import check_croissant
+    report.errors += check_croissant(root, manifest, target)
+
     session_rows: dict[str, list[dict[str, Any]]] = {}
     questions: dict[str, str] = {}
     entries = sorted(manifest.splits, key=lambda s: (s.config != SESSION_CONFIG, s.config, s.name))
@@ -364,7 +368,9 @@ def _check_trajectories(rows, entry, where, manifest: Manifest, session_rows, re
                                          path=where, field="condition", actual=entry.name))
         return
     row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in session_rows.get(entry.name, [])}
+    bound = {r["instance_id"]: r for r in session_rows.get(entry.name, [])}
     for n, r in enumerate(rows):
+        report.errors += check_trajectory_turns(r, bound.get(r["instance_id"]), where, n)
         if r["split_sha256"] != split.sha256:
             report.errors.append(VerifyError("trajectory is bound to another split hash", kind="mismatch", path=where,
                                              row=n, field="split_sha256", expected=split.sha256,

@@ -26,7 +26,8 @@ PRO_SAMPLE = FIXTURES / "swe-bench-pro" / "pro_public_sample.jsonl"
 HF_SAMPLE = FIXTURES / "swe-bench-pro" / "hf_schema_sample.jsonl"
 #: One trimmed, real mini-swe-agent trajectory (tests/fixtures/mini-swe-agent/SOURCE.md).
 TRAJECTORY = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json.gz"
-HARBOR_VENV = Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", "/work/harbor-venv"))
+#: Harbor's own venv (``make harbor-venv``; .ci/harbor-setup.sh in CI).
+HARBOR_VENV = Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", ROOT / ".harbor-venv"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -93,7 +94,7 @@ def harbor_python() -> Path:
         return python
     if IN_CI:
         pytest.fail(f"CI must run the harbor-marked tests, but {python} is absent")
-    pytest.skip(f"harbor: no Harbor venv at {HARBOR_VENV} (set SWE_TASKFLOW_HARBOR_VENV)")
+    pytest.skip(f"harbor: no Harbor venv at {HARBOR_VENV} (make harbor-venv, or set SWE_TASKFLOW_HARBOR_VENV)")
 
 
 def _docker_ok() -> bool:
@@ -124,3 +125,17 @@ def cuda_available() -> bool:
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
     return True
+
+
+
+@pytest.fixture(scope="session")
+def harbor_venv(docker_available) -> Path:
+    """Harbor's venv (``make harbor-venv``) and docker-compose; in CI (.ci/harbor-setup.sh) absence fails."""
+    missing = [what for what, ok in ((f"{HARBOR_VENV}/bin/harbor (make harbor-venv)",
+                                      (HARBOR_VENV / "bin" / "harbor").exists()),
+                                     ("docker-compose", shutil.which("docker-compose") is not None)) if not ok]
+    if missing:
+        if IN_CI:
+            pytest.fail(f"CI must run the harbor-marked tests, but {missing[0]} is missing")
+        pytest.skip(f"{missing[0]} is missing")
+    return HARBOR_VENV

@@ -101,3 +101,64 @@ def test_augment_cli_planning_and_score(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["correct"] is True
     assert main(["augment", "score", str(tmp_path / "item.json"), str(tmp_path / "bad.txt")]) == 1
     assert main(["augment", "run", "--tasks", str(tasks), "--out", str(out), "--kinds", "refactor"]) == 2
+
+
+def test_augmentation_references_are_hidden_from_the_agent():
+    """Built through build_row and split with swe_taskflow.visibility: the agent sees the turn's kind and
+    text, never its reference (an allowlist: the new fields are hidden without being named)."""
+    from swe_taskflow.candidates import TaskMaterial, build_session, enumerate_candidates
+    from swe_taskflow.rows import build_row
+    from swe_taskflow.schema import QAItem
+    from swe_taskflow.visibility import agent_view, grader_view, merge_views
+
+    task = cart_task()
+    secret = "SECRET-REFERENCE-7f3a"
+    items = [QAItem("x", task.instance_id, "Run `python3 -m unittest -v` and count the tests.", secret,
+                    kind="execute", intent="execute", command="python3 -m unittest -v",
+                    facts=[{"name": "passed", "value": "4" + secret}], status="accepted",
+                    checks=[{"name": "repeatable", "passed": True, "detail": secret}]),
+             QAItem("r", task.instance_id, "Review this.", secret, kind="review", intent="code-review",
+                    mutation={"operator": "off-by-one", "path": "p" + secret, "line": 3, "before": "a", "after": "b"},
+                    locations=[{"path": "shop/" + secret, "symbol": "S", "line_start": 1, "line_end": 1}],
+                    status="accepted")]
+    parts = ("part zero", "part one", "part two")
+    mat = TaskMaterial(task.instance_id, task.original_prompt, "ok", parts=parts, augments=tuple(items))
+    intents = {t: "new-feature" for t in mat.issue_texts()}
+    cand = next(c for c in enumerate_candidates(mat, intents, max_augments=2) if c.n_augments == 2)
+    row = build_row(task, build_session(mat, cand, intents, condition="tfas_optimized"), None, items)
+    view = json.dumps(agent_view(row).to_dict())
+    assert secret not in view and "execute" in view and "review" in view
+    assert secret in json.dumps(grader_view(row), default=str)
+    assert merge_views(agent_view(row), grader_view(row)) == row
+
+
+class _Judge:
+    """A judge backend stand-in returning a fixed reply (the combination of judge and scorer is tested)."""
+
+    info = {"backend": "fixed", "model": "m"}
+
+    def __init__(self, verdict):
+        self.text = json.dumps({"verdict": verdict, "reason": "fixed"})
+
+    def complete(self, messages, *, stage):
+        from builder.llm.base import LLMReply
+        return LLMReply(text=self.text, key="k", model="m", stage=stage, replayed=True, provenance="hand-written")
+
+
+def test_evaluate_registry_scores_every_augmentation_kind():
+    from builder.evaluation.scoring import AnswerCase, scorer_for
+
+    debug = {"question": "test T fails: why?", "reference_answer": "Cart.subtotal ignores quantity", "kind": "debug",
+             "locations": [{"path": "shop/cart.py", "symbol": "Cart.subtotal", "line_start": 16, "line_end": 16}]}
+    right, wrong = "`Cart.subtotal` ignores the quantity.", "The test itself is wrong."
+    det = scorer_for("debug", {})(AnswerCase("t", 0, "debug", debug, right))
+    assert det.verdict == "correct" and "not judged" in det.reason
+    assert scorer_for("debug", {})(AnswerCase("t", 0, "debug", debug, wrong)).verdict == "incorrect"
+    both = scorer_for("debug", {"llm": _Judge("correct")})(AnswerCase("t", 0, "debug", debug, right))
+    assert both.verdict == "correct" and both.judge == "augment-debug:deterministic+qa-judge:fixed:m"
+    judged_wrong = scorer_for("debug", {"llm": _Judge("incorrect")})(AnswerCase("t", 0, "debug", debug, right))
+    assert judged_wrong.verdict == "incorrect" and judged_wrong.reason == "explanation judged wrong"
+    execute = {"question": "run it", "kind": "execute", "facts": [{"name": "passed", "value": "4"}]}
+    ex = scorer_for("execute", {"llm": _Judge("incorrect")})(AnswerCase("t", 0, "execute", execute, "4 passed"))
+    assert ex.verdict == "correct" and ex.detail["deterministic"]["score"] == 1.0   # facts only: no judge
+    assert scorer_for("review", {})(AnswerCase("t", 0, "review", {}, " ")).verdict == "unanswered"

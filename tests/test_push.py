@@ -33,16 +33,9 @@ def release(tmp_path_factory):
 
 @pytest.fixture
 def hub(monkeypatch):
-    import huggingface_hub.constants as const
-    from huggingface_hub.utils import _http, set_client_factory
-    monkeypatch.setattr(const, "HF_HUB_DISABLE_XET", True)   # the LFS path (no Xet server here)
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
-    fake = FakeHub()
-    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
-    monkeypatch.setattr(const, "ENDPOINT", fake.endpoint)
-    set_client_factory(fake.client_factory)
-    yield fake
-    set_client_factory(_http.default_client_factory)
+    from builder.release import fakehub
+    yield fakehub.install(monkeypatch, TOKEN)
+    fakehub.uninstall()
 
 
 def _commit_lines(hub: FakeHub) -> list[dict]:
@@ -98,10 +91,14 @@ def test_cli_push_never_prints_the_token(release, hub, capsys, monkeypatch, tmp_
     assert "tag v1.0-cli" in out.out and "match the manifest sha256" in out.out
     assert TOKEN not in out.out + out.err
     assert hub.repos[REPO].private
-    # pushing the same tag again is refused by the Hub: one line, no token
-    assert cli_main(["push", str(release), "--repo", REPO, "--tag", "v1.0-cli"]) == 2
+    # pushing the same release to the same tag again: already published, nothing sent, exit 0
+    n_exchanges = len(hub.exchange)
+    assert cli_main(["push", str(release), "--repo", REPO, "--tag", "v1.0-cli"]) == 0
     out = capsys.readouterr()
-    assert "create_tag" in out.err and "409" in out.err and TOKEN not in out.err + out.out
+    assert "already published at that revision" in out.out and TOKEN not in out.err + out.out
+    sent = hub.exchange[n_exchanges:]
+    assert not [e for e in sent if e.method == "POST" and ("/commit/" in e.url or "/tag/" in e.url
+                                                          or "/lfs/" in e.url)]
 
 
 def test_push_refuses_a_release_that_does_not_verify(release, hub, tmp_path):

@@ -102,7 +102,7 @@ def test_round_trip_load_dataset_offline(built, monkeypatch, tmp_path):
 def test_manifest_records_what_the_issue_lists(built):
     folder, splits, manifest, target = built
     doc = json.loads((folder / "manifests/taskflow-test-v0.1.json").read_text())
-    assert doc["format"] == "swe-taskflow/manifest" and doc["format_version"] == 1
+    assert doc["format"] == "swe-taskflow/manifest" and doc["format_version"] == 2
     for key in ("source", "recipe", "models", "prompts", "seeds"):
         assert key in doc["provenance"]
     recipe = dict(PROVENANCE["recipe"])

@@ -12,6 +12,7 @@ import pytest
 from builder.cli import main as cli_main
 from builder.release import write_release
 from builder.release.synthetic import small_release_splits, uniform_target
+from builder.release.messages import source_messages
 from builder.release.trajectories import add_trajectories, import_trajectories, read_trajectory
 from builder.release.writer import PARQUET_OPTIONS
 from swe_taskflow.errors import InputError
@@ -77,7 +78,11 @@ def test_import_binds_and_verifies(release, traj_files, tmp_path, monkeypatch):
         assert r["row_sha256"] == row_of[r["instance_id"]]
         assert r["model"] == "google/gemini-3-pro-preview" and r["run"] == 1
         src = json.loads(gzip.decompress(next(f for f in traj_files if f.name.startswith(r["instance_id"])).read_bytes()))
-        assert json.loads(r["messages"]) == src["messages"]
+        assert source_messages(r["trajectory_format"], r["messages"]) == src["messages"]
+        assert [m["role"] for m in r["messages"]] == [m["role"] for m in src["messages"]]
+        assert [m["content"] for m in r["messages"]] == [m["content"] for m in src["messages"]]
+        usage = [((m.get("extra") or {}).get("response") or {}).get("usage") or {} for m in src["messages"]]
+        assert [m["prompt_tokens"] for m in r["messages"]] == [u.get("prompt_tokens") for u in usage]
     # the session splits did not change when trajectories were added
     assert "trajectories" in (release / "README.md").read_text()
     again = import_trajectories(release, traj_files[:1], condition="split_prompt", run=1)
@@ -117,7 +122,7 @@ def test_atif_and_errors(release, traj_files, tmp_path, capsys):
     assert verify_release(release).ok
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**atif, "extra": {"instance_id": "not-in-release"}}))
-    with pytest.raises(InputError, match="not in this split") as e:
+    with pytest.raises(InputError, match="not in split") as e:
         import_trajectories(release, [other], condition="qa_only_sol")
     assert str(other) in str(e.value)
     assert cli_main(["trajectories", "import", str(release), str(f), "--condition", "nope"]) == 2
@@ -133,3 +138,15 @@ def test_trajectory_hash_is_its_canonical_json(release, traj_files):
     path = release / manifest.split("trajectories", "split_prompt").files[0].path
     row = pq.read_table(path).to_pylist()[0]
     assert row["trajectory_sha256"] == json_sha256({k: v for k, v in row.items() if k != "trajectory_sha256"})
+
+
+def test_a_refused_import_names_what_it_found_and_never_says_expected_none(release, tmp_path, capsys):
+    doc = {"schema_version": "ATIF-v1.4", "agent": {"name": "hand-written", "version": "0", "model_name": "m"},
+           "steps": [{"step_id": 1, "source": "user", "message": "[hand-written]"}],
+           "extra": {"instance_id": "not-in-release"}}
+    f = tmp_path / "stray.json"
+    f.write_text(json.dumps(doc))
+    assert cli_main(["trajectories", "import", str(release), str(f), "--condition", "split_prompt"]) == 2
+    err = capsys.readouterr().err
+    assert "not in split 'split_prompt'" in err and "got 'not-in-release'" in err and str(f) in err
+    assert "expected None" not in err and "--condition" in err

@@ -13,8 +13,9 @@ from pathlib import Path
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.taxonomy import check_intent
+from builder.resources import builder_path
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "classifier"
+DATA_DIR = builder_path("data", "classifier")
 DEFAULT_EXEMPLARS = DATA_DIR / "exemplars_v1.jsonl"
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
+from builder.resources import builder_path
 
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+PROMPTS_DIR = builder_path("prompts")
 DEFAULT_PROMPT = PROMPTS_DIR / "classify_v1.txt"
 SLOT = "{message}"
 

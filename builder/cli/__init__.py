@@ -15,7 +15,8 @@ from swe_taskflow import __version__
 from swe_taskflow.errors import TaskflowError
 
 #: Command-group modules under builder.cli, in the order ``--help`` lists them.
-GROUPS = ("build", "flow", "classify", "split", "qa", "augment", "proofs", "select", "release", "example")
+GROUPS = ("build", "flow", "classify", "split", "qa", "augment", "proofs", "select", "release", "example",
+          "evaluate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,8 @@ def register(sub) -> None:
         description="Run a release recipe's pipeline: ingest -> classify source prompts -> split -> questions -> "
                     "proofs -> classify all turns -> assemble conditions -> select -> write -> verify -> report. "
                     "Each stage is cached by the hash of its inputs; rerunning after an interruption resumes.")
-    p.add_argument("recipe", help="release recipe (TOML), e.g. builder/releases/example.toml")
+    p.add_argument("recipe", help="release recipe (TOML file), or the name of a shipped recipe: "
+                                  "`example` (builder/releases/example.toml)")
     p.add_argument("--out", required=True, help="output folder (release/, report/, cache/, build.json)")
     p.add_argument("--cache", default=None, help="stage cache folder (default: OUT/cache)")
     p.add_argument("--dry-run", action="store_true", help="print what would run and what is cached, run nothing")
@@ -27,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     from builder.pipeline.build import build, dry_run_text
     from builder.pipeline.stages import pipeline_stages
 
-    outcome = build(args.recipe, args.out, cache_dir=args.cache, dry_run=args.dry_run, force=args.force,
+    from builder.resources import resolve_recipe
+    outcome = build(resolve_recipe(args.recipe), args.out, cache_dir=args.cache, dry_run=args.dry_run, force=args.force,
                     until=args.until, quiet=args.quiet)
     if outcome.dry_run:
         print(dry_run_text(outcome.results, pipeline_stages()))

@@ -75,8 +75,15 @@ def cmd_push(args: argparse.Namespace) -> int:
     from builder.release.push import push_release
     record = args.record or ("manifests" if Path("manifests").is_dir() else None)
     result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record)
-    print(f"pushed {args.repo} commit {result.commit_oid} (parent {result.parent_commit})"
-          + (f", tag {result.tag}" if result.tag else ""))
+    if result.rewritten:
+        print(f"wrote {args.repo} into the card, croissant.json and manifest of the pushed copy "
+              f"({args.release} is unchanged)")
+    if result.already_published:
+        print(f"{args.repo}: release already published at that revision (tag {result.tag}, commit "
+              f"{result.commit_oid}); nothing sent")
+    else:
+        print(f"pushed {args.repo} commit {result.commit_oid} (parent {result.parent_commit})"
+              + (f", tag {result.tag}" if result.tag else ""))
     print(f"{len(result.files)} files on the Hub match the manifest sha256")
     return 0
 

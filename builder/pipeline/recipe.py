@@ -8,6 +8,7 @@ recipe's own folder, so a recipe and the data beside it can move together.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import MISSING as _MISSING, dataclass, field, fields
 from pathlib import Path
@@ -31,6 +32,11 @@ class ReleaseSection:
     """Release version, e.g. ``0.1.0``; goes into the manifest."""
     description: str = ""
     """One line for the dataset card."""
+    repo_id: str = ""
+    """Hub dataset repository (``ORG/NAME``) written into the card, croissant.json and the manifest;
+    empty: set later by ``swe-taskflow push --repo``."""
+    license: str = "mit"
+    """License of the release (a Hub license id), written into the card and croissant.json."""
 
 
 @dataclass(frozen=True)
@@ -281,6 +287,9 @@ def _check(recipe: Recipe) -> None:
                        ("source.spec", recipe.source.spec)):
         if not value.strip():
             raise ConfigError("must not be empty", path=p, field=key)
+    if recipe.release.repo_id and not re.match(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", recipe.release.repo_id):
+        raise ConfigError("repository id must look like ORG/NAME", path=p, field="release.repo_id",
+                          actual=recipe.release.repo_id)
     for key, value, minimum in (("source.limit", recipe.source.limit, 0),
                                 ("classifier.batch_size", recipe.classifier.batch_size, 1),
                                 ("proofs.timeout_s", recipe.proofs.timeout_s, 1), ("proofs.jobs", recipe.proofs.jobs, 1),

@@ -1,43 +1,57 @@
-"""Render the dataset card (README.md) from ``hub_card.md`` and a release's manifest.
+"""Render the dataset card (README.md) from ``hub_card.md``, a release's manifest and its rows.
 
 The YAML header is produced with ``datasets``' own helpers (``MetadataConfigs``,
-``DatasetInfosDict.to_dataset_card_data``) so that ``load_dataset`` reads exactly what is declared;
-the prose carries the target Task Flow, TFAS with components per condition, how to load each
-condition and what is hidden from evaluated agents. Deterministic: no dates, sorted where unordered.
+``DatasetInfosDict.to_dataset_card_data``) so that ``load_dataset`` reads exactly what is declared.
+Every number and every statement about the data in the prose is computed from the rows
+(:mod:`builder.release.card_facts`), the manifest or the target file; ``tests/test_card.py`` checks
+them against the published parquet files. Deterministic: no dates, sorted where unordered.
 """
 
 from __future__ import annotations
 
 import re
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
+from swe_taskflow.citations import paper, source_info
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.features import session_features
 from swe_taskflow.flow import LENGTH_BINS, RETAINED
 from swe_taskflow.manifest import Manifest
+from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.verify import SESSION_CONFIG, TRAJECTORY_CONFIG, features_for
+from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
 
-DEFAULT_TEMPLATE = Path(__file__).resolve().parents[2] / "hub_card.md"
+from .card_facts import SPLIT_REFERENCE, ReleaseFacts, release_facts, size_category
+
 TAGS = ("code", "agents", "software-engineering", "multi-turn", "swe-bench", "swe-taskflow")
 PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
-#: Columns of a session row an evaluated agent must not be shown.
-HIDDEN_COLUMNS = {
-    "questions[].reference_answer": "the reference answer the judge compares the agent's answer with",
-    "questions[].evidence": "paths and symbols that support the reference answer",
-    "questions[].proof_script": "the golden proof script run at creation time",
-    "questions[].proof_report": "the proof's execution report (exit codes, output and tree hashes)",
-    "original_prompt": "the single-message issue (in split conditions it would reveal later turns)",
-    "split_status, source_task_sha256, row_sha256": "bookkeeping",
-}
+#: Written where the Hub repository id belongs until the recipe or ``push --repo`` sets one.
+UNSET_REPO = "path/to/this/release"
 
 
-def card_yaml(manifest: Manifest, *, license: str) -> str:
+def default_template() -> Path:
+    """``hub_card.md``, shipped inside the package (a link to the repository root's file in a checkout)."""
+    return Path(str(resources.files("builder.release").joinpath("hub_card.md")))
+
+
+def card_placeholders(text: str) -> list[str]:
+    """What in a rendered card still stands in for a value (push refuses a card holding any)."""
+    found = [m.group(0) for m in PLACEHOLDER.finditer(text)]
+    return found + ([UNSET_REPO] if UNSET_REPO in text else []) + re.findall(r'"ORG/[^"]*"', text)
+
+
+def card_yaml(manifest: Manifest, facts: ReleaseFacts) -> str:
     from datasets.info import DatasetInfo, DatasetInfosDict
     from datasets.splits import SplitDict, SplitInfo
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCardData
-    data = DatasetCardData(license=license, tags=list(TAGS), pretty_name=manifest.name,
-                           task_categories=["text-generation"], language=["en"])
+    known = [source_info(s) for s, _ in sorted(facts.sources)]
+    data = DatasetCardData(license=manifest.release.get("license") or "other", tags=list(TAGS),
+                           pretty_name=manifest.name, task_categories=["text-generation"], language=["en"],
+                           size_categories=[size_category(facts.total_rows)],
+                           source_datasets=sorted({f"extended|{k['hub_id']}" for k in known if k}) or ["original"])
     configs, infos = {}, {}
     for cfg, splits in manifest.configs().items():
         configs[cfg] = {"data_files": [{"split": s.name, "path": [f.path for f in s.files] if len(s.files) > 1
@@ -57,10 +71,107 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _counts(c: Mapping[Any, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+
+
+def summary_section(manifest: Manifest, facts: ReleaseFacts) -> str:
+    desc = (manifest.release.get("description") or "").strip()
+    lines = [desc, ""] if desc else []
+    lines.append(f"This release holds {len(facts.tasks)} tasks from {facts.repos} repositories "
+                 f"(languages: {_counts(facts.languages)}) in {len(facts.splits)} splits of config "
+                 f"`{SESSION_CONFIG}`, {facts.total_rows} rows in all.")
+    for (src, rev), n in sorted(facts.sources.items()):
+        info = source_info(src)
+        who = f" ({info['name']}, {info['license']}, {info['copyright']})" if info else ""
+        lines.append(f"{n} tasks come from `{src}` revision `{rev}`{who}.")
+    return "\n".join(lines)
+
+
+def splits_section(facts: ReleaseFacts) -> str:
+    n, k = len(facts.tasks), len(facts.splits)
+    same = "(compare rows across splits by `source_task_sha256`)"
+    if len(facts.full_splits) == k:
+        lines = [f"All {k} splits hold the same {n} tasks in the same order {same}."]
+    else:
+        lines = [f"{len(facts.full_splits)} of the {k} splits hold all {n} tasks in the same order {same}: "
+                 + ", ".join(f"`{s}`" for s in facts.full_splits) + "."]
+        for s in facts.splits:
+            if s.name in facts.full_splits:
+                continue
+            if s.name in facts.answer_subset_of:
+                lines.append(f"`{s.name}` holds {s.rows} of the {n} tasks, in the same order: exactly the tasks "
+                             f"whose row in `{facts.answer_subset_of[s.name]}` carries an answer turn.")
+            elif s.name in facts.subset_splits:
+                lines.append(f"`{s.name}` holds {s.rows} of the {n} tasks, in the same order.")
+            else:
+                lines.append(f"`{s.name}` holds {s.rows} rows in another order.")
+    has_ref = any(s.equal_to_reference is not None for s in facts.splits)
+    head = ["split", "condition", "question pool", "rows", "rows with answer turns", "answer turns by kind",
+            "questions", "turns (min-max per row)", "rows with `split_status` ok"]
+    if has_ref:
+        head.append(f"rows equal to `{SPLIT_REFERENCE}` turn for turn")
+    lines += ["", "| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
+    for s in facts.splits:
+        cells = [f"`{s.name}`", s.condition or "-", s.pool or "-", str(s.rows), str(s.rows_with_answers),
+                 _counts(s.answer_turns) or "-", str(s.questions), f"{s.turns} ({s.min_turns}-{s.max_turns})",
+                 str(s.split_ok)]
+        if has_ref:
+            cells.append("-" if s.equal_to_reference is None else str(s.equal_to_reference))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "A turn of kind `issue` carries the task's issue or a part of it; a turn of any other kind is an "
+              "answer turn: the agent writes an answer, graded against the row's hidden reference in "
+              "`questions`."]
+    if facts.questions:
+        lines.append(f"The release holds {facts.questions} distinct questions (by kind: {_counts(facts.answer_kinds)}).")
+    return "\n".join(lines)
+
+
+def questions_section(splits: Mapping[str, Sequence[Mapping[str, Any]]], manifest: Manifest) -> str:
+    authors: dict[str, str] = {}
+    for rows in splits.values():
+        for r in rows:
+            for q in r["questions"]:
+                g = q.get("generator") or {}
+                authors.setdefault(q["question_id"], g.get("model") or g.get("name") or g.get("provenance") or "unknown")
+    lines = []
+    if authors:
+        from collections import Counter
+        lines.append("Question authors (`questions[].generator`): "
+                     + ", ".join(f"`{k}` {v}" for k, v in sorted(Counter(authors.values()).items())) + ".")
+    lines += question_rows_lines(manifest, splits)
+    repos = ((manifest.provenance.get("models") or {}).get("proofs") or {}).get("repos")
+    if repos == "stand-in":
+        lines.append("Proof scripts ran against a stand-in repository (`repos: stand-in` in the manifest's "
+                     "proof provenance), not against the tasks' own repositories.")
+    return "\n".join(lines) or "This release holds no questions."
+
+
+def question_rows_lines(manifest: Manifest, splits: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """Which tasks carry questions and why the others do not, from the build's record (when it has one)."""
+    qr = manifest.provenance.get("question_rows")
+    if not qr:
+        return []
+    for split, n in (qr.get("rows_with_questions") or {}).items():   # the record must agree with the rows
+        actual = sum(1 for r in splits.get(split, ()) if r["questions"])
+        if split in splits and actual != n:
+            raise ConfigError("the build's question_rows record disagrees with the rows", field=f"question_rows.{split}",
+                              expected=actual, actual=n)
+    lines = [f"Which rows carry questions: {qr['rule']}."] if qr.get("rule") else []
+    for t in qr.get("tasks_with_candidates") or []:
+        rejected = t.get("rejected_by_reason") or {}
+        lines.append(f"- `{t['instance_id']}` ({t.get('provenance') or t.get('source')}): {t['accepted']} of "
+                     f"{t['candidates']} candidate questions accepted"
+                     + (f"; rejected: {_counts(rejected)}" if rejected else "") + ".")
+    for reason, n in sorted((qr.get("tasks_without_questions") or {}).items()):
+        lines.append(f"- {n} tasks carry no question: {reason}.")
+    return lines
+
+
 def target_section(target, manifest: Manifest) -> str:
     fl = target.flow
     lines = [f"Calibrated to **{target.name}**" + (" (provisional stand-in)" if target.provisional else "")
-             + f": {target.population}." if target.population else ".",
+             + (f": {target.population}." if target.population else "."),
              "", f"- file: `{manifest.target.path}` (sha256 `{manifest.target.sha256}`)",
              f"- session filter: at least {target.min_messages} user messages"]
     if target.sample_size:
@@ -86,31 +197,45 @@ def tfas_table(manifest: Manifest) -> str:
     return "\n".join(rows)
 
 
-def load_section(manifest: Manifest, repo_id: str) -> str:
+def load_section(manifest: Manifest) -> str:
+    repo = manifest.repo_id or UNSET_REPO
     cfgs = manifest.configs()
     lines = ["```python", "from datasets import load_dataset", ""]
     for s in cfgs.get(SESSION_CONFIG, []):
-        lines.append(f'{s.name} = load_dataset("{repo_id}", split="{s.name}")')
+        lines.append(f'{s.name} = load_dataset("{repo}", split="{s.name}")')
     if TRAJECTORY_CONFIG in cfgs:
         lines += ["", "# agent trajectories, one split per condition, bound to split and row hashes"]
         for s in cfgs[TRAJECTORY_CONFIG]:
-            lines.append(f'traj_{s.name} = load_dataset("{repo_id}", "{TRAJECTORY_CONFIG}", split="{s.name}")')
-    lines += ["```", "", "Give the agent `turns[*].text` in order; a turn of kind `qa` is a repository question "
-              "whose answer is judged against `questions[*].reference_answer`. A local copy loads the same way: "
-              "`load_dataset(\"path/to/folder\", split=...)`."]
+            lines.append(f'traj_{s.name} = load_dataset("{repo}", "{TRAJECTORY_CONFIG}", split="{s.name}")')
+    lines.append("```")
+    if not manifest.repo_id:
+        lines += ["", "No Hub repository is set for this release yet: `swe-taskflow push PATH --repo ORG/NAME` "
+                  "(or `[release] repo_id` in the recipe) writes it here."]
+    lines += ["", "A local copy loads the same way: `load_dataset(\"path/to/folder\", split=...)`."]
     return "\n".join(lines)
 
 
 def hidden_section() -> str:
-    lines = ["Pass the evaluated agent only `turns[*].text`, in order, and the environment named by `image_name` "
-             "at `base_commit`. Keep these columns away from it:", ""]
-    lines += [f"- `{k}`: {v}" for k, v in HIDDEN_COLUMNS.items()]
+    feats = session_features()
+    seen = ", ".join(f"`{f}`" for f in visible_fields(feats))
+    lines = [f"Show the evaluated agent only these fields (an allowlist, `swe_taskflow.visibility.agent_view`): "
+             f"{seen}; the turns in order, in the environment named by `image_name` at `base_commit`. Every other "
+             "field stays with the grader (`swe_taskflow.visibility.grader_view`):", ""]
+    for f in hidden_fields(feats):
+        lines.append(f"- `{f}`: {HIDDEN_REASONS.get(f, 'not on the allowlist')}")
+    return "\n".join(lines)
+
+
+def json_fields_section() -> str:
+    lines = ["Nested records are typed features. These fields stay JSON text, and why:", ""]
+    lines += [f"- `{k}`: {v}" for k, v in JSON_TEXT_FIELDS.items()]
     return "\n".join(lines)
 
 
 def files_section(manifest: Manifest) -> str:
     lines = [f"- manifest: `{manifest.path_in_release}` (provenance and every hash)",
-             f"- target Task Flow: `{manifest.target.path}`" if manifest.target else "- target: none"]
+             f"- target Task Flow: `{manifest.target.path}`" if manifest.target else "- target: none",
+             "- Croissant metadata: `croissant.json`"]
     lines += [f"- `{f.path}`" for f in manifest.extra_files]
     lines += ["", "| config | split | rows | content sha256 | files |", "|---|---|---:|---|---|"]
     for s in manifest.splits:
@@ -119,45 +244,74 @@ def files_section(manifest: Manifest) -> str:
     return "\n".join(lines)
 
 
+def _kv(d: Mapping[str, Any], keys: Sequence[str]) -> str:
+    return ", ".join(f"{k} `{d[k]}`" for k in keys if d.get(k) not in (None, "", {}, []))
+
+
 def provenance_section(manifest: Manifest) -> str:
     p, pkg = manifest.provenance, manifest.package
-    src = p.get("source") or {}
+    src, models, recipe = p.get("source") or {}, p.get("models") or {}, p.get("recipe") or {}
     lines = ["Built with swe-taskflow " + str(pkg.get("version"))
              + (f" at commit `{pkg.get('git_commit')}`" if pkg.get("git_commit") else "")
-             + (" (uncommitted changes)" if pkg.get("git_dirty") else "") + "."]
+             + (" (uncommitted changes)" if pkg.get("git_dirty") else "") + ".", ""]
     if src:
-        lines.append(f"Source: `{src.get('benchmark', src.get('id', '?'))}` revision `{src.get('revision', '?')}`.")
-    models = p.get("models") or {}
-    for role in sorted(models):
-        m = models[role]
-        desc = ", ".join(f"{k}={v}" for k, v in sorted(m.items())) if isinstance(m, dict) else str(m)
-        lines.append(f"- {role}: {desc}")
+        lines.append("- source: " + _kv(src, ("source", "benchmark", "revision", "spec", "rows")))
+    if recipe:
+        lines.append("- recipe: " + _kv(recipe, ("file", "sha256")))
+    for role in ("classifier", "splitter"):
+        if models.get(role):
+            lines.append(f"- {role}: " + _kv(models[role], ("name", "model", "revision", "version", "prompt_sha256")))
+    if manifest.target is not None:
+        lines.append(f"- target: `{manifest.target.path}` sha256 `{manifest.target.sha256}`")
+    if models.get("proofs"):
+        lines.append("- proofs: " + _kv(models["proofs"], ("sandbox", "image", "image_id", "repos", "gold_patch")))
     if p.get("seeds"):
-        lines.append("- seeds: " + ", ".join(f"{k}={v}" for k, v in sorted(p["seeds"].items())))
-    if (p.get("recipe") or {}).get("sha256"):
-        lines.append(f"- recipe sha256: `{p['recipe']['sha256']}`")
+        lines.append("- seeds: " + ", ".join(f"{k} `{v}`" for k, v in sorted(p["seeds"].items())))
     return "\n".join(lines)
 
 
-def license_section(license: str) -> str:
-    return (f"Released under `{license}`. Task texts derive from SWE-Bench Pro (MIT, Copyright (c) Scale AI, "
-            "Inc); model-generated turns, questions and reference answers are marked with their generator in each "
-            "question's `generator` field. No user session text is included.")
+def verify_command(manifest: Manifest) -> str:
+    if manifest.repo_id:
+        return f"swe-taskflow verify {manifest.repo_id} --revision {manifest.version}"
+    return f"swe-taskflow verify {UNSET_REPO}"
 
 
-def render_card(manifest: Manifest, target, *, repo_id: str | None, license: str,
+def citation_section(facts: ReleaseFacts) -> str:
+    entries = [paper()["bibtex"]]
+    for src, _ in sorted(facts.sources):
+        info = source_info(src)
+        if info and info["bibtex"] not in entries:
+            entries.append(info["bibtex"])
+    return "```bibtex\n" + "\n\n".join(entries) + "\n```"
+
+
+def license_section(manifest: Manifest, facts: ReleaseFacts) -> str:
+    lines = [f"Released under `{manifest.release.get('license') or 'other'}`."]
+    for (src, _), n in sorted(facts.sources.items()):
+        info = source_info(src)
+        if info:
+            lines.append(f"The texts of {n} tasks derive from {info['name']} ({info['license']}, "
+                         f"{info['copyright']}).")
+    lines.append("The target file holds aggregate vectors only: no user session text is included.")
+    return " ".join(lines)
+
+
+def render_card(manifest: Manifest, target, splits: Mapping[str, Sequence[Mapping[str, Any]]], *,
                 template: str | Path | None = None) -> bytes:
-    """The README bytes for ``manifest`` (its readme entry is ignored: the README is hashed after)."""
-    path = Path(template) if template else DEFAULT_TEMPLATE
+    """The README bytes for ``manifest`` and its session ``splits`` (rows as written, by split name)."""
+    path = Path(template) if template else default_template()
     if not path.exists():
         raise ConfigError("dataset card template not found", path=str(path))
-    repo = repo_id or f"ORG/{manifest.name}"
+    facts = release_facts(splits)
     values: dict[str, Any] = {
-        "yaml": card_yaml(manifest, license=license), "name": manifest.name, "version": manifest.version,
-        "repo_id": repo, "target_section": target_section(target, manifest), "tfas_table": tfas_table(manifest),
-        "load_section": load_section(manifest, repo), "hidden_section": hidden_section(),
-        "files_section": files_section(manifest), "provenance_section": provenance_section(manifest),
-        "license_section": license_section(license),
+        "yaml": card_yaml(manifest, facts), "name": manifest.name, "version": manifest.version,
+        "summary_section": summary_section(manifest, facts), "splits_section": splits_section(facts),
+        "questions_section": questions_section(splits, manifest),
+        "target_section": target_section(target, manifest), "tfas_table": tfas_table(manifest),
+        "load_section": load_section(manifest), "hidden_section": hidden_section(),
+        "json_fields_section": json_fields_section(), "files_section": files_section(manifest),
+        "provenance_section": provenance_section(manifest), "verify_command": verify_command(manifest),
+        "citation_section": citation_section(facts), "license_section": license_section(manifest, facts),
     }
 
     def sub(m: re.Match) -> str:
@@ -169,4 +323,4 @@ def render_card(manifest: Manifest, target, *, repo_id: str | None, license: str
     return PLACEHOLDER.sub(sub, path.read_text(encoding="utf-8")).encode("utf-8")
 
 
-__all__ = ["render_card", "card_yaml", "HIDDEN_COLUMNS", "DEFAULT_TEMPLATE"]
+__all__ = ["render_card", "card_yaml", "card_placeholders", "default_template", "UNSET_REPO"]

@@ -258,4 +258,23 @@ class FakeHub:
         return 200, out, {}
 
 
-__all__ = ["FakeHub", "Exchange", "ENDPOINT"]
+def install(monkeypatch, token: str) -> FakeHub:
+    """A fresh FakeHub as the endpoint of the real client for one test (``monkeypatch`` undoes the rest;
+    call ``uninstall()`` after): LFS uploads (no Xet server here), ``HF_TOKEN`` = ``token``."""
+    import huggingface_hub.constants as const
+    from huggingface_hub.utils import set_client_factory
+    monkeypatch.setattr(const, "HF_HUB_DISABLE_XET", True)
+    monkeypatch.setenv("HF_TOKEN", token)
+    fake = FakeHub()
+    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
+    monkeypatch.setattr(const, "ENDPOINT", fake.endpoint)
+    set_client_factory(fake.client_factory)
+    return fake
+
+
+def uninstall() -> None:
+    from huggingface_hub.utils import _http, set_client_factory
+    set_client_factory(_http.default_client_factory)
+
+
+__all__ = ["FakeHub", "Exchange", "ENDPOINT", "install", "uninstall"]

@@ -1,7 +1,9 @@
 """Publish a verified release folder to the Hub as one atomic commit, tag it, and check what landed.
 
-Order: verify the folder (refuse otherwise) -> create the dataset repo if needed -> read the head
-commit -> one ``create_commit`` with ``parent_commit`` carrying every release file (and deleting
+Order: verify the folder (refuse otherwise) -> write the repository id into the card, croissant.json
+and manifest of a copy when the release does not name it yet -> refuse a card with a placeholder ->
+create the dataset repo if needed -> an existing tag holding this very release ends here (already
+published), one holding another release is refused -> read the head commit -> one ``create_commit`` with ``parent_commit`` carrying every release file (and deleting
 remote files the release does not have) -> tag -> list the tagged tree and compare every file with
 the manifest (LFS files by the sha256 the Hub reports as their oid, others by git blob id).
 The token comes from the argument, ``HF_TOKEN`` or the ``huggingface_hub`` login; it is never
@@ -10,10 +12,13 @@ printed, logged or put into an error message.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +27,8 @@ from swe_taskflow.errors import PublishError
 from swe_taskflow.hashing import git_blob_sha1
 from swe_taskflow.manifest import load_manifest
 from swe_taskflow.verify import verify_folder
+
+from .card import card_placeholders
 
 KEEP_REMOTE = (".gitattributes",)
 
@@ -33,6 +40,8 @@ class PushResult:
     parent_commit: str
     tag: str | None
     files: dict[str, str] = field(default_factory=dict)   # path -> sha256 confirmed on the Hub
+    already_published: bool = False   # the tag already held exactly this release: nothing was sent
+    rewritten: bool = False           # the card and manifest were rewritten to name repo_id
 
     def to_dict(self) -> dict[str, Any]:
         return {"repo_id": self.repo_id, "commit_oid": self.commit_oid, "parent_commit": self.parent_commit,
@@ -55,23 +64,51 @@ def _resolve_token(token: str | None) -> str:
 
 def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = None, private: bool = False,
                  token: str | None = None, record_dir: str | os.PathLike | None = None,
-                 endpoint: str | None = None) -> PushResult:
+                 endpoint: str | None = None, progress: bool | None = None) -> PushResult:
     """Push the release folder at ``path`` to dataset repo ``repo_id``; returns what landed.
 
-    ``tag`` defaults to the manifest's version. ``record_dir`` (e.g. the project's ``manifests/``)
-    receives a byte copy of the manifest and ``<release>.published.json`` (repo, commit, tag).
+    When the release does not already name ``repo_id``, a copy is written with it (card,
+    croissant.json, manifest; rows unchanged) and that copy is pushed; the folder stays as it was.
+    A card still holding a placeholder is refused. ``tag`` defaults to the manifest's version; when
+    the tag already exists and holds exactly this release, nothing is sent (``already_published``),
+    when it holds something else the push is refused. ``record_dir`` (e.g. the project's
+    ``manifests/``) receives a byte copy of the pushed manifest and ``<release>.published.json``.
+    ``progress``: upload bars (default: only when stderr is a terminal).
     """
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
-    from huggingface_hub.errors import HfHubHTTPError
-
+    from .writer import REPO_ID_RE, rewrite_release
+    if not REPO_ID_RE.match(repo_id or ""):
+        raise PublishError("repository id must look like ORG/NAME", path=str(repo_id))
     root = Path(path)
     report = verify_folder(root)
     if not report.ok:
         first = report.errors[0]
         raise PublishError(f"refusing to push a release that does not verify ({len(report.errors)} error(s); "
                            f"first: {first})", path=str(root), hint="run `swe-taskflow verify` for the full list")
+    manifest, _ = load_manifest(root / report.manifest_path)
+    with tempfile.TemporaryDirectory(prefix="swe-taskflow-push-") as tmp:
+        rewritten = manifest.repo_id != repo_id
+        if rewritten:   # the card and croissant.json must name the repository they are published in
+            root = Path(tmp) / "release"
+            rewrite_release(path, root, repo_id=repo_id)
+        result = _push_folder(root, repo_id, tag=tag, private=private, token=token, record_dir=record_dir,
+                              endpoint=endpoint, progress=progress)
+        result.rewritten = rewritten
+        return result
+
+
+def _push_folder(root: Path, repo_id: str, *, tag, private, token, record_dir, endpoint, progress) -> PushResult:
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from huggingface_hub.errors import HfHubHTTPError, RevisionNotFoundError
+
+    report = verify_folder(root)
+    if not report.ok:
+        raise PublishError(f"the release written for {repo_id} does not verify: {report.errors[0]}", path=str(root))
     mpath = root / report.manifest_path
     manifest, raw = load_manifest(mpath)
+    held = card_placeholders((root / "README.md").read_text(encoding="utf-8"))
+    if held or manifest.repo_id != repo_id:
+        raise PublishError("the dataset card still holds a placeholder: " + ", ".join(held or ["repo_id"]),
+                           path=str(root / "README.md"), hint="set [release] repo_id or pass --repo")
     tag = tag or manifest.version
     tok = _resolve_token(token)
     api = HfApi(endpoint=endpoint, token=tok)
@@ -82,6 +119,8 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
     def hub(call: str, fn, *args, **kw):
         try:
             return fn(*args, **kw)
+        except RevisionNotFoundError:
+            raise
         except HfHubHTTPError as exc:
             code = getattr(getattr(exc, "response", None), "status_code", "?")
             raise PublishError(f"Hub refused {call} (HTTP {code}): {_scrub(str(exc).splitlines()[0], tok)}",
@@ -92,29 +131,58 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
             raise PublishError(f"{call} failed ({type(exc).__name__}: {_scrub(str(exc), tok)})",
                                path=repo_id) from None
 
+    def tree(revision: str) -> dict[str, Any]:
+        return {f.path: f for f in hub("list_repo_tree", lambda: list(api.list_repo_tree(
+            repo_id, repo_type="dataset", revision=revision, recursive=True))) if hasattr(f, "blob_id")}
+
     hub("create_repo", api.create_repo, repo_id, repo_type="dataset", private=private, exist_ok=True)
+    try:
+        tagged = tree(tag)
+    except RevisionNotFoundError:
+        tagged = None
+    if tagged is not None:   # the tag exists: the same release is done, another one is refused
+        problems, confirmed = _compare_tree(tagged, expected_sha, root)
+        if problems:
+            raise PublishError(f"tag '{tag}' of {repo_id} already holds a different release ({len(problems)} "
+                               f"difference(s); first: {problems[0]})", path=repo_id,
+                               hint="publish a new version, or pass another --tag")
+        oid = hub("repo_info", api.dataset_info, repo_id, revision=tag).sha
+        result = PushResult(repo_id, oid, oid, tag, confirmed, already_published=True)
+        _record(record_dir, mpath, manifest, result)
+        return result
     info = hub("repo_info", api.dataset_info, repo_id, revision="main")
     parent = info.sha
-    remote = {s.rfilename for s in (info.siblings or [])}
-    ops: list[Any] = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(root / p))
-                      for p in sorted([*expected, report.manifest_path])]
-    stale = sorted(p for p in remote if p not in expected_sha and p not in KEEP_REMOTE)
-    ops += [CommitOperationDelete(path_in_repo=p) for p in stale]
-    for op in ops:   # what will be sent equals the manifest, checked before any upload
-        if isinstance(op, CommitOperationAdd) and op.upload_info.sha256.hex() != expected_sha[op.path_in_repo]:
-            raise PublishError("file changed after verification", path=op.path_in_repo)
-    commit = hub("create_commit", api.create_commit, repo_id, ops, repo_type="dataset",
-                 commit_message=f"Release {manifest.name} {manifest.version}",
-                 commit_description=f"manifest {report.manifest_path} sha256 {expected_sha[report.manifest_path]}",
-                 parent_commit=parent)
+    head_problems, _ = _compare_tree(tree(parent), expected_sha, root)
+    if head_problems:
+        remote = {s.rfilename for s in (info.siblings or [])}
+        ops: list[Any] = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(root / p))
+                          for p in sorted(expected_sha)]
+        stale = sorted(p for p in remote if p not in expected_sha and p not in KEEP_REMOTE)
+        ops += [CommitOperationDelete(path_in_repo=p) for p in stale]
+        for op in ops:   # what will be sent equals the manifest, checked before any upload
+            if isinstance(op, CommitOperationAdd) and op.upload_info.sha256.hex() != expected_sha[op.path_in_repo]:
+                raise PublishError("file changed after verification", path=op.path_in_repo)
+        with _progress_bars(progress):
+            oid = hub("create_commit", api.create_commit, repo_id, ops, repo_type="dataset",
+                      commit_message=f"Release {manifest.name} {manifest.version}",
+                      commit_description=f"manifest {report.manifest_path} sha256 {expected_sha[report.manifest_path]}",
+                      parent_commit=parent).oid
+    else:    # main already holds exactly this release (e.g. a push whose tag step failed): tag it
+        oid = parent
     if tag:
-        hub("create_tag", api.create_tag, repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
+        hub("create_tag", api.create_tag, repo_id, tag=tag, revision=oid, repo_type="dataset",
             tag_message=f"{manifest.name} {manifest.version}")
-    landed = {f.path: f for f in hub("list_repo_tree", lambda: list(api.list_repo_tree(
-        repo_id, repo_type="dataset", revision=tag or commit.oid, recursive=True)))
-              if hasattr(f, "blob_id")}
-    result = PushResult(repo_id, commit.oid, parent, tag)
-    problems = []
+    problems, confirmed = _compare_tree(tree(tag or oid), expected_sha, root)
+    if problems:
+        raise PublishError("the Hub's files differ from the manifest: " + "; ".join(problems), path=repo_id)
+    result = PushResult(repo_id, oid, parent, tag, confirmed)
+    _record(record_dir, mpath, manifest, result)
+    return result
+
+
+def _compare_tree(landed: dict[str, Any], expected_sha: dict[str, str], root: Path) -> tuple[list[str], dict[str, str]]:
+    """A Hub tree vs the release: differences, and the files confirmed (LFS by sha256, others by blob id)."""
+    problems, confirmed = [], {}
     for p, sha in sorted(expected_sha.items()):
         f = landed.get(p)
         if f is None:
@@ -123,24 +191,41 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
             if f.lfs.sha256 != sha:
                 problems.append(f"{p}: Hub LFS sha256 {f.lfs.sha256} != manifest {sha}")
             else:
-                result.files[p] = f.lfs.sha256
+                confirmed[p] = f.lfs.sha256
         else:
             local = git_blob_sha1((root / p).read_bytes())
             if f.blob_id != local:
                 problems.append(f"{p}: Hub blob id {f.blob_id} != local {local}")
             else:
-                result.files[p] = sha
-    extra = sorted(p for p in landed if p not in expected_sha and p not in KEEP_REMOTE)
-    problems += [f"{p}: on the Hub but not in the release" for p in extra]
-    if problems:
-        raise PublishError("the Hub's files differ from the manifest: " + "; ".join(problems), path=repo_id)
-    if record_dir is not None:
-        rd = Path(record_dir)
-        rd.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(mpath, rd / mpath.name)
-        (rd / f"{manifest.release_id}.published.json").write_text(
-            json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return result
+                confirmed[p] = sha
+    problems += [f"{p}: on the Hub but not in the release" for p in sorted(landed)
+                 if p not in expected_sha and p not in KEEP_REMOTE]
+    return problems, confirmed
+
+
+def _record(record_dir, mpath: Path, manifest, result: PushResult) -> None:
+    if record_dir is None:
+        return
+    rd = Path(record_dir)
+    rd.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(mpath, rd / mpath.name)
+    (rd / f"{manifest.release_id}.published.json").write_text(
+        json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _progress_bars(enabled: bool | None):
+    """Upload bars only on a terminal: piped output would interleave one line per refresh."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    show = sys.stderr.isatty() if enabled is None else enabled
+    was_disabled = are_progress_bars_disabled()
+    if not show:
+        disable_progress_bars()
+    try:
+        yield
+    finally:
+        if not show and not was_disabled:
+            enable_progress_bars()
 
 
 __all__ = ["push_release", "PushResult"]

@@ -12,14 +12,14 @@ import gzip
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
-from swe_taskflow.manifest import load_manifest
-from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, read_front_matter
+from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD
+
+from .messages import typed_messages
 
 FORMATS = ("auto", "mini-swe-agent", "atif")
 
@@ -104,20 +104,12 @@ def trajectory_row(parsed: Mapping[str, Any], *, condition: str, model: str, run
     return {"condition": condition, "instance_id": parsed["instance_id"], "model": model, "run": int(run),
             "split_sha256": split_sha256, "row_sha256": row_sha256,
             "trajectory_format": parsed["trajectory_format"],
-            "messages": json.dumps(parsed["messages"], ensure_ascii=False, sort_keys=True, separators=(",", ":")),
+            "messages": typed_messages(parsed["trajectory_format"], parsed["messages"]),
             "exit_status": parsed["exit_status"], "checkpoints": [dict(c) for c in checkpoints],
             "qa_answers": [dict(a) for a in qa_answers], "cost_usd": float(parsed["cost_usd"]),
             "tokens_in": int(parsed["tokens_in"]), "tokens_out": int(parsed["tokens_out"]),
             "api_calls": int(parsed["api_calls"]), "source_file_sha256": parsed["source_file_sha256"],
             TRAJ_HASH_FIELD: None}
-
-
-def _read_rows(root: Path, files) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-    rows: list[dict[str, Any]] = []
-    for f in files:
-        rows.extend(pq.read_table(root / f.path).to_pylist())
-    return rows
 
 
 def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os.PathLike], *, condition: str,
@@ -128,24 +120,21 @@ def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os
     Each file's instance must be a row of that split (else an error naming the file). ``extras``:
     optional ``{instance_id: {"checkpoints": [...], "qa_answers": [...]}}`` from the harness.
     """
-    root = Path(release_dir)
-    mfiles = sorted((root / "manifests").glob("*.json"))
-    if len(mfiles) != 1:
-        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"),
-                         actual=len(mfiles))
-    manifest, _ = load_manifest(mfiles[0])
+    from .writer import release_manifest, split_rows
+    manifest = release_manifest(release_dir)
     split = manifest.split(SESSION_CONFIG, condition)
     if split is None:
         raise ConfigError("unknown split", field="condition", actual=condition,
                           expected=[s.name for s in manifest.splits if s.config == SESSION_CONFIG])
-    row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in _read_rows(root, split.files)}
+    row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in split_rows(release_dir, split)}
     out = []
     for f in files:
         parsed = read_trajectory(f, fmt=fmt)
         iid = parsed["instance_id"]
         if iid not in row_of:
-            raise InputError("trajectory's instance is not in this split", path=str(f), field="instance_id",
-                             actual=iid, hint=f"split '{condition}' of {manifest.release_id}")
+            raise InputError(f"trajectory's instance is not in split '{condition}' of {manifest.release_id} "
+                             f"({len(row_of)} rows)", path=str(f), field="instance_id", actual=iid,
+                             hint="pass --condition with the split the agent was run on")
         name = model or parsed.get("model")
         if not name:
             raise InputError("trajectory names no model: pass --model", path=str(f), field="model")
@@ -161,39 +150,19 @@ def add_trajectories(release_dir: str | os.PathLike, rows: Sequence[Mapping[str,
     """Rewrite the release with ``rows`` added to its trajectories config; returns the new manifest.
 
     A row whose (condition, instance_id, model, run) is already published is an error unless
-    ``replace``. Everything else (splits, provenance, package record, target, extra files) is kept.
+    ``replace``. Everything else (splits, provenance, package record, target, extra files, the
+    release's repository id, license and description) is kept.
     """
-    from .writer import write_release
-    root = Path(release_dir)
-    mfiles = sorted((root / "manifests").glob("*.json"))
-    if len(mfiles) != 1:
-        raise InputError("release folder must hold exactly one manifest", path=str(root / "manifests"))
-    manifest, _ = load_manifest(mfiles[0])
-    splits = {s.name: _read_rows(root, s.files) for s in manifest.splits if s.config == SESSION_CONFIG}
+    from .writer import read_release, rewrite_release
+    _, _, published = read_release(release_dir)
     key = lambda r: (r["condition"], r["instance_id"], r["model"], int(r["run"]))  # noqa: E731
-    existing = {key(r): r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in _read_rows(root, s.files)}
+    existing = {key(r): r for r in published}
     for r in rows:
         if key(r) in existing and not replace:
             raise InputError("trajectory already in the release (use replace)", field="condition/instance/model/run",
                              actual=list(key(r)))
         existing[key(r)] = {**r, TRAJ_HASH_FIELD: None}
-    text = (root / "README.md").read_text(encoding="utf-8")
-    meta = read_front_matter(text, where="README.md")
-    m = re.search(r'load_dataset\("([^"]+)", split=', text)
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / Path(manifest.target.path).name
-        target.write_bytes((root / manifest.target.path).read_bytes())
-        extra = {}
-        for f in manifest.extra_files:
-            dst = Path(tmp) / "extra" / f.path
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_bytes((root / f.path).read_bytes())
-            extra[f.path] = dst
-        return write_release(root, name=manifest.name, version=manifest.version, splits=splits, target_path=target,
-                             provenance={**manifest.provenance, "package": manifest.package},
-                             trajectories=[{**r, TRAJ_HASH_FIELD: None} for r in existing.values()],
-                             repo_id=m.group(1) if m else None, license=str(meta.get("license") or "mit"),
-                             extra_files=extra)
+    return rewrite_release(release_dir, trajectories=list(existing.values()))
 
 
 __all__ = ["read_trajectory", "parse_mini_swe_agent", "parse_atif", "trajectory_row", "import_trajectories",

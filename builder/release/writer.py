@@ -3,6 +3,7 @@
 Layout (one config per row kind, one split per condition)::
 
     README.md                                   dataset card rendered from hub_card.md
+    croissant.json                              Croissant 1.0 metadata (record sets, sha256s, RAI)
     data/<split>-00000-of-00001.parquet         config "default": session rows
     trajectories/<split>-00000-of-00001.parquet config "trajectories" (when given)
     target/<target file name>                   the target Task Flow the release is calibrated to
@@ -32,6 +33,7 @@ from swe_taskflow.target import load_target
 from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+REPO_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 #: Parquet settings are part of the byte identity of a release: change them only with a new format.
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 1000,
                    "use_dictionary": True, "write_statistics": True, "data_page_version": "1.0"}
@@ -48,6 +50,8 @@ def package_info(repo_root: Path | None = None) -> dict[str, Any]:
     """Package version, git commit and whether the tree was dirty (None when not in a git checkout)."""
     root = repo_root or Path(__file__).resolve().parents[2]
     info: dict[str, Any] = {"name": "swe-taskflow", "version": __version__, "git_commit": None, "git_dirty": None}
+    if not (root / "pyproject.toml").is_file():   # an installed wheel: site-packages is no checkout of ours
+        return info
     try:
         commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                                 timeout=20)
@@ -125,7 +129,8 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
                   splits: Mapping[str, Sequence[Mapping[str, Any]]], target_path: str | os.PathLike,
                   provenance: Mapping[str, Any], tfas: Mapping[str, Mapping[str, float]] | None = None,
                   trajectories: Sequence[Mapping[str, Any]] | None = None, repo_id: str | None = None,
-                  license: str = "mit", extra_files: Mapping[str, str | os.PathLike] | None = None,
+                  license: str = "mit", description: str = "",
+                  extra_files: Mapping[str, str | os.PathLike] | None = None,
                   card_template: str | os.PathLike | None = None) -> Manifest:
     """Write a complete release folder and return its manifest.
 
@@ -133,9 +138,16 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     order. ``tfas``: the caller's TFAS per split, checked against the recomputed value (a mismatch is
     an error, so the README never shows a number an auditor cannot reproduce). ``trajectories``: rows
     from :mod:`builder.release.trajectories`, bound to these splits' hashes. ``extra_files``: path in
-    release -> local file (e.g. the build report), hashed into the manifest.
+    release -> local file (e.g. the build report), hashed into the manifest. ``repo_id``: the Hub
+    dataset repository (``ORG/NAME``) written into the card, croissant.json and the manifest; None
+    until the recipe or ``push --repo`` sets it.
     """
+    from swe_taskflow.croissant import CROISSANT_PATH, croissant_bytes
+
     from .card import render_card
+    if repo_id is not None and not REPO_ID_RE.match(repo_id):
+        raise ConfigError("repository id must look like ORG/NAME", field="repo_id", actual=repo_id,
+                          expected=REPO_ID_RE.pattern)
     if not NAME_RE.match(name or "") or not NAME_RE.match(version or ""):
         raise ConfigError("release name and version must be simple identifiers", field="name/version",
                           actual=[name, version], expected=NAME_RE.pattern)
@@ -161,6 +173,7 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
         entries: list[SplitEntry] = []
         questions: dict[str, str] = {}
         split_hashes: dict[str, str] = {}
+        session_rows: dict[str, list[dict[str, Any]]] = {}
         row_hashes: dict[str, dict[str, str]] = {}
         for split, raw in splits.items():
             rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
@@ -181,6 +194,7 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
                 chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
                 nbytes += _write_parquet(chunk, sfeat, tmp / rel)
                 files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+            session_rows[split] = rows
             split_hashes[split] = split_sha256(r[ROW_HASH_FIELD] for r in rows)
             row_hashes[split] = {r["instance_id"]: r[ROW_HASH_FIELD] for r in rows}
             entries.append(SplitEntry(SESSION_CONFIG, split, len(rows), split_hashes[split], features_sha256(sfeat),
@@ -217,20 +231,21 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
         target_entry = FileEntry(target_rel, file_sha256(tmp / target_rel), (tmp / target_rel).stat().st_size)
         extras = []
         for rel, src in sorted((extra_files or {}).items()):
-            if rel in ("README.md",) or rel.startswith(("data/", "trajectories/", "manifests/", "target/")):
+            if rel in ("README.md", CROISSANT_PATH) or rel.startswith(("data/", "trajectories/", "manifests/", "target/")):
                 raise ConfigError("extra file would overwrite a release file", field="extra_files", actual=rel)
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, tmp / rel)
             extras.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
-        draft = Manifest(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
-                         questions=questions, target=target_entry, readme=FileEntry("README.md", "", 0),
-                         extra_files=tuple(extras))
-        card = render_card(draft, target, repo_id=repo_id, license=license, template=card_template)
+        release = {"repo_id": repo_id, "license": license, "description": description}
+        common = dict(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
+                      questions=questions, target=target_entry, extra_files=tuple(extras), release=release)
+        draft = Manifest(**common, readme=FileEntry("README.md", "", 0))
+        card = render_card(draft, target, session_rows, template=card_template)
         (tmp / "README.md").write_bytes(card)
-        manifest = Manifest(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
-                            questions=questions, target=target_entry,
-                            readme=FileEntry("README.md", file_sha256(tmp / "README.md"), len(card)),
-                            extra_files=tuple(extras))
+        croissant = croissant_bytes(draft, target_name=target.name, target_provisional=target.provisional)
+        (tmp / CROISSANT_PATH).write_bytes(croissant)
+        manifest = Manifest(**common, readme=FileEntry("README.md", file_sha256(tmp / "README.md"), len(card)),
+                            croissant=FileEntry(CROISSANT_PATH, file_sha256(tmp / CROISSANT_PATH), len(croissant)))
         (tmp / "manifests").mkdir()
         (tmp / manifest.path_in_release).write_bytes(manifest.to_bytes())
         if out_dir.exists():
@@ -244,4 +259,58 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     return manifest_from_dict(manifest.to_dict())
 
 
-__all__ = ["write_release", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]
+def release_manifest(root: str | os.PathLike) -> Manifest:
+    """The manifest of the release folder ``root`` (which must hold exactly one)."""
+    from swe_taskflow.manifest import load_manifest
+    mfiles = sorted((Path(root) / "manifests").glob("*.json"))
+    if len(mfiles) != 1:
+        raise InputError("release folder must hold exactly one manifest", path=str(Path(root) / "manifests"),
+                         actual=len(mfiles))
+    return load_manifest(mfiles[0])[0]
+
+
+def split_rows(root: str | os.PathLike, entry) -> list[dict[str, Any]]:
+    """The rows of one split (a manifest ``SplitEntry``), shards in order."""
+    import pyarrow.parquet as pq
+    return [r for f in entry.files for r in pq.read_table(Path(root) / f.path).to_pylist()]
+
+
+def read_release(root: str | os.PathLike):
+    """A release folder's manifest and its rows: ``(manifest, session splits, trajectory rows)``."""
+    manifest = release_manifest(root)
+    splits = {s.name: split_rows(root, s) for s in manifest.splits if s.config == SESSION_CONFIG}
+    trajs = [r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in split_rows(root, s)]
+    return manifest, splits, trajs
+
+
+def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None = None, *,
+                    trajectories: Sequence[Mapping[str, Any]] | None = None, **release: Any) -> Manifest:
+    """Write the release at ``root`` again (to ``out_dir``, default in place) with some things changed.
+
+    ``trajectories`` replaces the trajectory rows; ``release`` keys (``repo_id``, ``license``,
+    ``description``) replace the manifest's. Rows, provenance, package record, target and extra files
+    are kept, so the session splits' hashes do not change.
+    """
+    root = Path(root)
+    manifest, splits, trajs = read_release(root)
+    unknown = sorted(set(release) - {"repo_id", "license", "description"})
+    if unknown:
+        raise ConfigError("unknown release field", field=unknown[0], expected=["repo_id", "license", "description"])
+    info = {**{k: v for k, v in manifest.release.items() if v is not None}, **release}
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / Path(manifest.target.path).name
+        shutil.copyfile(root / manifest.target.path, target)
+        extra = {}
+        for f in manifest.extra_files:
+            dst = Path(tmp) / "extra" / f.path
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / f.path, dst)
+            extra[f.path] = dst
+        rows = trajs if trajectories is None else trajectories
+        return write_release(out_dir or root, name=manifest.name, version=manifest.version, splits=splits,
+                             target_path=target, provenance={**manifest.provenance, "package": manifest.package},
+                             trajectories=[{**r, TRAJ_HASH_FIELD: None} for r in rows] or None,
+                             extra_files=extra, **info)
+
+
+__all__ = ["write_release", "read_release", "release_manifest", "split_rows", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+from builder.resources import builder_path
+
+PROMPTS_DIR = builder_path("prompts")
 
 
 def load_prompt(name: str) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..runner import Stage
+from builder.resources import builder_path
 
 
 def _files_source(r) -> list[Path]:
@@ -42,10 +43,9 @@ def _files_target(r) -> list[Path]:
     return [p] if p.exists() else []
 
 
-_BUILDER = Path(__file__).resolve().parents[2]
 #: Data the code reads at run time (prompt templates, classifier exemplars): hashed like code.
-PROMPTS = _BUILDER / "prompts"
-CLASSIFIER_DATA = _BUILDER / "data" / "classifier"
+PROMPTS = builder_path("prompts")
+CLASSIFIER_DATA = builder_path("data", "classifier")
 
 
 def _existing(*paths: Path) -> list[Path]:

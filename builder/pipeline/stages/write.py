@@ -123,7 +123,10 @@ def run(ctx) -> None:
     prov["question_rows"] = question_rows(ctx, out_splits)
     manifest = release.write_release(ctx.out / "release", name=ctx.recipe.release.name,
                                      version=ctx.recipe.release.version, splits=out_splits,
-                                     target_path=target, provenance=prov)
+                                     target_path=target, provenance=prov,
+                                     repo_id=ctx.recipe.release.repo_id or None,
+                                     license=ctx.recipe.release.license,
+                                     description=ctx.recipe.release.description)
     ctx.summary.update(rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
                        question_rows=prov["question_rows"],
                        release_id=getattr(manifest, "release_id", ""))

@@ -1,0 +1,102 @@
+"""CLI: `swe-taskflow export harbor` (a release condition as a Harbor dataset) and `swe-taskflow evaluate
+import` (a Harbor job folder back into results and the release's trajectories). See docs/evaluate.md."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("export", help="export a release to an agent harness (Harbor)")
+    esub = p.add_subparsers(dest="export_command", metavar="FORMAT", required=True)
+    e = esub.add_parser("harbor", help="write a condition as a Harbor dataset: one multi-step task per row",
+                        description="One [[steps]] entry per user turn; a checkpoint verifier per issue turn "
+                                    "(the source's tests on the cumulative repository), an answer-copying verifier "
+                                    "per answer turn. Hidden references stay in tests/ (uploaded at verification "
+                                    "only) and solution/ (the oracle's).")
+    e.add_argument("release", metavar="RELEASE", help="release folder")
+    e.add_argument("--condition", required=True, help="split (condition) to export")
+    e.add_argument("--out", required=True, metavar="DIR", help="new dataset folder (must not exist or be empty)")
+    e.add_argument("--tasks", metavar="ID,...", help="export only these instance ids")
+    e.add_argument("--run-scripts", metavar="DIR",
+                   help="SWE-Bench Pro's run_scripts/ (<instance_id>/run_script.sh and parser.py) for tasks "
+                        "without their own test command")
+    e.add_argument("--source", metavar="SPEC", help="the source tasks (file, folder or Hub id) when the release's "
+                                                    "recorded source is not on this machine")
+    e.add_argument("--org", default="swe-taskflow", help="Harbor org of the task names (default swe-taskflow)")
+    e.add_argument("--agent-user", default="agent", help="non-root user the agent runs as (default agent)")
+    e.add_argument("--agent-timeout", type=float, default=3600.0, metavar="S", help="per step (default 3600)")
+    e.add_argument("--verifier-timeout", type=float, default=1800.0, metavar="S", help="per step (default 1800)")
+    e.add_argument("--cpus", type=float, help="CPUs per task environment")
+    e.add_argument("--memory-mb", type=int, help="memory per task environment")
+    e.add_argument("--no-solution", action="store_true", help="leave out the oracle's solutions")
+    e.add_argument("--json", action="store_true", help="print the export index as JSON")
+    e.set_defaults(func=cmd_export_harbor)
+
+    p = sub.add_parser("evaluate", help="evaluation results of agents run on a release")
+    vsub = p.add_subparsers(dest="evaluate_command", metavar="COMMAND", required=True)
+    v = vsub.add_parser("import", help="read Harbor job folders: judge answers, aggregate, plot, add trajectories",
+                        description="Binds every trial to its release row (split and row hashes), judges answer "
+                                    "turns (qa: an LLM judge through the project's backends and response store), "
+                                    "writes results.json, checkpoints.png and accuracy.png, and adds the trials' "
+                                    "trajectories to the release's trajectories config (verify checks the binding).")
+    v.add_argument("jobs", nargs="+", metavar="JOB_DIR", help="Harbor job folders (harbor run -o ... --job-name ...)")
+    v.add_argument("--release", required=True, metavar="RELEASE", help="release folder the tasks were exported from")
+    v.add_argument("--out", metavar="DIR", help="results folder (default: <first JOB_DIR>/swe-taskflow)")
+    v.add_argument("--dataset", metavar="DIR", help="the exported dataset, when it moved since the run")
+    v.add_argument("--judge", metavar="LLM", help="judge backend for qa answers: openai, transformers or replay")
+    v.add_argument("--judge-model", default="", help="judge model id (part of every response key)")
+    v.add_argument("--judge-base-url", help="OpenAI-compatible endpoint root (openai judge)")
+    v.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
+    v.add_argument("--judge-store", metavar="DIR", help="response store: records new judgements, replays known ones")
+    v.add_argument("--no-trajectories", action="store_true", help="do not add trajectories to the release")
+    v.add_argument("--first-run", type=int, default=0, help="run index of the first attempt (default 0)")
+    v.add_argument("--replace", action="store_true", help="replace trajectories already in the release")
+    v.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    v.set_defaults(func=cmd_evaluate_import)
+
+
+def cmd_export_harbor(args: argparse.Namespace) -> int:
+    from builder.evaluation.export import ExportOptions, export_harbor
+    opts = ExportOptions(org=args.org, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
+                         verifier_timeout_s=args.verifier_timeout, cpus=args.cpus, memory_mb=args.memory_mb,
+                         with_solution=not args.no_solution)
+    tasks = [t for t in (args.tasks or "").split(",") if t] or None
+    result = export_harbor(args.release, args.condition, args.out, tasks=tasks, run_scripts=args.run_scripts,
+                           source=args.source, opts=opts,
+                           progress=(lambda iid: print(f"exported {iid}", file=sys.stderr))
+                           if sys.stderr.isatty() else None)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1, sort_keys=True))
+    else:
+        steps = sum(len(t["steps"]) for t in result.tasks)
+        print(f"exported {len(result.tasks)} tasks ({steps} steps) of condition {args.condition} to {args.out} "
+              f"as Harbor dataset {result.dataset_name}")
+    return 0
+
+
+def cmd_evaluate_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from builder.evaluation.importer import import_job, summary_lines
+    judge = None
+    if args.judge:
+        from builder.evaluation.scoring import JUDGE_PARAMS
+        from builder.llm import get_backend
+        cfg = {"model": args.judge_model, "params": dict(JUDGE_PARAMS)}
+        if args.judge == "openai":
+            cfg.update(base_url=args.judge_base_url, api_key_env=args.judge_api_key_env)
+        judge = get_backend(args.judge, store=args.judge_store, **cfg)
+    out = args.out or str(Path(args.jobs[0]) / "swe-taskflow")
+    doc = import_job(args.jobs, args.release, out, judge=judge, dataset=args.dataset,
+                     add_to_release=not args.no_trajectories, first_run=args.first_run, replace=args.replace,
+                     plots=not args.no_plots)
+    for line in summary_lines(doc):
+        print(line)
+    print(f"results: {Path(out) / 'results.json'}" + (f" (+ {', '.join(doc['plots'])})" if doc["plots"] else ""))
+    if doc.get("trajectories"):
+        print(f"trajectories: {doc['trajectories']['added']} added to {args.release} "
+              f"({doc['trajectories']['manifest']})")
+    return 0

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""swe-taskflow checkpoint verifier: run the task's tests on the repository as the agent left it.
+
+Runs inside the task container as root at verification time (Harbor uploads this step's tests/ to
+/tests only then). It leaves the agent's repository as it found it: /app is copied to a root-only
+snapshot first, the hidden test files are applied and the tests run in /app itself (tests often
+hard-code /app; overlay file systems cannot rename it aside), and /app is restored from the snapshot
+in a finally block (a run killed half-way is recovered by the next one). With "clean" set, the same
+runs first on the base commit (the clean repository). Writes /logs/verifier/reward.json (resolved,
+f2p_pass_rate, p2p_pass_rate, ...), checkpoint.json (per-test statuses) and agent.patch.
+
+Kept compatible with old python3 (3.6+): task images bring their own interpreter.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LOGS = os.environ.get("STF_VERIFIER_DIR", "/logs/verifier")
+PASS = ("PASSED",)   # as SWE-Bench Pro counts: only PASSED passes
+
+
+def sh(cmd, cwd, timeout=None, env=None, check=True):
+    p = subprocess.run(cmd, cwd=cwd, shell=isinstance(cmd, str), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout, env=env)
+    if check and p.returncode != 0:
+        raise RuntimeError("command failed (%d): %s: %s" % (p.returncode, cmd, p.stderr.decode("utf-8", "replace")[-2000:]))
+    return p
+
+
+def git(app, *args, **kw):
+    return sh(["git", "-c", "safe.directory=*", "-c", "core.hooksPath=/dev/null", "-C", app] + list(args), app, **kw)
+
+
+def patch_paths(patch_text):
+    paths = []
+    for line in patch_text.splitlines():
+        m = re.match(r"^diff --git a/(\S+) b/(\S+)", line)
+        if m:
+            for p in (m.group(1), m.group(2)):
+                if p not in paths:
+                    paths.append(p)
+    return paths
+
+
+def apply_test_files(app, cfg, tests_dir):
+    """The hidden tests onto the working copy: test-patch files reset to base first (as SWE-bench does)."""
+    name = cfg.get("test_patch")
+    if name:
+        text = open(os.path.join(tests_dir, name), encoding="utf-8").read()
+        for p in patch_paths(text):
+            if git(app, "cat-file", "-e", "%s:%s" % (cfg["base_commit"], p), check=False).returncode == 0:
+                git(app, "checkout", "-q", cfg["base_commit"], "--", p)
+            elif os.path.lexists(os.path.join(app, p)):
+                os.remove(os.path.join(app, p))
+        git(app, "apply", "--whitespace=nowarn", os.path.join(tests_dir, name))
+    if cfg.get("before_cmd"):
+        sh([shell(), "-c", cfg["before_cmd"]], app)
+
+
+def parse_output(text, tests_dir):
+    """Per-test statuses of a test command's output, by the project's own parser (testlog.py, shipped beside)."""
+    sys.path.insert(0, tests_dir)
+    import testlog
+    return {name: status.upper() for name, status in testlog.parse_unittest(text).items()}
+
+
+def shell():
+    return shutil.which("bash") or "sh"
+
+
+def run_tests(app, cfg, tests_dir, scratch):
+    test = cfg["test"]
+    stdout_p, stderr_p = os.path.join(scratch, "stdout.log"), os.path.join(scratch, "stderr.log")
+    timeout = cfg.get("timeout_s") or None
+    if test["kind"] == "run-script":
+        argv = [shell(), os.path.join(tests_dir, test["run_script"])]
+        if test.get("selected"):
+            argv.append(test["selected"])
+    else:
+        argv = [shell(), "-c", test["command"]]
+    timed_out = False
+    with open(stdout_p, "wb") as so, open(stderr_p, "wb") as se:
+        try:
+            rc = subprocess.run(argv, cwd=app, stdout=so, stderr=se, timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc, timed_out = -9, True
+    if test["kind"] == "run-script":
+        out_json = os.path.join(scratch, "output.json")
+        py = sys.executable or "python3"
+        sh([py, os.path.join(tests_dir, test["parser"]), stdout_p, stderr_p, out_json], scratch, check=False)
+        statuses = {}
+        if os.path.exists(out_json):
+            for t in json.load(open(out_json)).get("tests", []):
+                statuses[t["name"]] = t["status"]
+    else:
+        text = open(stdout_p, encoding="utf-8", errors="replace").read()
+        text += "\n" + open(stderr_p, encoding="utf-8", errors="replace").read()
+        statuses = parse_output(text, tests_dir)
+    return statuses, rc, timed_out
+
+
+def score(statuses, cfg):
+    f2p, p2p = cfg["fail_to_pass"], cfg["pass_to_pass"]
+    ok = lambda n: statuses.get(n) in PASS  # noqa: E731
+    f2p_ok, p2p_ok = sum(1 for n in f2p if ok(n)), sum(1 for n in p2p if ok(n))
+    listed = len(f2p) + len(p2p)
+    return {"resolved": 1.0 if f2p_ok + p2p_ok == listed else 0.0,
+            "f2p_pass_rate": f2p_ok / len(f2p) if f2p else 1.0,
+            "p2p_pass_rate": p2p_ok / len(p2p) if p2p else 1.0,
+            "tests_passed": float(f2p_ok + p2p_ok), "tests_failed": float(listed - f2p_ok - p2p_ok)}
+
+
+SNAPSHOT = "/var/tmp/swe-taskflow/snapshot"
+
+
+def snapshot(app):
+    shutil.rmtree(SNAPSHOT, ignore_errors=True)
+    os.makedirs(os.path.dirname(SNAPSHOT), mode=0o700, exist_ok=True)
+    os.makedirs(SNAPSHOT, mode=0o700)
+    sh(["cp", "-a", app, os.path.join(SNAPSHOT, "app")], "/")
+    open(os.path.join(SNAPSHOT, "complete"), "w").close()
+
+
+def restore(app):
+    """/app exactly as snapshotted: every entry removed, the snapshot's entries copied back (owners kept)."""
+    for name in os.listdir(app):
+        path = os.path.join(app, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+    sh(["cp", "-a", os.path.join(SNAPSHOT, "app") + "/.", app + "/"], "/")
+
+
+def evaluate(app, cfg, tests_dir, clean):
+    """Apply the hidden tests to /app (reset to base first when ``clean``), run them; /app is restored after."""
+    scratch = tempfile.mkdtemp(prefix="stf-ckpt-")
+    try:
+        if clean:
+            git(app, "reset", "-q", "--hard", cfg["base_commit"])
+            git(app, "clean", "-fdq")
+        patch = b""
+        if not clean:   # the agent's cumulative change, untracked files included
+            git(app, "add", "-A")
+            patch = git(app, "diff", "--cached", "--binary", cfg["base_commit"]).stdout
+            git(app, "reset", "-q")
+        apply_test_files(app, cfg, tests_dir)
+        statuses, rc, timed_out = run_tests(app, cfg, tests_dir, scratch)
+        for name in ("stdout.log", "stderr.log"):
+            src = os.path.join(scratch, name)
+            if os.path.exists(src):
+                shutil.copyfile(src, os.path.join(LOGS, ("clean-" if clean else "") + name))
+        return statuses, rc, timed_out, patch
+    finally:
+        restore(app)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main():
+    cfg_path = sys.argv[1] if len(sys.argv) > 1 else "/tests/checkpoint.json"
+    tests_dir = os.path.dirname(os.path.abspath(cfg_path))
+    cfg = json.load(open(cfg_path, encoding="utf-8"))
+    os.makedirs(LOGS, exist_ok=True)
+    app = cfg.get("app_dir", "/app")
+    reward, detail = {}, {"step": cfg.get("step"), "turn_index": cfg.get("turn_index")}
+    if os.path.exists(os.path.join(SNAPSHOT, "complete")):
+        restore(app)   # an earlier checkpoint was killed half-way: give the agent's repository back first
+    snapshot(app)
+    if cfg.get("clean"):
+        statuses, rc, timed_out, _ = evaluate(app, cfg, tests_dir, clean=True)
+        s = score(statuses, cfg)
+        reward.update({"clean_" + k: v for k, v in s.items()})
+        detail["clean"] = {"statuses": statuses, "exit_code": rc, "timed_out": timed_out}
+    statuses, rc, timed_out, patch = evaluate(app, cfg, tests_dir, clean=False)
+    shutil.rmtree(SNAPSHOT, ignore_errors=True)
+    s = score(statuses, cfg)
+    reward.update(s)
+    reward["reward"] = s["resolved"]
+    detail.update({"statuses": statuses, "exit_code": rc, "timed_out": timed_out,
+                   "patch_sha256": hashlib.sha256(patch).hexdigest(), **s})
+    with open(os.path.join(LOGS, "agent.patch"), "wb") as f:
+        f.write(patch)
+    with open(os.path.join(LOGS, "checkpoint.json"), "w") as f:
+        json.dump(detail, f, indent=1, sort_keys=True)
+    with open(os.path.join(LOGS, "reward.json"), "w") as f:
+        json.dump(reward, f, sort_keys=True)
+    carry = cfg.get("carry_path")
+    if carry:   # answer steps repeat the latest checkpoint so a trial's final reward is the task's resolve
+        os.makedirs(os.path.dirname(carry), mode=0o700, exist_ok=True)
+        with open(carry, "w") as f:
+            json.dump({k: reward[k] for k in ("reward", "resolved", "f2p_pass_rate", "p2p_pass_rate")}, f)
+    print(json.dumps(reward, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+"""``swe-taskflow export harbor``: a release condition as a Harbor dataset, one multi-step task per row.
+
+Per row: ``task.toml`` (the source's prebuilt image, no network, a non-root agent user, timeouts, and
+metadata binding the task to the release: name, version, manifest, split and row hashes), then one
+step per user turn, in order. A step's ``instruction.md`` is what the agent sees: an issue turn's
+text and nothing else; an answer turn's text plus the file its answer goes to. Everything hidden
+(FAIL_TO_PASS / PASS_TO_PASS, the test patch, the test command, reference answers) lives in the
+step's ``tests/`` (uploaded by Harbor at verification time only) or ``solution/`` (the oracle's).
+What the agent sees is taken from :func:`swe_taskflow.visibility.agent_view` (an allowlist).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.hashing import ROW_HASH_FIELD
+from swe_taskflow.visibility import agent_view
+
+from .harbor_digest import task_digest
+from .release import open_release
+from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
+from .tomlw import dumps
+
+EXPORT_FORMAT = 1
+ISSUE = "issue"
+ANSWER_DIR = "/tmp/answers"
+#: Root-only file where a checkpoint leaves its values for the next answer step to repeat.
+CARRY_PATH = "/var/tmp/swe-taskflow/last-checkpoint.json"
+ANSWER_NOTE = "Write your answer to the file `{path}` (create its folder if needed)."
+_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    org: str = "swe-taskflow"
+    agent_user: str = "agent"
+    verifier_user: str = "root"
+    app_dir: str = "/app"
+    agent_timeout_s: float = 3600.0
+    verifier_timeout_s: float = 1800.0
+    test_timeout_s: float = 1500.0
+    cpus: float | None = None
+    memory_mb: int | None = None
+    with_solution: bool = True
+    clean_checkpoint: bool = True
+
+    def __post_init__(self) -> None:
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", self.org):
+            raise ConfigError("org must be a Harbor name (letters, digits, '.', '_', '-')", field="org",
+                              actual=self.org)
+
+
+@dataclass
+class ExportResult:
+    out: Path
+    dataset_name: str
+    tasks: list[dict[str, Any]] = field(default_factory=list)   # instance_id, dir, name, digest, status, reason
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"out": str(self.out), "dataset": self.dataset_name, "tasks": self.tasks}
+
+
+def step_name(turn_index: int, kind: str) -> str:
+    return f"turn-{turn_index + 1:02d}-{_NAME_RE.sub('-', kind)}"
+
+
+def answer_path(step: str) -> str:
+    return f"{ANSWER_DIR}/{step}.md"
+
+
+def answer_instruction(text: str, step: str) -> str:
+    return text.rstrip("\n") + "\n\n" + ANSWER_NOTE.format(path=answer_path(step)) + "\n"
+
+
+def _data(name: str) -> str:
+    return resources.files("builder.evaluation").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+
+
+_TEST_SH = """#!/bin/bash
+# swe-taskflow {what} verifier (runs at verification time only; never changes the repository).
+PY=$(command -v python3 || command -v python)
+exec "$PY" /tests/{script} /tests/{config}
+"""
+
+
+def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: str, clean: bool,
+                     opts: ExportOptions) -> None:
+    tests = dirp / "tests"
+    # SWE-Bench Pro checks its test files out of the gold commit (before_cmd) instead of applying test_patch.
+    test_patch = task.test_patch if task.test_patch and not spec.before_cmd else ""
+    cfg = {"step": step, "turn_index": turn_index, "app_dir": opts.app_dir, "base_commit": task.base_commit,
+           "clean": clean, "test": spec.config(), "test_patch": "test.patch" if test_patch else None,
+           "before_cmd": spec.before_cmd, "fail_to_pass": list(task.fail_to_pass),
+           "pass_to_pass": list(task.pass_to_pass), "timeout_s": opts.test_timeout_s, "carry_path": CARRY_PATH}
+    _write(tests / "checkpoint.json", json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o755)
+    _write(tests / "test.sh", _TEST_SH.format(what="checkpoint", script="checkpoint.py",
+                                              config="checkpoint.json"), 0o755)
+    if test_patch:
+        _write(tests / "test.patch", test_patch)
+    if spec.kind == "command":
+        _write(tests / "testlog.py", resources.files("swe_taskflow").joinpath("testlog.py").read_text(encoding="utf-8"))
+    else:
+        _write(tests / "run_script.sh", spec.run_script, 0o755)
+        _write(tests / "parser.py", spec.parser)
+
+
+def _answer_step(dirp: Path, *, step: str) -> None:
+    tests = dirp / "tests"
+    cfg = {"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
+    _write(tests / "answer.json", json.dumps(cfg, indent=1, sort_keys=True) + "\n")
+    _write(tests / "answer.py", _data("answer.py"), 0o755)
+    _write(tests / "test.sh", _TEST_SH.format(what="answer", script="answer.py", config="answer.json"), 0o755)
+
+
+def _solve_patch(dirp: Path, part: str) -> None:
+    sol = dirp / "solution"
+    _write(sol / "part.patch", part)
+    _write(sol / "solve.sh", "#!/bin/bash\n# Oracle: the next part of the gold patch.\nset -e\n"
+           "if [ -s /solution/part.patch ]; then git apply --whitespace=nowarn /solution/part.patch; fi\n", 0o755)
+
+
+def _solve_answer(dirp: Path, step: str, reference: str) -> None:
+    sol = dirp / "solution"
+    _write(sol / "reference.md", reference)
+    path = answer_path(step)
+    _write(sol / "solve.sh", "#!/bin/bash\n# Oracle: the hidden reference answer.\nset -e\n"
+           f"mkdir -p {os.path.dirname(path)}\ncp /solution/reference.md {path}\n", 0o755)
+
+
+def task_config(row: Mapping[str, Any], *, release, condition: str, split_sha256: str, steps: list[dict[str, Any]],
+                opts: ExportOptions, name: str) -> dict[str, Any]:
+    view = agent_view(row)
+    if not view.image_name:
+        raise ConfigError("release row names no image: a Harbor task needs its prebuilt image", field="image_name",
+                          actual=view.instance_id)
+    env: dict[str, Any] = {"docker_image": view.image_name, "network_mode": "no-network", "workdir": opts.app_dir}
+    if opts.cpus is not None:
+        env["cpus"] = opts.cpus
+    if opts.memory_mb is not None:
+        env["memory_mb"] = int(opts.memory_mb)
+    m = release.manifest
+    return {
+        "schema_version": "1.4",
+        "multi_step_reward_strategy": "final",
+        "task": {"name": name, "description": f"{view.repo} under condition {condition} of {m.name} {m.version} "
+                                              f"({len(steps)} user turns)",
+                 "keywords": ["swe-taskflow", condition, view.repo_language or "unknown"]},
+        "metadata": {"swe_taskflow": {
+            "export_format": EXPORT_FORMAT, "release": m.name, "version": m.version,
+            "manifest_sha256": release.manifest_sha256, "condition": condition, "split_sha256": split_sha256,
+            "instance_id": view.instance_id, "row_sha256": row[ROW_HASH_FIELD],
+            "source_task_sha256": row["source_task_sha256"], "repo": view.repo, "base_commit": view.base_commit,
+            "steps": steps},
+            # A checkpoint grades the repository the agent left, so it must run in the agent's sandbox.
+            "harbor": {"lint": {"ignore": ["shared-verifier"]}}},
+        "environment": env,
+        "agent": {"user": opts.agent_user, "timeout_sec": float(opts.agent_timeout_s)},
+        "verifier": {"user": opts.verifier_user, "timeout_sec": float(opts.verifier_timeout_s)},
+        "steps": [{"name": s["step"], "verifier": {"timeout_sec": float(opts.verifier_timeout_s)}} for s in steps],
+    }
+
+
+def _questions_by_turn(row: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
+    by_id = {q["question_id"]: q for q in row.get("questions") or []}
+    out = {}
+    for t in row["turns"]:
+        if t["kind"] != ISSUE:
+            q = by_id.get(t.get("question_id")) or next(
+                (q for q in by_id.values() if q.get("turn_index") == t["turn_index"]), None)
+            if q is None:
+                raise InputError("answer turn has no question record", field=f"turns[{t['turn_index']}].question_id",
+                                 actual=t.get("question_id"), hint=row["instance_id"])
+            out[t["turn_index"]] = q
+    return out
+
+
+def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, *, release, condition: str,
+                split_sha256: str, opts: ExportOptions) -> dict[str, Any]:
+    """Write one row's Harbor task into ``dest``; returns its index record (name, digest, steps)."""
+    view = agent_view(row)
+    questions = _questions_by_turn(row)
+    issue_turns = [t for t in view.turns if t.kind == ISSUE]
+    parts = patch_parts(task.patch, len(issue_turns)) if issue_turns else []
+    steps: list[dict[str, Any]] = []
+    first_issue = True
+    for turn in view.turns:
+        step = step_name(turn.turn_index, turn.kind)
+        dirp = dest / "steps" / step
+        rec: dict[str, Any] = {"step": step, "turn_index": turn.turn_index, "kind": turn.kind}
+        if turn.kind == ISSUE:
+            if spec is None:
+                raise ConfigError("issue turn needs a test command", field="test_command", actual=row["instance_id"])
+            _write(dirp / "instruction.md", turn.text)   # the turn's text and nothing else
+            _checkpoint_step(dirp, task=task, spec=spec, turn_index=turn.turn_index, step=step,
+                             clean=opts.clean_checkpoint and first_issue, opts=opts)
+            if opts.with_solution:
+                _solve_patch(dirp, parts[len([s for s in steps if s["kind"] == ISSUE])])
+            first_issue = False
+        else:
+            q = questions[turn.turn_index]
+            rec["question_id"] = q["question_id"]
+            rec["answer_path"] = answer_path(step)
+            _write(dirp / "instruction.md", answer_instruction(turn.text, step))
+            _answer_step(dirp, step=step)
+            if opts.with_solution:
+                _solve_answer(dirp, step, str(q.get("reference_answer") or ""))
+        steps.append(rec)
+    name = f"{opts.org}/{_NAME_RE.sub('-', row['instance_id'])}"
+    cfg = task_config(row, release=release, condition=condition, split_sha256=split_sha256, steps=steps,
+                      opts=opts, name=name)
+    _write(dest / "task.toml", dumps(cfg, header=f"swe-taskflow export of {release.manifest.name} "
+                                                  f"{release.manifest.version}, condition {condition}"))
+    return {"instance_id": row["instance_id"], "name": name, "digest": task_digest(dest), "steps": steps}
+
+
+def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os.PathLike, *,
+                  tasks: Iterable[str] | None = None, run_scripts: str | os.PathLike | None = None,
+                  source: str | None = None, opts: ExportOptions | None = None, progress=None) -> ExportResult:
+    """Write ``condition`` of the release at ``release_path`` as a Harbor dataset folder ``out``.
+
+    Written into a temporary folder and renamed at the end: a failed export leaves nothing behind.
+    """
+    opts = opts or ExportOptions()
+    release = open_release(release_path)
+    entry = release.split(condition)
+    rows = release.rows(condition)
+    if tasks:
+        wanted = list(dict.fromkeys(tasks))
+        have = {r["instance_id"] for r in rows}
+        unknown = [t for t in wanted if t not in have]
+        if unknown:
+            raise ConfigError("task not in this condition", field="tasks", actual=unknown[0],
+                              hint=f"split '{condition}' of {release.manifest.release_id}")
+        rows = [r for r in rows if r["instance_id"] in set(wanted)]
+    sources = load_source_tasks(release, rows, source)
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError("output folder exists and is not empty", path=str(out), field="--out")
+    dataset = f"{opts.org}/{_NAME_RE.sub('-', release.manifest.name)}-{condition}"
+    result = ExportResult(out, dataset)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent))
+    try:
+        for row in rows:
+            task = sources[row["instance_id"]]
+            needs_tests = any(t["kind"] == ISSUE for t in row["turns"])
+            spec = run_spec_for(task, run_scripts) if needs_tests else None
+            dirname = _NAME_RE.sub("-", row["instance_id"])
+            rec = export_task(row, task, spec, tmp / dirname, release=release, condition=condition,
+                              split_sha256=entry.sha256, opts=opts)
+            result.tasks.append({**rec, "dir": dirname, "status": "exported",
+                                 "reason": "" if needs_tests else "answer turns only: no checkpoint"})
+            if progress:
+                progress(rec["instance_id"])
+        manifest = {
+            "dataset": {"name": dataset, "version": release.manifest.version,
+                        "description": f"{release.manifest.name} {release.manifest.version}, condition {condition}: "
+                                       f"{len(result.tasks)} multi-step tasks exported by swe-taskflow"},
+            "tasks": [{"name": t["name"], "digest": t["digest"]} for t in result.tasks],
+            "metadata": {"swe_taskflow": {"export_format": EXPORT_FORMAT, "release": release.manifest.name,
+                                          "version": release.manifest.version,
+                                          "manifest_sha256": release.manifest_sha256, "condition": condition,
+                                          "split_sha256": entry.sha256}},
+        }
+        _write(tmp / "dataset.toml", dumps(manifest))
+        if out.exists():
+            out.rmdir()
+        tmp.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
+__all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
+           "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT"]

@@ -1,0 +1,160 @@
+"""The source tasks behind a release's rows, and how each one's tests run (its test spec).
+
+A checkpoint needs what a release row does not carry: FAIL_TO_PASS / PASS_TO_PASS, the hidden test
+files and the command that runs them. They come from the source the release was built from (its
+recorded provenance, or an explicit ``--source``), and every source task must hash to the row's
+``source_task_sha256``: a different task under the same id is refused, never silently used.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.hashing import task_sha256
+from swe_taskflow.schema import Task
+
+_RECIPES_DIR = Path(__file__).resolve().parents[1] / "releases"
+
+
+def _source_candidates(spec: str, recipe_file: str | None) -> list[Path]:
+    cands = [Path(spec)]
+    if recipe_file and (_RECIPES_DIR / recipe_file).exists():
+        cands.append(_RECIPES_DIR / spec)
+    return cands
+
+
+def load_source_tasks(release, rows: Iterable[Mapping[str, Any]], source: str | None = None) -> dict[str, Task]:
+    """Source Task per instance of ``rows``, each checked against the row's ``source_task_sha256``."""
+    from builder.sources import SOURCES, load_tasks
+
+    prov = dict(release.manifest.provenance.get("source") or {})
+    recipe = dict(release.manifest.provenance.get("recipe") or {})
+    if source:
+        spec, name, revision, split = source, None, None, "test"
+    else:
+        spec = str(prov.get("spec") or "")
+        if not spec:
+            raise ConfigError("the release records no source; pass --source", path=str(release.manifest_path),
+                              field="provenance.source.spec")
+        name, revision, split = prov.get("source"), prov.get("revision"), prov.get("requested_split") or "test"
+        name = name if name in SOURCES else None
+        if prov.get("kind") != "hub":
+            found = [p for p in _source_candidates(spec, recipe.get("file")) if p.exists()]
+            if not found:
+                raise ConfigError("the release's recorded source is not on this machine; pass --source",
+                                  path=str(release.manifest_path), field="provenance.source.spec", actual=spec)
+            spec, revision = str(found[0]), None
+    load = load_tasks(spec, source=name, revision=revision, split=split)
+    by_id = {t.instance_id: t for t in load.tasks if t.status == "ok"}
+    out: dict[str, Task] = {}
+    for n, row in enumerate(rows):
+        iid = row["instance_id"]
+        task = by_id.get(iid)
+        if task is None:
+            raise InputError("the source has no task for this release row", path=spec, row=n, field="instance_id",
+                             actual=iid)
+        got = task_sha256(task)
+        if got != row["source_task_sha256"]:
+            raise InputError("source task differs from the one the release was built from", path=spec, row=n,
+                             field="source_task_sha256", expected=row["source_task_sha256"], actual=got,
+                             hint=f"instance {iid}")
+        out[iid] = task
+    return out
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """How one task's tests run inside its image, from the repository root, with no network."""
+
+    kind: str                       # "command" (the task's own test_command) or "run-script" (SWE-Bench Pro)
+    command: str = ""
+    run_script: str = ""            # file contents
+    parser: str = ""                # file contents
+    selected: str = ""              # SWE-Bench Pro's selected_test_files_to_run, comma-joined
+    before_cmd: str = ""            # SWE-Bench Pro: last line of before_repo_set_cmd (checks out test files)
+    origin: str = ""
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    def config(self) -> dict[str, Any]:
+        if self.kind == "command":
+            return {"kind": "command", "command": self.command}
+        return {"kind": "run-script", "run_script": "run_script.sh", "parser": "parser.py",
+                "selected": self.selected}
+
+
+def _list_field(value: Any) -> list[str]:
+    from builder.sources import decode_list
+    return [str(x) for x in decode_list(value)] if value not in (None, "") else []
+
+
+def run_spec_for(task: Task, run_scripts: str | Path | None = None) -> RunSpec:
+    """The task's own ``test_command`` when it has one; else SWE-Bench Pro's run script and parser."""
+    command = str(getattr(task, "test_command", "") or (task.extra or {}).get("test_command") or "")
+    if command:
+        return RunSpec("command", command=command, origin="task.test_command")
+    if run_scripts is None:
+        raise ConfigError("task has no test command: pass --run-scripts DIR (SWE-Bench Pro's run_scripts/, with "
+                          "<instance_id>/run_script.sh and parser.py)", field="test_command", actual=task.instance_id)
+    base = Path(run_scripts) / task.instance_id
+    missing = [str(base / f) for f in ("run_script.sh", "parser.py") if not (base / f).is_file()]
+    if missing:
+        raise InputError("run script missing for this task", path=missing[0], field="run_scripts",
+                         hint=f"instance {task.instance_id}")
+    extra = task.extra or {}
+    before = [ln for ln in str(extra.get("before_repo_set_cmd") or "").strip().splitlines() if ln.strip()]
+    return RunSpec("run-script", run_script=(base / "run_script.sh").read_text(encoding="utf-8"),
+                    parser=(base / "parser.py").read_text(encoding="utf-8"),
+                    selected=",".join(_list_field(extra.get("selected_test_files_to_run"))),
+                    before_cmd=before[-1] if before else "", origin=str(base))
+
+
+_DIFF_RE = re.compile(r"^diff --git ", re.MULTILINE)
+_HUNK_RE = re.compile(r"^@@ ", re.MULTILINE)
+
+
+def _units(patch: str) -> list[tuple[str, str]]:
+    """(file header, one hunk) per hunk, in patch order; a file without hunks (binary, mode) is one unit."""
+    starts = [m.start() for m in _DIFF_RE.finditer(patch)]
+    if not starts:
+        return [("", patch)] if patch else []
+    starts[0] = 0   # any preamble stays with the first file
+    out = []
+    for s, e in zip(starts, starts[1:] + [len(patch)]):
+        section = patch[s:e]
+        hunks = [m.start() for m in _HUNK_RE.finditer(section)]
+        if not hunks or "GIT binary patch" in section:
+            out.append((section, ""))
+            continue
+        header = section[:hunks[0]]
+        out += [(header, section[a:b]) for a, b in zip(hunks, hunks[1:] + [len(section)])]
+    return out
+
+
+def patch_parts(patch: str, n: int) -> list[str]:
+    """The gold patch as ``n`` ordered parts (whole hunks, contiguous, as even as possible).
+
+    Applied in order with ``git apply`` they rebuild the whole change, so an oracle's checkpoints rise
+    to resolved. When the patch has fewer hunks than ``n``, the first parts are empty (no change).
+    """
+    if n < 1:
+        raise ConfigError("need at least one part", field="n", actual=n)
+    units = _units(patch)
+    k = len(units)
+    bounds = [round(i * k / n) for i in range(n + 1)] if k >= n else [0] * (n - k) + list(range(k + 1))
+    parts = []
+    for i in range(n):
+        text, last_header = [], None
+        for header, hunk in units[bounds[i]:bounds[i + 1]]:
+            if header != last_header:   # consecutive hunks of one file share one header
+                text.append(header)
+                last_header = header
+            text.append(hunk)
+        parts.append("".join(text))
+    return parts
+
+
+__all__ = ["load_source_tasks", "RunSpec", "run_spec_for", "patch_parts"]

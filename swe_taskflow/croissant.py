@@ -1,0 +1,169 @@
+"""``croissant.json``: a release described in the MLCommons Croissant 1.0 format (with RAI fields).
+
+A pure function of the manifest (and the target's name and status), so ``verify`` regenerates the
+file and compares it byte for byte. One ``FileObject`` per parquet shard (with its sha256, path
+relative to the release root, so the same file is right in a local folder and on the Hub), one
+``RecordSet`` per split of every config with a field per column (nested lists and structs as
+repeated fields with sub-fields), and the provenance an auditor needs: source benchmark, recipe
+hash, classifier, splitter, proofs, target and seeds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from .citations import paper, source_info
+from .errors import VerifyError
+from .manifest import Manifest
+
+CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
+CROISSANT_PATH = "croissant.json"
+CONTEXT = {
+    "@language": "en", "@vocab": "https://schema.org/", "citeAs": "cr:citeAs", "column": "cr:column",
+    "conformsTo": "dct:conformsTo", "cr": "http://mlcommons.org/croissant/", "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"}, "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/", "equivalentProperty": "cr:equivalentProperty", "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract", "field": "cr:field", "fileProperty": "cr:fileProperty", "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet", "format": "cr:format", "includes": "cr:includes", "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath", "key": "cr:key", "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path",
+    "recordSet": "cr:recordSet", "references": "cr:references", "regex": "cr:regex", "repeated": "cr:repeated",
+    "replace": "cr:replace", "samplingRate": "cr:samplingRate", "sc": "https://schema.org/", "separator": "cr:separator", "source": "cr:source",
+    "subField": "cr:subField", "transform": "cr:transform",
+}
+_TYPES = {"string": "sc:Text", "int64": "sc:Integer", "int32": "sc:Integer", "float64": "sc:Float",
+          "bool": "sc:Boolean"}
+HUB = "https://huggingface.co/datasets/"
+
+
+def _source(file_ref: Mapping[str, Any], column: str, json_path: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {**file_ref, "extract": {"column": column}}
+    if json_path:
+        out["transform"] = {"jsonPath": json_path}
+    return out
+
+
+def _field(fid: str, name: str, feature: Any, file_ref: Mapping[str, Any], column: str,
+           json_path: str | None = None) -> dict[str, Any]:
+    """A Croissant field for a ``datasets`` feature (Value, List, struct dict), recursively."""
+    from datasets import List, Value
+    out: dict[str, Any] = {"@type": "cr:Field", "@id": fid, "name": name}
+    if isinstance(feature, List):
+        out["repeated"] = True
+        feature = feature.feature
+    if isinstance(feature, Value):
+        out["dataType"] = _TYPES[feature.dtype]
+        out["source"] = _source(file_ref, column, json_path)
+        return out
+    if isinstance(feature, List):   # a list of lists: not in the release schema
+        raise ValueError(f"nested lists are not described: {fid}")
+    out["dataType"] = "cr:RecordSet"
+    out["source"] = _source(file_ref, column, json_path)
+    out["subField"] = [_field(f"{fid}/{k}", k, f, file_ref, column, f"{json_path}.{k}" if json_path else k)
+                       for k, f in feature.items()]
+    return out
+
+
+def _models_text(manifest: Manifest) -> list[str]:
+    models = manifest.provenance.get("models") or {}
+    out = []
+    for role in ("classifier", "splitter"):
+        m = models.get(role) or {}
+        if m:
+            keys = ("name", "model", "revision", "version", "prompt_sha256")
+            out.append(f"{role}: " + ", ".join(f"{k}={m[k]}" for k in keys if m.get(k) not in (None, "")))
+    return out
+
+
+def croissant_doc(manifest: Manifest, *, target_name: str | None = None,
+                  target_provisional: bool | None = None) -> dict[str, Any]:
+    """The Croissant document of a release (``manifest.croissant`` and ``readme`` are not used)."""
+    from .verify import features_for
+    prov = manifest.provenance
+    src = prov.get("source") or {}
+    recipe = prov.get("recipe") or {}
+    proofs = (prov.get("models") or {}).get("proofs") or {}
+    repo = manifest.repo_id
+    distribution, record_sets = [], []
+    for s in manifest.splits:
+        refs = []
+        for f in s.files:
+            distribution.append({"@type": "cr:FileObject", "@id": f.path, "name": f.path, "contentUrl": f.path,
+                                 "encodingFormat": "application/x-parquet", "sha256": f.sha256,
+                                 "contentSize": f"{f.size} B"})
+            refs.append(f.path)
+        file_ref: dict[str, Any] = {"fileObject": {"@id": refs[0]}}
+        if len(refs) > 1:
+            set_id = f"{s.config}/{s.name}-files"
+            distribution.append({"@type": "cr:FileSet", "@id": set_id, "name": set_id,
+                                 "encodingFormat": "application/x-parquet",
+                                 "includes": refs[0].rsplit("-", 3)[0] + "-*.parquet"})
+            file_ref = {"fileSet": {"@id": set_id}}
+        rs_id = f"{s.config}_{s.name}"
+        feats = features_for(s.config)
+        record_sets.append({
+            "@type": "cr:RecordSet", "@id": rs_id, "name": rs_id,
+            "description": f"config `{s.config}`, split `{s.name}`: {s.rows} rows, content sha256 {s.sha256}",
+            "field": [_field(f"{rs_id}/{k}", k, f, file_ref, k) for k, f in feats.items()]})
+    sources = sorted({src.get("source") or ""} - {""})
+    based_on = [HUB + info["hub_id"] for info in (source_info(x) for x in sources) if info]
+    collection = [f"Tasks read from `{src.get('source')}` revision `{src.get('revision')}`"
+                  + (f" ({src.get('spec')})" if src.get("spec") else "") + "."] if src else []
+    if recipe.get("sha256"):
+        collection.append(f"Built from recipe `{recipe.get('file', '')}` sha256 {recipe['sha256']}.")
+    if prov.get("seeds"):
+        collection.append("Seeds: " + ", ".join(f"{k}={v}" for k, v in sorted(prov["seeds"].items())) + ".")
+    if proofs:
+        collection.append("Proof scripts ran in " + ", ".join(f"{k}={proofs[k]}" for k in
+                                                              ("sandbox", "image", "repos") if proofs.get(k)) + ".")
+    if manifest.target is not None:
+        collection.append(f"Calibrated to the target Task Flow `{target_name or manifest.target.path}` "
+                          f"({manifest.target.path}, sha256 {manifest.target.sha256})"
+                          + (", a provisional stand-in for a production target" if target_provisional else "")
+                          + ".")
+    doc: dict[str, Any] = {
+        "@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO, "name": manifest.name,
+        "description": manifest.release.get("description") or f"{manifest.name} {manifest.version}",
+        "version": manifest.version, "license": manifest.release.get("license") or "other",
+        "citeAs": paper()["bibtex"], "isBasedOn": based_on,
+        "rai:dataCollection": " ".join(collection),
+        "rai:dataCollectionType": ["Derived from an existing benchmark", "Machine-generated (turn splitting, "
+                                   "intent labels)"],
+        "rai:machineAnnotationTools": _models_text(manifest),
+        "rai:personalSensitiveInformation": "None: rows hold benchmark task texts and repository questions; the "
+                                            "target Task Flow file holds aggregate vectors only, no session text.",
+        "rai:dataUseCases": "Evaluating coding agents on multi-turn sessions; the hidden fields (see the dataset "
+                            "card and swe_taskflow.visibility) must not reach the evaluated agent.",
+        "distribution": distribution, "recordSet": record_sets,
+    }
+    if repo:
+        doc["url"] = HUB + repo
+    return doc
+
+
+def croissant_bytes(manifest: Manifest, **target: Any) -> bytes:
+    """The one byte form of ``croissant.json`` (sorted keys, indent 2, final newline)."""
+    return (json.dumps(croissant_doc(manifest, **target), sort_keys=True, indent=2, ensure_ascii=False)
+            + "\n").encode("utf-8")
+
+
+def check_croissant(root: Path, manifest: Manifest, target) -> list[VerifyError]:
+    """``croissant.json`` must equal the one regenerated from the manifest (and the target's name)."""
+    if manifest.croissant is None:
+        return [VerifyError("the manifest lists no croissant.json", kind="missing", path=manifest.path_in_release,
+                            field="croissant")]
+    path = root / manifest.croissant.path
+    if not path.exists():
+        return []   # reported by the file inventory
+    want = croissant_bytes(manifest, target_name=None if target is None else target.name,
+                           target_provisional=None if target is None else target.provisional)
+    got = path.read_bytes()
+    if got != want:
+        at = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        return [VerifyError(f"croissant.json differs from the one regenerated from the manifest at byte {at}",
+                            kind="mismatch", path=manifest.croissant.path, expected=len(want), actual=len(got))]
+    return []
+
+
+__all__ = ["check_croissant", "croissant_doc", "croissant_bytes", "CROISSANT_PATH", "CONFORMS_TO"]

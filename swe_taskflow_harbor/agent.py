@@ -1,0 +1,235 @@
+"""A host-side Harbor agent that drives mini-swe-agent through a whole multi-step task in one conversation.
+
+Harbor's mini-swe-agent installs into the container (network needed) and cannot resume between steps.
+This agent runs mini-swe-agent's loop on the host instead: the model is called from the host (LiteLLM,
+any OpenAI-compatible endpoint, or mini-swe-agent's deterministic test model), every command runs in
+the task environment through Harbor's environment API (so the container keeps no network), and
+``resume`` continues the same conversation with the next user turn. After every step it writes the
+cumulative conversation as an ATIF trajectory (``trajectory.json``) and as mini-swe-agent's own
+trajectory (``mini-swe-agent.trajectory.json``) into the agent log folder.
+
+Use: ``harbor run -a swe_taskflow_harbor.agent:MiniSweAgent -m MODEL --resume-trajectory
+[--ak model_class=deterministic --ak outputs=FILE.json] [--ak model_kwargs='{"api_base": ...}']``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
+
+import yaml  # noqa: E402
+from harbor.agents.base import BaseAgent  # noqa: E402
+from harbor.agents.capabilities import AgentCapabilities  # noqa: E402
+from harbor.environments.base import BaseEnvironment  # noqa: E402
+from harbor.models.agent.context import AgentContext  # noqa: E402
+from harbor.models.trial.paths import EnvironmentPaths  # noqa: E402
+
+import minisweagent  # noqa: E402
+from minisweagent.agents.default import DefaultAgent  # noqa: E402
+from minisweagent.exceptions import Submitted  # noqa: E402
+from minisweagent.models import get_model  # noqa: E402
+
+from .atif import to_atif, usage  # noqa: E402
+
+#: A later user turn: the turn's text, and how to end it (mini-swe-agent stops on this command).
+FOLLOW_UP_TEMPLATE = ("{{task}}\n\nWhen you are done with this request, issue `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` "
+                      "on its own.")
+ATIF_FILE, NATIVE_FILE = "trajectory.json", "mini-swe-agent.trajectory.json"
+
+
+class HarborShell:
+    """mini-swe-agent's Environment protocol over a Harbor environment (commands run in the task container)."""
+
+    def __init__(self, environment: BaseEnvironment, loop: asyncio.AbstractEventLoop, timeout_s: int) -> None:
+        self.environment, self.loop, self.timeout_s = environment, loop, timeout_s
+        self.config = {"timeout": timeout_s, "environment": type(environment).__name__}
+
+    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+        command = action.get("command", "")
+        call = self.environment.exec(command, cwd=cwd or None, timeout_sec=timeout or self.timeout_s)
+        try:
+            res = asyncio.run_coroutine_threadsafe(call, self.loop).result()
+            out = (res.stdout or "") + (res.stderr or "")
+            output = {"output": out, "returncode": res.return_code, "exception_info": ""}
+        except Exception as exc:  # noqa: BLE001 - a failed command is an observation, not a crash
+            output = {"output": "", "returncode": -1, "exception_info": f"An error occurred while executing the "
+                                                                      f"command: {exc}",
+                      "extra": {"exception_type": type(exc).__name__}}
+        lines = output["output"].lstrip().splitlines(keepends=True)
+        if lines and lines[0].strip() == "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" and output["returncode"] == 0:
+            submission = "".join(lines[1:])
+            raise Submitted({"role": "exit", "content": submission,
+                             "extra": {"exit_status": "Submitted", "submission": submission}})
+        return output
+
+    def get_template_vars(self, **kwargs: Any) -> dict[str, Any]:
+        return {"system": "Linux", "release": "", "version": "", "machine": "x86_64", **kwargs}
+
+    def serialize(self) -> dict:
+        return {"info": {"config": {"environment": self.config, "environment_type": "harbor"}}}
+
+
+class SessionAgent(DefaultAgent):
+    """DefaultAgent whose conversation outlives one task: ``turn`` appends the next user message and loops."""
+
+    def __init__(self, model, env, **kwargs: Any) -> None:
+        from minisweagent.agents.default import AgentConfig
+        super().__init__(model, env, **{k: v for k, v in kwargs.items() if k in AgentConfig.model_fields})
+        self.exits: list[dict] = []      # each finished turn's exit message (kept out of later prompts)
+        self.cancelled = False
+
+    def turn(self, task: str, *, first: bool, turn_index: int) -> dict:
+        if first:
+            self.extra_template_vars |= {"task": task}
+            self.messages = []
+            self.add_messages(self.model.format_message(role="system",
+                                                        content=self._render_template(self.config.system_template)))
+            template = self.config.instance_template
+        else:
+            if self.messages and self.messages[-1].get("role") == "exit":
+                self.exits.append(self.messages.pop())   # the previous turn's end stays in the record, not the prompt
+            self.extra_template_vars |= {"task": task}
+            template = FOLLOW_UP_TEMPLATE
+        msg = self.model.format_message(role="user", content=self._render_template(template))
+        msg.setdefault("extra", {})["swe_taskflow_turn"] = turn_index
+        self.add_messages(msg)
+        self.n_consecutive_format_errors = 0
+        return self._loop()
+
+    def _loop(self) -> dict:
+        from minisweagent.exceptions import FormatError, InterruptAgentFlow
+        while True:
+            if self.cancelled:
+                self.add_messages({"role": "exit", "content": "Cancelled",
+                                   "extra": {"exit_status": "Cancelled", "submission": ""}})
+                break
+            try:
+                self.step()
+                self.n_consecutive_format_errors = 0
+            except FormatError as e:
+                self.n_consecutive_format_errors += 1
+                self.add_messages(*e.messages)
+                if 0 < self.config.max_consecutive_format_errors <= self.n_consecutive_format_errors:
+                    self.add_messages({"role": "exit", "content": "RepeatedFormatError",
+                                       "extra": {"exit_status": "RepeatedFormatError", "submission": ""}})
+            except InterruptAgentFlow as e:
+                self.add_messages(*e.messages)
+            except Exception as e:  # noqa: BLE001 - recorded as the turn's exit, then re-raised to Harbor
+                self.handle_uncaught_exception(e)
+                raise
+            if self.messages[-1].get("role") == "exit":
+                break
+        return self.messages[-1].get("extra", {})
+
+
+def _config(path: str | None) -> dict:
+    default = Path(minisweagent.__file__).parent / "config" / "mini.yaml"
+    return yaml.safe_load(Path(path or default).read_text())
+
+
+class MiniSweAgent(BaseAgent):
+    """``-a swe_taskflow_harbor.agent:MiniSweAgent``: mini-swe-agent, one conversation across all steps."""
+
+    capabilities = AgentCapabilities(resume=True, atif=True)
+
+    def __init__(self, logs_dir: Path, model_name: str | None = None, *, model_class: str = "",
+                 outputs: str | None = None, config: str | None = None, model_kwargs: dict | str | None = None,
+                 step_limit: int = 0, cost_limit: float = 3.0, command_timeout: int = 120, **kwargs: Any) -> None:
+        super().__init__(logs_dir=logs_dir, model_name=model_name, **kwargs)
+        self._cfg = _config(config)
+        mk = json.loads(model_kwargs) if isinstance(model_kwargs, str) else dict(model_kwargs or {})
+        model_cfg = {k: v for k, v in (self._cfg.get("model") or {}).items()}
+        model_cfg["model_kwargs"] = {**(model_cfg.get("model_kwargs") or {}), **mk}
+        if model_class:
+            model_cfg["model_class"] = model_class
+        if model_class == "deterministic":
+            if not outputs:
+                raise ValueError("model_class=deterministic needs outputs=FILE.json (a list of model outputs)")
+            model_cfg = {"model_class": "deterministic", "outputs": json.loads(Path(outputs).read_text()),
+                         "observation_template": model_cfg.get("observation_template",
+                                                               "<output>{{output.output}}</output>")}
+        self._model_cfg = model_cfg
+        self._agent_kwargs = {**(self._cfg.get("agent") or {}), "step_limit": int(step_limit),
+                              "cost_limit": float(cost_limit)}
+        self._command_timeout = int(command_timeout)
+        self._session: SessionAgent | None = None
+        self._turn = 0
+
+    @staticmethod
+    def name() -> str:
+        return "swe-taskflow-mini-swe-agent"
+
+    def version(self) -> str:
+        return minisweagent.__version__
+
+    async def setup(self, environment: BaseEnvironment) -> None:
+        return
+
+    async def run(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
+        model = get_model(self.model_name or self._model_cfg.get("model_name") or "deterministic",
+                          dict(self._model_cfg))
+        shell = HarborShell(environment, asyncio.get_running_loop(), self._command_timeout)
+        self._session = SessionAgent(model, shell, **self._agent_kwargs)
+        await self._run_turn(instruction, environment, context, first=True)
+
+    async def resume(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
+        if self._session is None:
+            return await self.run(instruction, environment, context)
+        self._session.env = HarborShell(environment, asyncio.get_running_loop(), self._command_timeout)
+        await self._run_turn(instruction, environment, context, first=False)
+
+    async def _run_turn(self, instruction: str, environment: BaseEnvironment, context: AgentContext, *,
+                        first: bool) -> None:
+        session = self._session
+        start = len(session.messages)
+        cost0 = session.cost
+        try:
+            await asyncio.to_thread(session.turn, instruction, first=first, turn_index=self._turn)
+        except asyncio.CancelledError:
+            session.cancelled = True   # the thread stops at its next step
+            raise
+        finally:
+            new = session.messages[start:]
+            tin = sum(usage(m)[0] for m in new)
+            tout = sum(usage(m)[1] for m in new)
+            context.n_input_tokens, context.n_output_tokens = tin, tout
+            context.cost_usd = session.cost - cost0
+            exit_extra = (session.messages[-1].get("extra") or {}) if session.messages else {}
+            context.metadata = {"turn": self._turn, "exit_status": exit_extra.get("exit_status", ""),
+                                "api_calls": sum(1 for m in new if m.get("role") == "assistant")}
+            await self._write_trajectories(environment)
+            self._turn += 1
+
+    async def _write_trajectories(self, environment: BaseEnvironment) -> None:
+        s = self._session
+        turns, t = [], -1
+        for m in [*s.messages]:
+            extra = m.get("extra") or {}
+            if "swe_taskflow_turn" in extra:
+                t = extra["swe_taskflow_turn"]
+                turns.append({"turn": t, "messages": 0, "exit_status": ""})
+            if turns:
+                turns[-1]["messages"] += 1
+        for ex, rec in zip(s.exits + ([s.messages[-1]] if s.messages and s.messages[-1].get("role") == "exit" else []),
+                           turns):
+            rec["exit_status"] = (ex.get("extra") or {}).get("exit_status", "")
+        model_name = getattr(s.model.config, "model_name", self.model_name or "")
+        atif = to_atif(s.messages, session_id=str(self.session_id or "session"), model_name=model_name,
+                       agent_version=self.version(), turns=turns, total_cost=s.cost)
+        native = s.serialize({"info": {"swe_taskflow": {"turns": turns, "turn_exits": s.exits}}})
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        paths = EnvironmentPaths.for_os(environment.os)
+        for name, doc in ((ATIF_FILE, atif), (NATIVE_FILE, native)):
+            host = self.logs_dir / name
+            host.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+            target = paths.agent_dir / name
+            if not environment.is_path_mounted(target, host):   # Harbor copies /logs/agent back over the host's
+                await environment.upload_file(host, str(target))
+
+
+__all__ = ["MiniSweAgent", "SessionAgent", "HarborShell", "FOLLOW_UP_TEMPLATE"]
