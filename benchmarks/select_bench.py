@@ -8,7 +8,7 @@ The naive implementation recomputes the corpus distributions for every candidate
 (``counts_from_codes`` over all sessions, then ``score``); it is timed on a small sample of
 evaluations and extrapolated to the number of evaluations the fast search made.
 
-    .venv/bin/python benchmarks/select_bench.py [--tasks 700] [--qa-tasks 255] [--seed 0]
+    .venv/bin/python benchmarks/select_bench.py [--tasks 700] [--qa-tasks 255] [--seed 0] [--preset paper]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from swe_taskflow.candidates import build_materials, resolve_intents  # noqa: E402
 from swe_taskflow.flow import count_sessions, counts_from_codes, score  # noqa: E402
 from swe_taskflow.schema import QAItem, SplitResult  # noqa: E402
-from swe_taskflow.select import SelectConfig, build_families, select  # noqa: E402
+from swe_taskflow.select import SelectConfig, build_families, describe, select  # noqa: E402
 from swe_taskflow.target import Target, load_target  # noqa: E402
 from swe_taskflow.taxonomy import RETAINED, encode  # noqa: E402
 
@@ -93,14 +93,18 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--naive-sample", type=int, default=2000, help="naive evaluations to time")
     ap.add_argument("--target", help="a target Task-Flow file (default: a synthetic one)")
-    ap.add_argument("--min-full-split-share", type=float, default=0.0,
-                    help="1.0 = the paper's run (every task keeps its 3 issue turns)")
+    ap.add_argument("--min-full-split-share", type=float, default=None,
+                    help="1.0: every task keeps its 3 issue turns (the paper preset sets it)")
+    ap.add_argument("--preset", default="", help="a named selection preset, e.g. 'paper' (Appendix F's run)")
     args = ap.parse_args()
 
     materials, intents, n_q = synthetic_instance(args.tasks, args.qa_tasks, args.seed)
     target = load_target(args.target) if args.target else synthetic_target(args.seed)
-    cfg = SelectConfig(restarts=args.restarts, sweeps=args.sweeps, seed=args.seed,
-                       min_full_split_share=args.min_full_split_share)
+    settings = dict(restarts=args.restarts, sweeps=args.sweeps, seed=args.seed,
+                    min_full_split_share=args.min_full_split_share)
+    cfg = (SelectConfig.from_preset(args.preset, **settings) if args.preset else
+           SelectConfig(**{k: v for k, v in settings.items() if v is not None}))
+    print(f"selection: {describe(cfg)}")
     fams = build_families(materials, intents, min_turns=target.min_messages, config=cfg)
     print(f"instance: {args.tasks} tasks x 3 split parts, {n_q} questions over {args.qa_tasks} tasks; "
           f"target {target.name}; family sizes: total {sum(f.n_family for f in fams)}, "
@@ -119,6 +123,8 @@ def main() -> int:
     rep = sel.report()
     print(f"  sessions by questions {rep['sessions_by_questions']}, placement {rep['placement']}, "
           f"slots {rep['questions_by_slot']}")
+    print("  constraints (bound / achieved): " + ", ".join(
+        f"{k} {c['bound']}/{c['achieved']}" for k, c in rep["constraints"].items() if c["bound"]))
 
     per = naive_seconds_per_eval(sel.families, sel.chosen, target, args.naive_sample, args.seed)
     naive_total = per * ev

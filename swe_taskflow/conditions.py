@@ -27,6 +27,36 @@ from .schema import CONDITIONS, Session
 FIXED_CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
                     "qa_random", "qa_only")
 ROW_STATUSES = ("ok", "split-not-ok", "no-questions", "below-filter")
+#: Conditions built from one question pool (one split per pool when a release has several).
+QA_CONDITIONS = ("qa_first", "qa_last", "qa_random", "qa_only", "tfas_optimized")
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """One split of a release: its name, the condition that builds it and the question pool it uses."""
+
+    split: str
+    condition: str
+    pool: str | None
+
+
+def split_plan(conditions: Sequence[str], *, qa_pools: Sequence[str] = (), pool: str | None = None) -> list[SplitSpec]:
+    """The release's splits in order. With ``qa_pools`` each QA condition but ``tfas_optimized`` gets one
+    split per pool, named ``<condition>_<pool>`` (the paper's release: 3 prompt-only + 4 x 2 pools + 1 = 12
+    splits); without, it uses ``pool`` under its plain name. ``tfas_optimized`` always uses ``pool``."""
+    out: list[SplitSpec] = []
+    for cond in conditions:
+        if cond not in QA_CONDITIONS:
+            out.append(SplitSpec(cond, cond, None))
+        elif cond == "tfas_optimized" or not qa_pools:
+            out.append(SplitSpec(cond, cond, pool))
+        else:
+            out += [SplitSpec(f"{cond}_{p}", cond, p) for p in qa_pools]
+    names = [s.split for s in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError("two splits would have the same name", field="conditions", actual=dup)
+    return out
 
 
 @dataclass(frozen=True)
@@ -130,4 +160,5 @@ def assemble(materials: Sequence[TaskMaterial], intents: IntentSource, *,
     return out
 
 
-__all__ = ["FIXED_CONDITIONS", "ROW_STATUSES", "ConditionRow", "task_rng", "condition_candidate", "assemble"]
+__all__ = ["FIXED_CONDITIONS", "ROW_STATUSES", "QA_CONDITIONS", "SplitSpec", "split_plan", "ConditionRow", "task_rng",
+           "condition_candidate", "assemble"]

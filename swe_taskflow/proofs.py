@@ -246,3 +246,25 @@ def infrastructure_report(reason: str, *, sandbox: str = "", image: str = "",
     """A report for a proof that could not be run at all (it stays an ``error``, never a rejection)."""
     facts = ProofFacts(base=RunFacts(infra_error=reason))
     return ProofReport.from_facts(facts, sandbox=sandbox or "none", image=image, limits=limits)
+
+
+#: Why a proof was rejected, in two classes: its evidence changed with the gold patch (both runs passed,
+#: stdout differs), or a run failed (before the patch, or after it).
+OUTPUT_DRIFT = "output-drift"
+FAILURE = "failure"
+REJECTION_CAUSES = (OUTPUT_DRIFT, FAILURE)
+
+
+def rejection_cause(report: ProofReport | Mapping[str, Any]) -> tuple[str, str]:
+    """(cause, where) of a rejected proof: ``output-drift`` or ``failure``, and ``base`` or ``patched``;
+    ``("", "")`` for a passed proof or an infrastructure error. Derived from the report's run facts, so
+    an auditor can recompute it."""
+    rep = report if isinstance(report, ProofReport) else ProofReport.from_dict(report)
+    if rep.status in (PASSED, INFRA_ERROR):
+        return "", ""
+    if rep.status != PATCH_MISMATCH:
+        return FAILURE, "base"
+    patched = (rep.runs or {}).get("patched")
+    if patched is not None and classify_run(RunFacts.from_dict(patched))[0] == PASSED:
+        return OUTPUT_DRIFT, "patched"
+    return FAILURE, "patched"

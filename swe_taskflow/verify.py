@@ -75,6 +75,7 @@ class VerifyReport:
     questions: int = 0
     reproved: int = 0
     rechecked: int = 0         # augmentation references re-derived (reprove)
+    selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
 
     @property
     def ok(self) -> bool:
@@ -94,6 +95,8 @@ class VerifyReport:
             fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
             lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
                          f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
+            if s.tfas and s.name in self.selection:
+                lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
         lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
                      + (f", {self.reproved} proofs re-run" if self.reproved else "")
                      + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
@@ -243,6 +246,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                              else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field))
         return report
     report.release_id = manifest.release_id
+    report.selection = dict((manifest.provenance or {}).get("selection") or {})
     report.errors += check_manifest_integrity(raw, where=rel_m)
     if rel_m != manifest.path_in_release:
         report.errors.append(VerifyError("manifest file name does not match its release", kind="mismatch",

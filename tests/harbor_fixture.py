@@ -108,7 +108,8 @@ def build_fixture_release(tmp: Path) -> tuple[Path, Path]:
     src.parent.mkdir(parents=True, exist_ok=True)
     src.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in source_rows(base, gold, test_patch)),
                    encoding="utf-8")
-    tasks = load_tasks(str(src), source="swe-bench-pro").ok
+    load = load_tasks(str(src), source="swe-bench-pro", revision="fixture-revision-1")   # as a recipe names one
+    tasks = load.ok
     splits: dict[str, list] = {"single_prompt": [], "split_prompt": [], "qa_last": [], "qa_only": []}
     for i, task in enumerate(tasks):
         split = paragraph_split(task)
@@ -126,7 +127,7 @@ def build_fixture_release(tmp: Path) -> tuple[Path, Path]:
     uniform_target(tmp / "target.json")
     rel = tmp / "release"
     write_release(rel, name="harbor-fixture", version="0.1.0", splits=splits, target_path=tmp / "target.json",
-                  provenance={"source": {"spec": str(src), "kind": "file", "source": "swe-bench-pro"}},
+                  provenance={"source": load.provenance},
                   repo_id="org/harbor-fixture")
     return rel, src
 

@@ -171,3 +171,17 @@ def test_measure_classifies_unlabelled_messages(tmp_path, capsys):
     recs = read_sessions(labelled, require_intents=True)
     assert all(c is not None and 0.0 <= c <= 1.0 for r in recs for c in r.confidences)
     assert "classifying 12 unlabelled message(s)" in capsys.readouterr().err
+
+
+def test_score_and_gap_accept_the_default_target_by_name(corpora, capsys, monkeypatch):
+    from swe_taskflow.targets import DEFAULT_TARGET, default_target_path
+
+    d, _, b = corpora
+    monkeypatch.chdir(d)                       # no file named "default" here
+    want = flow.score(load_target(default_target_path()).flow, flow.measure(b))
+    for name in ("default", DEFAULT_TARGET):
+        out = _json_out(capsys, ["flow", "score", "--target", name, "--benchmark", str(d / "bench.jsonl"), "--json"])
+        assert out["tfas"] == pytest.approx(want.tfas) and out["S_T"] == pytest.approx(want.S_T)
+    assert main(["flow", "gap", "--target", "default", "--benchmark", str(d / "bench.jsonl")]) == 0
+    assert main(["flow", "score", "--target", "no-such-target", "--benchmark", str(d / "bench.jsonl")]) == 2
+    assert "no-such-target" in capsys.readouterr().err

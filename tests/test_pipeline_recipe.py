@@ -61,6 +61,10 @@ def test_minimal_recipe_gets_defaults(tmp_path):
      "repos", "proofs need repositories"),
     ('[select]\nmin_question_share = 1.5\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
      "select.min_question_share", "share"),
+    ('[select]\npreset = "best"\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
+     "select.preset", "unknown selection preset"),
+    ('[select]\nmin_placement_share = 0.5\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
+     "select.min_placement_share", "a third"),
     ('[split]\nsplitter = "llm"\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
      "split.llm", "needs split.llm"),
     ('[target]\npath = "nope.json"\n[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n',
@@ -131,8 +135,22 @@ def test_every_shipped_recipe_loads(path):
 
 def test_question_intents_option(tmp_path):
     body = '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n'
-    r = load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "declared"\n' + body))
-    assert r.classifier.question_intents == "declared"
+    assert load_recipe(_write(tmp_path, body)).classifier.question_intents == "declared"    # the default
+    r = load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "classify"\n' + body))
+    assert r.classifier.question_intents == "classify"
     with pytest.raises(ConfigError) as info:
         load_recipe(_write(tmp_path, '[classifier]\nquestion_intents = "guess"\n' + body))
     assert info.value.field == "classifier.question_intents"
+
+
+def test_select_preset_fills_unset_keys_and_keeps_set_ones(tmp_path):
+    from swe_taskflow.select_config import PRESETS, SelectConfig
+
+    body = '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n'
+    r = load_recipe(_write(tmp_path, '[select]\npreset = "paper"\nrestarts = 8\n' + body))
+    cfg = r.select.to_config()
+    assert cfg == SelectConfig(**{**PRESETS["paper"], "restarts": 8}, preset="paper")
+    assert r.select.min_full_split_share == 1.0 and r.select.include_original is False
+    assert r.section("select")["preset"] == "paper"       # the stage key sees the resolved values
+    plain = load_recipe(_write(tmp_path, body)).select.to_config()
+    assert plain == SelectConfig()

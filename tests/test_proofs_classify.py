@@ -169,3 +169,21 @@ def test_tree_hash_same_size_edit_right_after_commit(git_repo: Path):
         before = tree_hash(git_repo)
         (git_repo / "a.py").write_text(f"x = {i + 3}\n")
         assert tree_hash(git_repo) != before
+
+
+@pytest.mark.parametrize("facts, cause", [
+    (ProofFacts(base=OK, patched=mk(stdout_sha256="s2")), ("output-drift", "patched")),
+    (ProofFacts(base=OK, patched=mk(exit_code=1)), ("failure", "patched")),
+    (ProofFacts(base=OK, patched=mk(stdout_nonblank=0, stdout_sha256="e")), ("failure", "patched")),
+    (ProofFacts(base=mk(exit_code=3), patched=OK), ("failure", "base")),
+    (ProofFacts(base=mk(tree_sha_after="b" * 40)), ("failure", "base")),
+    (ProofFacts(base=OK, patched=OK), ("", "")),
+    (ProofFacts(base=OK), ("", "")),
+    (ProofFacts(base=OK, patch_error="does not apply"), ("", "")),
+])
+def test_rejection_cause_separates_output_drift_from_failure(facts, cause):
+    from swe_taskflow.proofs import rejection_cause
+
+    rep = ProofReport.from_facts(facts, sandbox="bwrap")
+    assert rejection_cause(rep) == cause
+    assert rejection_cause(rep.to_dict()) == cause     # from the published report alone

@@ -138,9 +138,11 @@ def test_validate_pool_gold_patch_from_tasks(pool, repos, tmp_path):
     tasks = tmp_path / "tasks.jsonl"
     write_jsonl(tasks, [{"instance_id": "owner__proj-1", "repo": "owner/proj", "patch": patch}])
     out = tmp_path / "out.jsonl"
-    validate_pool(pool, repos, out, sandbox="bwrap", jobs=2, config=CFG, progress=False, tasks_path=tasks)
+    s = validate_pool(pool, repos, out, sandbox="bwrap", jobs=2, config=CFG, progress=False, tasks_path=tasks)
     rows = {obj["question_id"]: obj for _, obj in read_jsonl(out)}
-    assert (rows["q-pass"]["status"], rows["q-pass"]["reason"]) == ("rejected", "patch-mismatch")
+    assert (rows["q-pass"]["status"], rows["q-pass"]["reason"]) == ("rejected", "patch-mismatch: output drift")
+    # q-pass drifted (its grep prints the patched line); q-fail, q-empty and q-write failed on the base run
+    assert s["rejected_by_cause"] == {"output-drift": 1, "failure": 3}
     assert rows["q-direct"]["status"] == "accepted"   # no task row: no gold patch
     assert "9" not in (r / "mod.py").read_text()
 
@@ -198,3 +200,19 @@ def test_cli_help_for_every_proofs_command():
         with pytest.raises(SystemExit) as exc:
             main(["proofs", cmd, "--help"])
         assert exc.value.code == 0
+
+
+@needs_bwrap
+def test_rows_rejected_before_any_proof_stay_rejected(repos, tmp_path):
+    """A question the generator's checks rejected (leak, reviewer) is never run nor accepted by its proof."""
+    rows = [_item("q-ok", "owner__proj-1", "grep VALUE mod.py\n"),
+            {**_item("q-leaky", "owner__proj-1", "grep VALUE mod.py\n"), "status": "rejected",
+             "reason": "leak (answer): the fix"}]
+    pool = tmp_path / "p.jsonl"
+    write_jsonl(pool, rows)
+    out = tmp_path / "o.jsonl"
+    s = validate_pool(pool, repos, out, sandbox="bwrap", config=CFG, progress=False)
+    got = {obj["question_id"]: obj for _, obj in read_jsonl(out)}
+    assert got["q-ok"]["status"] == "accepted"
+    assert (got["q-leaky"]["status"], got["q-leaky"]["reason"]) == ("rejected", "leak (answer): the fix")
+    assert got["q-leaky"]["proof_report"] is None and s["not_run"] == 1 and s["rejected"] == 1

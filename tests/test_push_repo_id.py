@@ -111,7 +111,9 @@ def test_a_card_holding_a_placeholder_is_refused(tmp_path, hub):
 
 def test_upload_bars_stay_off_when_not_on_a_terminal(tmp_path, hub, monkeypatch):
     from huggingface_hub import HfApi
-    from huggingface_hub.utils import are_progress_bars_disabled
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    before = are_progress_bars_disabled()
+    enable_progress_bars()
     seen = []
     real = HfApi.create_commit
 
@@ -121,5 +123,9 @@ def test_upload_bars_stay_off_when_not_on_a_terminal(tmp_path, hub, monkeypatch)
 
     monkeypatch.setattr(HfApi, "create_commit", spy)
     monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
-    push_release(_write(tmp_path, repo_id=REPO), REPO, endpoint=hub.endpoint)
-    assert seen == [True] and not are_progress_bars_disabled()
+    try:
+        push_release(_write(tmp_path, repo_id=REPO), REPO, endpoint=hub.endpoint)
+        assert seen == [True] and not are_progress_bars_disabled()     # off for the upload, back on after
+    finally:
+        if before:
+            disable_progress_bars()

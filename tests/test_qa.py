@@ -175,3 +175,69 @@ def test_cli_qa_generate(task, traj_path, traj, repo, llm, store, tmp_path, caps
     rows = [QAItem.from_dict(json.loads(line)) for line in out.read_text().splitlines()]
     assert [r.status for r in rows] == ["candidate", "rejected", "rejected", "rejected"]
     assert rows[-1].instance_id == "no-such-task" and "no solving trajectory" in rows[-1].reason
+
+
+def _traj_file(path, *, exit_status="Submitted", submission="diff --git a/x.py b/x.py\n", iid="demo__demo-1"):
+    """A minimal hand-written trajectory in mini-swe-agent's layout (not a real run)."""
+    data = {"instance_id": iid, "trajectory_format": "mini-swe-agent-1",
+            "info": {"exit_status": exit_status, "submission": submission},
+            "messages": [{"role": "user", "content": "<pr_description>Fix x.</pr_description>"},
+                         {"role": "assistant", "content": "```bash\ncat x.py\n```"}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kw, resolved, words", [
+    ({}, None, ""),
+    ({}, True, ""),
+    ({"exit_status": "LimitsExceeded"}, None, "did not submit"),
+    ({"exit_status": ""}, None, "did not submit"),
+    ({"submission": "  \n"}, None, "empty patch"),
+    ({}, False, "did not resolve"),
+])
+def test_only_a_solving_run_counts(tmp_path, kw, resolved, words):
+    from builder.qa import solving_problem
+
+    why = solving_problem(read_trajectory(_traj_file(tmp_path / "t.traj.json", **kw)), resolved)
+    assert (why == "") if not words else (words in why)
+
+
+def test_a_non_solving_trajectory_is_skipped_without_an_llm_call(tmp_path, llm):
+    """The replay store is empty: any generator call would raise a replay miss."""
+    path = _traj_file(tmp_path / "demo__demo-1.traj.json", exit_status="LimitsExceeded")
+    task = Task(instance_id="demo__demo-1", source="x", source_revision="", repo="demo/demo", base_commit="",
+                original_prompt="Fix x.", problem_statement="Fix x.")
+    items = generate_questions(task, path, None, llm)
+    assert [(i.status, i.question_id) for i in items] == [("rejected", "demo__demo-1::trajectory-not-solving")]
+    assert "LimitsExceeded" in items[0].reason
+    assert generate_questions(task, _traj_file(path, submission=""), None, llm)[0].reason.startswith(
+        "trajectory-not-solving: the run submitted an empty patch")
+
+
+def test_results_files_load_in_both_layouts(tmp_path):
+    from builder.qa import load_resolved
+
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps({"total": 2, "instances": [{"instance_id": "x", "resolved": True},
+                                                       {"instance_id": "y", "resolved": False}]}))
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps({"x": True, "y": False}))
+    assert load_resolved(a) == load_resolved(b) == {"x": True, "y": False}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"instances": [{"instance_id": "x", "resolved": "yes"}]}))
+    with pytest.raises(InputError, match="bad.json"):
+        load_resolved(bad)
+    with pytest.raises(InputError, match="not a results file"):
+        load_resolved(_traj_file(tmp_path / "t.json"))
+
+
+def test_every_shared_trajectory_is_a_solving_run(shared_dir):
+    """The 371 shared mini-swe-agent runs are the resolved ones of their results file."""
+    from builder.qa import load_resolved, solving_problem
+
+    root = shared_dir / "data/mini-swe-agent-trajs-verified"
+    resolved = load_resolved(root / "results_summary.json")
+    paths = sorted((root / "trajs").glob("*.traj.json.gz"))
+    assert len(paths) == 371 and sum(resolved.values()) == 371
+    sample = paths[::37]
+    assert all(solving_problem(read_trajectory(p), resolved[read_trajectory(p).instance_id]) == "" for p in sample)

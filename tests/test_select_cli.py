@@ -109,3 +109,17 @@ def test_texts_without_intents_are_classified_once(inputs, tmp_path, monkeypatch
     rows = [json.loads(x) for x in (out / "intents.jsonl").read_text().splitlines()]
     assert sum(r["origin"] == "given" for r in rows) == 5
     assert {r["intent"] for r in rows if r["origin"] == "classifier"} == {"debug"}
+
+
+def test_preset_with_an_override_is_reported_beside_the_score(inputs, tmp_path, capsys):
+    assert _run(inputs, tmp_path / "p", "--preset", "paper") == 0
+    err = capsys.readouterr().err
+    assert "selection: preset paper (overridden: restarts=8): 64" not in err   # restarts come from the option
+    assert "selection: preset paper (overridden: restarts=8): 8 restarts x <= 20 sweeps" in err
+    rep = json.loads((tmp_path / "p" / "report.json").read_text())
+    assert rep["preset"] == "paper" and rep["config"]["restarts"] == 8 and rep["config_overrides"] == {"restarts": 8}
+    rows = [json.loads(x) for x in (tmp_path / "p" / "selection.jsonl").read_text().splitlines()]
+    assert all(r["candidate"]["backbone"] == "split_3" for r in rows if r["split_status"] == "ok")
+    assert all(r["candidate"]["n_questions"] > 0 for r in rows if r["available_questions"])
+    assert main(["select", "--tasks", str(inputs["tasks"]), "--target", str(inputs["target"]), "--out",
+                 str(tmp_path / "x"), "--preset", "nope"]) == 2

@@ -85,7 +85,8 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
 
 def _add_pair_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", required=True, metavar="TARGET.json",
-                   help="target Task-Flow file, or a sessions JSONL file (then filtered by --target-min-messages)")
+                   help="target Task-Flow file, 'default' (the shipped default target) or a shipped target's name, "
+                        "or a sessions JSONL file (then filtered by --target-min-messages)")
     p.add_argument("--benchmark", required=True, metavar="FLOW_OR_SESSIONS",
                    help="a Task-Flow file (from `flow measure`) or a sessions JSONL file")
     p.add_argument("--target-min-messages", type=int, default=None, metavar="N",
@@ -195,8 +196,22 @@ def _load_side(path: str, args: argparse.Namespace, *, min_messages: int, role: 
     return sc.totals().normalized(), sc, desc
 
 
+def target_file(name: str) -> str:
+    """``default`` or a shipped target's name means the packaged file, unless a file of that name exists."""
+    from swe_taskflow import targets
+
+    if Path(name).exists():
+        return name
+    if name == "default":
+        return str(targets.default_target_path())
+    if name in targets.shipped_targets():
+        return str(targets.target_path(name))
+    return name
+
+
 def _load_pair(args: argparse.Namespace):
     t_min = 3 if args.target_min_messages is None else args.target_min_messages
+    args.target = target_file(args.target)
     target, t_sc, t_desc = _load_side(args.target, args, min_messages=t_min, role="target")
     if args.target_min_messages is not None and t_desc["kind"] == "flow":
         _say("note: --target-min-messages is ignored for a Task-Flow file (its filter is part of the file)")

@@ -11,7 +11,7 @@ def _generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from builder.cli.split import backend_from_args, write_usage
-    from builder.qa import find_trajectory, generate_questions
+    from builder.qa import find_trajectory, generate_questions, load_resolved, skipped_task
     from builder.split.tasks import load_tasks
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import write_jsonl
@@ -21,20 +21,19 @@ def _generate(args: argparse.Namespace) -> int:
         raise ConfigError("qa generate needs a model", field="--llm", expected=("openai", "transformers", "replay"))
     tasks = load_tasks(args.tasks)
     llm = backend_from_args(args)
+    resolved = load_resolved(args.resolved) if args.resolved else {}
     items: list[QAItem] = []
     for task in tasks:
         if task.status != "ok":
-            items.append(QAItem(f"{task.instance_id}::malformed-task", task.instance_id, "", "", status="rejected",
-                                reason=f"malformed task: {task.reason}"))
+            items.append(skipped_task(task.instance_id, "malformed-task", task.reason))
             continue
         traj = find_trajectory(args.trajectories, task.instance_id)
         if traj is None:
-            items.append(QAItem(f"{task.instance_id}::no-trajectory", task.instance_id, "", "", status="rejected",
-                                reason=f"no solving trajectory in {args.trajectories}"))
+            items.append(skipped_task(task.instance_id, "no-trajectory", f"no solving trajectory in {args.trajectories}"))
             continue
         repo = Path(args.repos) / task.instance_id if args.repos else None
-        for it in generate_questions(task, traj, repo, llm, max_questions=args.max_questions):
-            items.append(it)
+        items += generate_questions(task, traj, repo, llm, max_questions=args.max_questions,
+                                    resolved=resolved.get(task.instance_id))
     write_jsonl(args.out, (it.to_dict() for it in items))
     write_usage(args, llm)
     c = Counter(it.status for it in items)
@@ -52,5 +51,8 @@ def register(sub) -> None:
     g.add_argument("--repos", default=None, metavar="DIR", help="folder of checkouts named <instance_id>")
     g.add_argument("--out", required=True, help="output POOL.jsonl of QAItem rows")
     g.add_argument("--max-questions", type=int, default=3, help="questions per task (1-3)")
+    g.add_argument("--resolved", default=None, metavar="RESULTS.json",
+                   help="per-task resolution flags (mini-swe-agent results_summary.json or {id: bool}); a trajectory "
+                        "of a task marked unresolved is skipped. Without it the exit status and patch decide")
     add_llm_args(g)
     g.set_defaults(func=_generate)

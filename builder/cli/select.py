@@ -23,16 +23,22 @@ def register(sub) -> None:
     p.add_argument("--pool", metavar="POOL.jsonl", help="question pool (rows of QAItem.to_dict()); omit for none")
     p.add_argument("--target", required=True, metavar="TARGET.json", help="target Task-Flow file")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--restarts", type=int, default=64)
-    p.add_argument("--sweeps", type=int, default=20)
-    p.add_argument("--max-questions", type=int, default=3, help="most questions per session (0..3)")
-    p.add_argument("--min-full-split-share", type=float, default=0.0,
-                   help="share of ok-split tasks that must keep their 3 issue turns (1.0 = the paper's run)")
-    p.add_argument("--min-question-share", type=float, default=0.0, help="share of usable questions to keep")
-    p.add_argument("--no-original", action="store_true",
+    p.add_argument("--preset", default="", metavar="NAME",
+                   help="a named selection configuration ('paper': Appendix F's run); options below override it")
+    p.add_argument("--seed", type=int, default=None, help="seed (default 0)")
+    p.add_argument("--restarts", type=int, default=None, help="random restarts (default 64)")
+    p.add_argument("--sweeps", type=int, default=None, help="most sweeps per restart (default 20)")
+    p.add_argument("--max-questions", type=int, default=None, help="most questions per session, 0..3 (default 3)")
+    p.add_argument("--min-full-split-share", type=float, default=None,
+                   help="share of ok-split tasks that must keep their 3 issue turns (default 0)")
+    p.add_argument("--min-question-share", type=float, default=None, help="share of usable questions to keep (default 0)")
+    p.add_argument("--min-qa-task-share", type=float, default=None,
+                   help="share of tasks with usable questions that must carry one (default 0)")
+    p.add_argument("--min-placement-share", type=float, default=None,
+                   help="diversity: share of tasks with usable questions each placement pattern must hold (default 0)")
+    p.add_argument("--no-original", action="store_true", default=None,
                    help="leave the original single prompt out of the family of ok-split tasks")
-    p.add_argument("--no-filter", action="store_true",
+    p.add_argument("--no-filter", action="store_true", default=None,
                    help="do not restrict candidates to the target's min_messages")
     p.add_argument("--allow-candidates", action="store_true",
                    help="also use pool questions with status 'candidate' (default: 'accepted' only)")
@@ -77,18 +83,30 @@ def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple
     return {t: rows[t]["intent"] for t in rows}, out
 
 
+def _config(args: argparse.Namespace):
+    """The selection config: the preset (if any) with the options given on the command line on top."""
+    from swe_taskflow.select import SelectConfig
+
+    given = {"restarts": args.restarts, "sweeps": args.sweeps, "seed": args.seed,
+             "max_questions_per_task": args.max_questions, "min_full_split_share": args.min_full_split_share,
+             "min_question_share": args.min_question_share, "min_qa_task_share": args.min_qa_task_share,
+             "min_placement_share": args.min_placement_share,
+             "include_original": None if args.no_original is None else False,
+             "apply_target_filter": None if args.no_filter is None else False}
+    if args.preset:
+        return SelectConfig.from_preset(args.preset, **given)
+    return SelectConfig(**{k: v for k, v in given.items() if v is not None})
+
+
 def run(args: argparse.Namespace) -> int:
     from swe_taskflow.candidates import build_materials
     from swe_taskflow.conditions import assemble
     from swe_taskflow.jsonl import write_json, write_jsonl
     from swe_taskflow.schema import QAItem, SplitResult
-    from swe_taskflow.select import SelectConfig, baseline_scores, select
+    from swe_taskflow.select import baseline_scores, describe, select
     from swe_taskflow.target import load_target
 
-    config = SelectConfig(restarts=args.restarts, sweeps=args.sweeps, seed=args.seed,
-                          max_questions_per_task=args.max_questions, include_original=not args.no_original,
-                          apply_target_filter=not args.no_filter, min_full_split_share=args.min_full_split_share,
-                          min_question_share=args.min_question_share)
+    config = _config(args)
     target = load_target(args.target)
     splits = _read(args.tasks, SplitResult)
     pool = _read(args.pool, QAItem) if args.pool else []
@@ -104,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     write_jsonl(out / "intents.jsonl", intent_rows)
     write_jsonl(out / "selection.jsonl", sel.selection_rows())
     write_jsonl(out / "sessions.jsonl", [r.session.to_dict() for r in sel.rows()])
-    report = sel.report(baselines=baseline_scores(materials, intents, target, seed=args.seed))
+    report = sel.report(baselines=baseline_scores(materials, intents, target, seed=config.seed))
     report["inputs"] = {
         name: {"path": str(p), "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
         for name, p in (("tasks", args.tasks), ("pool", args.pool), ("target", args.target),
@@ -118,9 +136,10 @@ def run(args: argparse.Namespace) -> int:
                          "classifier": args.classifier}
     write_json(out / "report.json", report)
     if args.conditions:
-        for cond, rows in assemble(materials, intents, seed=args.seed).items():
+        for cond, rows in assemble(materials, intents, seed=config.seed).items():
             write_jsonl(out / "conditions" / f"{cond}.jsonl", [r.to_dict() for r in rows])
     s = sel.score
     print(f"TFAS {s.tfas:.2f} (S_L {s.S_L:.4f}, S_T {s.S_T:.4f}, S_R {s.S_R:.4f}) over {len(materials)} tasks; "
           f"{sel.stats.evaluations:,} candidate evaluations in {wall:.2f} s; wrote {out}", file=sys.stderr)
+    print(f"selection: {describe(config)}", file=sys.stderr)
     return 0

@@ -47,7 +47,7 @@ def load_source_tasks(release, rows: Iterable[Mapping[str, Any]], source: str | 
             if not found:
                 raise ConfigError("the release's recorded source is not on this machine; pass --source",
                                   path=str(release.manifest_path), field="provenance.source.spec", actual=spec)
-            spec, revision = str(found[0]), None
+            spec = str(found[0])   # the recorded revision reproduces the build's source_revision
     load = load_tasks(spec, source=name, revision=revision, split=split)
     by_id = {t.instance_id: t for t in load.tasks if t.status == "ok"}
     out: dict[str, Task] = {}
@@ -55,13 +55,13 @@ def load_source_tasks(release, rows: Iterable[Mapping[str, Any]], source: str | 
         iid = row["instance_id"]
         task = by_id.get(iid)
         if task is None:
-            raise InputError("the source has no task for this release row", path=spec, row=n, field="instance_id",
-                             actual=iid)
+            raise InputError("the source has no task for this release row", path=spec, field="instance_id",
+                             actual=iid, hint=f"release row {n}")
         got = task_sha256(task)
         if got != row["source_task_sha256"]:
-            raise InputError("source task differs from the one the release was built from", path=spec, row=n,
+            raise InputError("source task differs from the one the release was built from", path=spec,
                              field="source_task_sha256", expected=row["source_task_sha256"], actual=got,
-                             hint=f"instance {iid}")
+                             hint=f"instance {iid} (release row {n})")
         out[iid] = task
     return out
 

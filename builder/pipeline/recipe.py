@@ -18,6 +18,7 @@ from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
 from .recipe_augment import AugmentationsSection, check_augmentations
+from .select_section import SelectSection, resolve_select
 
 SANDBOXES = ("auto", "docker", "bwrap")
 QUESTION_MODES = ("pool", "generate", "none")
@@ -63,9 +64,10 @@ class ClassifierSection:
     """``auto``, ``cpu`` or ``cuda``."""
     batch_size: int = 64
     """Messages per batch."""
-    question_intents: str = "classify"
-    """QA turns' intents: ``classify`` (labelled like every other message, as the paper measures Task Flows)
-    or ``declared`` (the intent the question pool declares, e.g. ``explain``)."""
+    question_intents: str = "declared"
+    """QA turns' intents: ``declared`` (the intent the question pool declares: the paper adds repository
+    questions as the explain intent) or ``classify`` (labelled by the classifier like every other message).
+    The build report shows TFAS and the intent mix under both."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,9 @@ class SplitSection:
     """Model id for the LLM backend."""
     responses: str = ""
     """Response store to replay (relative to the recipe); empty: no replay."""
+    context_checks: str = "on"
+    """Evaluation-context checks after splitting (docs/generation.md): ``on`` (a turn without a request, a
+    FAIL_TO_PASS test the split lost), ``strict`` (also every FAIL_TO_PASS test tied to some turn) or ``off``."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,10 @@ class QuestionsSection:
     """Response store for ``generate`` (relative to the recipe)."""
     trajectories: str = ""
     """Folder of solving trajectories for ``generate`` (relative to the recipe)."""
+    resolved: str = ""
+    """Optional results file with per-task resolution flags (mini-swe-agent ``results_summary.json`` or
+    ``{instance_id: bool}``): trajectories of unresolved tasks are not mined. Without it the run's exit status
+    (``Submitted``) and a non-empty patch decide."""
     max_questions: int = 3
     """Questions proposed per task by ``generate``."""
 
@@ -144,29 +153,19 @@ class ConditionsSection:
     names: tuple[str, ...] = CONDITIONS
     """Conditions to build (each one split of the release)."""
     pool: str = ""
-    """Question pool the QA conditions use; empty: the first pool."""
+    """Question pool of ``tfas_optimized`` (and of the QA conditions when ``pools`` is empty); empty: the first
+    pool."""
+    pools: tuple[str, ...] = ()
+    """Pools the QA conditions are built for, one split per condition and pool named ``<condition>_<pool>``
+    (two pools give the paper's 12 splits); empty: one split per condition from ``pool``, plain names."""
     seed: int = 0
     """Seed of the seeded placements (``qa_random``)."""
 
+    def plan(self, pool_names: tuple[str, ...]):
+        """The release's splits (:func:`swe_taskflow.conditions.split_plan`); ``pool_names``: the build's pools."""
+        from swe_taskflow.conditions import split_plan
 
-@dataclass(frozen=True)
-class SelectSection:
-    seed: int = 0
-    """Seed of the randomized local search."""
-    restarts: int = 64
-    """Restarts of the local search (paper: 64)."""
-    sweeps: int = 20
-    """Sweeps per restart, at most (paper: 20)."""
-    max_questions: int = 3
-    """At most this many questions per session (0..3)."""
-    include_original: bool = True
-    """Whether the original single prompt is in the candidate family of tasks with an ok split."""
-    apply_target_filter: bool = True
-    """Only candidates with at least the target's ``min_messages`` turns."""
-    min_full_split_share: float = 0.0
-    """Share of ok-split tasks that must keep three issue turns (1.0: the paper's run)."""
-    min_question_share: float = 0.0
-    """Share of the usable questions that must be kept."""
+        return split_plan(self.names, qa_pools=self.pools, pool=self.pool or (pool_names[0] if pool_names else None))
 
 
 @dataclass(frozen=True)
@@ -190,6 +189,16 @@ class Recipe:
     @property
     def base(self) -> Path:
         return self.path.parent
+
+    def pool_names(self) -> tuple[str, ...]:
+        """Names of the build's question pools (``generated`` for mined questions)."""
+        if self.questions.mode == "generate":
+            return ("generated",)
+        return tuple(p.name for p in self.questions.pools) if self.questions.mode == "pool" else ()
+
+    def splits(self):
+        """The release's splits in order: name, condition, question pool."""
+        return self.conditions.plan(self.pool_names())
 
     def resolve(self, rel: str) -> Path:
         """A recipe path made absolute against the recipe's folder."""
@@ -246,7 +255,7 @@ def _build(cls, data: Any, where: str, path: Path):
             continue
         value = data[name]
         key = f"{where}.{name}"
-        if name == "pools":
+        if name == "pools" and cls is QuestionsSection:
             if not isinstance(value, list):
                 raise ConfigError("must be an array of tables", path=str(path), field=key)
             value = tuple(_build(PoolSection, v, f"{key}[{i}]", path) for i, v in enumerate(value))
@@ -271,6 +280,11 @@ def _check(recipe: Recipe) -> None:
     if recipe.proofs.sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", path=p, field="proofs.sandbox", expected=SANDBOXES,
                           actual=recipe.proofs.sandbox)
+    from swe_taskflow.context_checks import MODES as CONTEXT_MODES
+
+    if recipe.split.context_checks not in CONTEXT_MODES:
+        raise ConfigError("unknown context_checks mode", path=p, field="split.context_checks", expected=CONTEXT_MODES,
+                          actual=recipe.split.context_checks)
     if recipe.classifier.question_intents not in QUESTION_INTENTS:
         raise ConfigError("unknown question_intents", path=p, field="classifier.question_intents",
                           expected=QUESTION_INTENTS, actual=recipe.classifier.question_intents)
@@ -298,13 +312,11 @@ def _check(recipe: Recipe) -> None:
                                 ("questions.max_questions", recipe.questions.max_questions, 1)):
         if value < minimum:
             raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
-    for key in ("min_full_split_share", "min_question_share"):
-        value = getattr(recipe.select, key)
-        if not 0.0 <= value <= 1.0:
-            raise ConfigError("a share must lie in [0, 1]", path=p, field=f"select.{key}", actual=value)
-    if recipe.select.max_questions > 3:
-        raise ConfigError("out of range", path=p, field="select.max_questions", expected="0..3",
-                          actual=recipe.select.max_questions)
+    try:
+        recipe.select.to_config()
+    except ConfigError as exc:
+        key = "max_questions" if exc.field == "max_questions_per_task" else exc.field
+        raise ConfigError(exc.message, path=p, field=f"select.{key}", expected=exc.expected, actual=exc.actual) from None
     names = [pool.name for pool in recipe.questions.pools]
     for i, pool in enumerate(recipe.questions.pools):
         if not SPLIT_NAME_RE.match(pool.name):
@@ -317,9 +329,19 @@ def _check(recipe: Recipe) -> None:
         raise ConfigError("duplicate pool name", path=p, field="questions.pools", actual=names)
     if recipe.questions.mode == "pool" and not recipe.questions.pools:
         raise ConfigError("mode 'pool' needs at least one [[questions.pools]]", path=p, field="questions.pools")
-    if recipe.conditions.pool and recipe.conditions.pool not in names and recipe.questions.mode == "pool":
-        raise ConfigError("unknown pool", path=p, field="conditions.pool", expected=names, actual=recipe.conditions.pool)
-    qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_") or c == "tfas_optimized"]
+    known = recipe.pool_names()
+    if recipe.conditions.pool and recipe.conditions.pool not in known and recipe.questions.mode != "none":
+        raise ConfigError("unknown pool", path=p, field="conditions.pool", expected=known, actual=recipe.conditions.pool)
+    for i, name in enumerate(recipe.conditions.pools):
+        if name not in known:
+            raise ConfigError("unknown pool", path=p, field=f"conditions.pools[{i}]", expected=known, actual=name)
+    if len(set(recipe.conditions.pools)) != len(recipe.conditions.pools):
+        raise ConfigError("duplicate pool", path=p, field="conditions.pools", actual=list(recipe.conditions.pools))
+    try:
+        recipe.splits()
+    except ConfigError as exc:
+        raise ConfigError(exc.message, path=p, field="conditions", actual=exc.actual) from None
+    qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_")]
     if qa_conditions and recipe.questions.mode == "none":
         raise ConfigError("QA conditions need questions", path=p, field="conditions.names",
                           actual=qa_conditions, hint="set questions.mode or drop the QA conditions")
@@ -333,7 +355,8 @@ def _check(recipe: Recipe) -> None:
     for key, value in (("repos.bundled", recipe.repos.bundled), ("repos.path", recipe.repos.path),
                        ("split.responses", recipe.split.responses),
                        ("questions.responses", recipe.questions.responses),
-                       ("questions.trajectories", recipe.questions.trajectories)):
+                       ("questions.trajectories", recipe.questions.trajectories),
+                       ("questions.resolved", recipe.questions.resolved)):
         if value and not recipe.resolve(value).exists():
             raise ConfigError("path not found", path=p, field=key, actual=str(recipe.resolve(value)))
     if recipe.target.path != "default" and not recipe.resolve(recipe.target.path).exists():
@@ -357,6 +380,8 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
         if name not in data:
             raise ConfigError("missing section", path=str(path), field=name)
     sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items() if name in data}
+    if "select" in sections:
+        sections["select"] = resolve_select(sections["select"], data["select"], path)
     recipe = Recipe(path=path, raw=dict(data), **sections)
     _check(recipe)
     check_augmentations(recipe)

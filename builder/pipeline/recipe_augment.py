@@ -29,8 +29,9 @@ class AugmentationsSection:
     """Hand-written spec files (JSONL, relative to the recipe), checked like generated ones."""
     max_per_session: int = 2
     """Augmentation turns the TFAS-optimized selection may add to one session (0: the paper's family)."""
-    intents: str = "classify"
-    """Intents of augmentation turns: ``classify`` (labelled like every message) or ``declared`` (the kind's)."""
+    intents: str = "declared"
+    """Intents of augmentation turns for TFAS: ``declared`` (the kind's, as QA turns carry explain) or
+    ``classify`` (the classifier's label); the report lists every disagreement either way."""
     timeout_s: int = 120
     """Wall-clock limit of one sandbox run of a check."""
 

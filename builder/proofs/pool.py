@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from swe_taskflow.errors import InputError, SandboxError
 from swe_taskflow.jsonl import read_jsonl, write_jsonl
-from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report
+from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report, rejection_cause
 from swe_taskflow.schema import QAItem
 
 from .config import ProofConfig
@@ -78,16 +78,24 @@ def _load_tasks(tasks_path: str | os.PathLike | None) -> dict[str, Mapping[str, 
     return tasks
 
 
+def _rejected_before_proof(item: QAItem) -> bool:
+    return item.status == "rejected" and item.proof_report is None
+
+
 def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, sandbox: str = "auto",
                   jobs: int = 2, cache_dir=None, tasks_path=None, config: ProofConfig | None = None,
                   timeout_s: float | None = None, progress: bool = True) -> dict[str, Any]:
     """Run every question's proof and write the pool back with ``proof_report``, ``status`` and ``reason``.
 
-    accepted = proof passed; rejected = a failed proof (reason = its status); error = the sandbox
-    could not judge (infrastructure-error). With ``tasks_path`` (Task JSONL) a task's ``patch`` is the
+    accepted = proof passed; rejected = a failed proof (reason = its status, and for ``patch-mismatch``
+    whether the output drifted or the run after the patch failed); error = the sandbox could not judge
+    (infrastructure-error). A row already rejected before any proof ran (by generation checks) is kept
+    as it is: no proof can accept it. With ``tasks_path`` (Task JSONL) a task's ``patch`` is the
     gold patch, its ``repo`` names the repository folder and (Docker, without ``image``) its
     ``image_name`` is the image to run in. ``jobs`` bounds the containers at once.
-    Returns ``{"total", "accepted", "rejected", "error", "cached", "by_status", "sandbox"}``.
+    Returns ``{"total", "accepted", "rejected", "error", "cached", "by_status", "rejected_by_cause",
+    "not_run", "sandbox"}`` (``rejected_by_cause``: output-drift / failure, see
+    :func:`swe_taskflow.proofs.rejection_cause`).
     """
     if int(jobs) < 1:
         from swe_taskflow.errors import ConfigError
@@ -155,9 +163,10 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
     from tqdm import tqdm
 
     results: list[tuple[ProofReport, bool] | None] = [None] * len(items)
+    todo = [i for i, item in enumerate(items) if not _rejected_before_proof(item)]
     with ThreadPoolExecutor(max_workers=int(jobs)) as pool, \
-            tqdm(total=len(items), desc="proofs", unit="q", disable=not progress or None) as bar:
-        futures = {pool.submit(one, item): i for i, item in enumerate(items)}
+            tqdm(total=len(todo), desc="proofs", unit="q", disable=not progress or None) as bar:
+        futures = {pool.submit(one, items[i]): i for i in todo}
         from concurrent.futures import as_completed
 
         for fut in as_completed(futures):
@@ -170,12 +179,24 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
             bar.update(1)
     rows = []
     summary: dict[str, Any] = {"total": len(items), "accepted": 0, "rejected": 0, "error": 0, "cached": 0,
-                               "by_status": {}, "sandbox": kind, "image": image_name, "image_id": img_id}
+                               "by_status": {}, "rejected_by_cause": {}, "not_run": 0, "sandbox": kind,
+                               "image": image_name, "image_id": img_id}
     for item, res in zip(items, results):
-        report, was_cached = res  # type: ignore[misc]
+        if res is None:                       # rejected before any proof: kept with its own reason
+            rows.append(item.to_dict())
+            summary["rejected"] += 1
+            summary["not_run"] += 1
+            continue
+        report, was_cached = res
         status = "accepted" if report.status == PASSED else "error" if report.status == INFRA_ERROR else "rejected"
         row = item.to_dict()
-        row.update(proof_report=report.to_dict(), status=status, reason=report.status)
+        cause, where = rejection_cause(report)
+        reason = report.status
+        if report.status == "patch-mismatch":
+            reason += ": output drift" if cause == "output-drift" else ": failed after the gold patch"
+        if cause:
+            summary["rejected_by_cause"][cause] = summary["rejected_by_cause"].get(cause, 0) + 1
+        row.update(proof_report=report.to_dict(), status=status, reason=reason)
         rows.append(row)
         summary[status] += 1
         summary["cached"] += int(was_cached)

@@ -19,7 +19,7 @@ from swe_taskflow.schema import QAItem, Task
 from ..split.jsonreply import parse_json_object
 from ..split.prompts import load_prompt, render
 from .leakage import evidence_problems, leaks, patch_facts
-from .trajectory import Trajectory, read_trajectory
+from .trajectory import Trajectory, read_trajectory, solving_problem
 
 STAGE_GENERATE = "qa.generate"
 STAGE_REVIEW = "qa.review"
@@ -82,19 +82,32 @@ def review_messages(question: str, answer: str, evidence: list[dict]) -> list[di
     return [{"role": "user", "content": prompt}]
 
 
+def skipped_task(instance_id: str, kind: str, reason: str) -> QAItem:
+    """The one rejected record that stands for a task no question was mined for (nothing is dropped silently)."""
+    return QAItem(question_id=f"{instance_id}::{kind}", instance_id=instance_id, question="", reference_answer="",
+                  status="rejected", reason=f"{kind}: {reason}")
+
+
 def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | Path | None, llm, *,
-                       max_questions: int = 3) -> list[QAItem]:
-    """Propose, check and review up to ``max_questions`` questions for ``task``."""
+                       max_questions: int = 3, resolved: bool | None = None) -> list[QAItem]:
+    """Propose, check and review up to ``max_questions`` questions for ``task``.
+
+    Only a solving run is mined (:func:`~builder.qa.trajectory.solving_problem`; ``resolved`` is the
+    task's flag from a results file, if any): otherwise one ``trajectory-not-solving`` record, no LLM call."""
     from swe_taskflow.errors import ConfigError
     if not 1 <= max_questions <= 3:
         raise ConfigError("max_questions must be 1-3 (Appendix E)", field="max_questions", actual=max_questions)
     traj = read_trajectory(trajectory_path)
+    why = solving_problem(traj, resolved)
+    if why:
+        return [skipped_task(task.instance_id, "trajectory-not-solving", why)]
     repo = Path(repo_dir) if repo_dir is not None else None
     _, gen_sha = load_prompt("qa_generate")
     _, rev_sha = load_prompt("qa_review")
     repo_checked = repo is not None and repo.is_dir()
     generator = {**llm.info, "prompt_sha256": gen_sha, "trajectory": Path(traj.path).name,
-                 "trajectory_format": traj.trajectory_format, "repo_checked": repo_checked}
+                 "trajectory_format": traj.trajectory_format, "trajectory_exit_status": traj.exit_status,
+                 "trajectory_resolved": resolved, "repo_checked": repo_checked}
     reply = llm.complete(generation_messages(task, traj, repo, max_questions), stage=STAGE_GENERATE)
     generator["response_key"] = reply.key
     obj, why = parse_json_object(reply.text)

@@ -1,4 +1,9 @@
-"""Read a mini-swe-agent trajectory (``.traj.json`` or ``.traj.json.gz``) into the facts QA mining needs."""
+"""Read a mini-swe-agent trajectory (``.traj.json`` or ``.traj.json.gz``) into the facts QA mining needs.
+
+Questions are mined only from a run that solved the issue (Appendix E): the run must have ended by
+submitting (``exit_status``), with a non-empty patch, and, where a results file records it, the
+submission must have resolved the task.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swe_taskflow.errors import InputError
+
+#: ``info.exit_status`` values of a run that ended by submitting its patch (mini-swe-agent).
+SOLVED_EXIT_STATUSES = ("Submitted",)
 
 _BASH = re.compile(r"```bash\s*\n(.*?)```", re.S)
 _PR = re.compile(r"<pr_description>(.*?)</pr_description>", re.S)
@@ -74,3 +82,40 @@ def find_trajectory(folder: str | Path, instance_id: str) -> Path | None:
             if (sub / name).exists():
                 return sub / name
     return None
+
+
+def load_resolved(path: str | Path) -> dict[str, bool]:
+    """Per-instance resolution flags from a results file: a mini-swe-agent ``results_summary.json``
+    (``{"instances": [{"instance_id", "resolved"}, ...]}``) or an ``{instance_id: bool}`` mapping
+    (SWE-Bench Pro ``eval_results``)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("results file not found", path=str(path)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"results file is not JSON: {exc}", path=str(path)) from None
+    rows = data.get("instances") if isinstance(data, dict) and "instances" in data else None
+    if rows is None:
+        if not isinstance(data, dict) or not all(isinstance(v, bool) for v in data.values()):
+            raise InputError("not a results file: expected {instance_id: bool} or {'instances': [...]}", path=str(path))
+        return dict(data)
+    out = {}
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict) or not isinstance(r.get("instance_id"), str) or not isinstance(r.get("resolved"), bool):
+            raise InputError("results row needs instance_id and a boolean resolved", path=str(path), row=i,
+                             field="resolved")
+        out[r["instance_id"]] = r["resolved"]
+    return out
+
+
+def solving_problem(traj: Trajectory, resolved: bool | None = None) -> str:
+    """Why ``traj`` cannot count as a solving run ('' when it can). ``resolved``: the task's flag from a
+    results file, or None when no file records it (then the exit status and patch decide)."""
+    if traj.exit_status not in SOLVED_EXIT_STATUSES:
+        return f"exit status {traj.exit_status or '(none)'!r}: the run did not submit a solution"
+    if not traj.submission.strip():
+        return "the run submitted an empty patch"
+    if resolved is False:
+        return "the submitted patch did not resolve the task (results file)"
+    return ""

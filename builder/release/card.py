@@ -10,6 +10,7 @@ them against the published parquet files. Deterministic: no dates, sorted where 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -136,7 +137,6 @@ def questions_section(splits: Mapping[str, Sequence[Mapping[str, Any]]], manifes
                 authors.setdefault(q["question_id"], g.get("model") or g.get("name") or g.get("provenance") or "unknown")
     lines = []
     if authors:
-        from collections import Counter
         lines.append("Question authors (`questions[].generator`): "
                      + ", ".join(f"`{k}` {v}" for k, v in sorted(Counter(authors.values()).items())) + ".")
     lines += question_rows_lines(manifest, splits)
@@ -188,12 +188,16 @@ def target_section(target, manifest: Manifest) -> str:
 
 
 def tfas_table(manifest: Manifest) -> str:
-    rows = ["| split | condition | question pool | rows | TFAS | S_L | S_T | S_R |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    """TFAS with its components per split, and how each split's candidates were selected (Appendix F asks
+    for the configuration beside every aggregate)."""
+    rules = (manifest.provenance or {}).get("selection") or {}
+    rows = ["| split | condition | question pool | rows | TFAS | S_L | S_T | S_R | candidate selection |",
+            "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for s in manifest.configs().get(SESSION_CONFIG, []):
         t = s.tfas or {}
         f = lambda k, p: f"{t[k]:.{p}f}" if k in t else "-"  # noqa: E731
         rows.append(f"| `{s.name}` | {s.condition or '-'} | {s.question_pool or '-'} | {s.rows} | {f('tfas', 2)} | "
-                    f"{f('S_L', 3)} | {f('S_T', 3)} | {f('S_R', 3)} |")
+                    f"{f('S_L', 3)} | {f('S_T', 3)} | {f('S_R', 3)} | {rules.get(s.name, '-')} |")
     return "\n".join(rows)
 
 

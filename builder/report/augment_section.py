@@ -53,8 +53,8 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
                    f"{json.dumps(stage['not_tried_after_acceptance'], sort_keys=True)}")
     dis = data.get("disagreements") or {}
     out += ["", "### Classifier on the generated texts", "",
-            f"Turn intents used for TFAS: **{data.get('intents', 'classify')}** "
-            "(`classify`: the classifier's label, as for every message; `declared`: the kind's intent).", ""]
+            f"Turn intents used for TFAS: **{data.get('intents', 'declared')}** "
+            "(`declared`: the kind's intent; `classify`: the classifier's label, as for every message).", ""]
     if dis:
         out += _table(["kind", "declared intent", "texts", "labelled as declared", "labels"],
                       [(k, v["declared"], v["texts"], v["agree"], json.dumps(v["labels"], sort_keys=True))

@@ -46,6 +46,10 @@ class ReportData:
     verify: Mapping[str, Any] = field(default_factory=dict)
     stages: Sequence[Mapping[str, Any]] = ()
     notes: Sequence[str] = ()
+    split_rules: Mapping[str, str] = field(default_factory=dict)
+    """Split -> how its candidates were selected (shown beside its TFAS)."""
+    question_intents: Mapping[str, Any] = field(default_factory=dict)
+    """:func:`builder.report.question_intents.compare` of the release's splits."""
     #: The augment stage's summary, the with/without TFAS table and the classifier's disagreements.
     augmentations: Mapping[str, Any] = field(default_factory=dict)
 
@@ -165,17 +169,26 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
     md += ["## TFAS against the target (Table 2 shape)", "",
            f"Target: {data.target.population or data.target.name}; filter: at least {data.target.min_messages} "
            "messages. Benchmarks measured unfiltered, so single-message sessions score S_L = 0.", ""]
-    md += _md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS"],
+    rules = {"source benchmark (single prompts)": "none: the source benchmark's own prompts", **data.split_rules}
+    md += _md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS", "candidate selection"],
                     [(r["name"], r["sessions"], r["mean_turns"], _fmt(r, "S_L", ".3f"), _fmt(r, "S_T", ".3f"),
-                      _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f")) for r in tfas])
+                      _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f"), rules.get(r["name"], "-")) for r in tfas],
+                    "---|" + "---:|" * 6 + "---")
     md.append("")
     if data.selection:
         sel = data.selection
+        cons = sel.get("constraints", {})
         md += ["## TFAS-optimized selection", "",
+               f"- configuration: {sel.get('config_text', json.dumps(sel.get('config', {}), sort_keys=True))}",
                f"- sessions by number of questions: {json.dumps(sel.get('sessions_by_questions', {}))}",
                f"- placement: {json.dumps(sel.get('placement', {}))}",
                f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
+               "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
+                                                                  for k, c in cons.items()) or "none recorded"),
                f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
+    from .question_intents import render_markdown as intents_md
+
+    md += intents_md(data.question_intents)
     from .augment_section import augmentation_md
     md += augmentation_md(data.augmentations)
     md += ["## Task Flow pictures", ""]
@@ -212,6 +225,7 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
         "title": data.title, "release": dict(rel), "target": data.target.name, "tfas": tfas,
         "gaps": {k: v.as_dict() for k, v in gaps.items()}, "counts": data.counts, "selection": data.selection,
         "llm": data.llm, "verify": data.verify, "pictures": [p[1] for p in pictures],
+        "split_rules": dict(data.split_rules), "question_intents": data.question_intents,
         "augmentations": data.augmentations,
     }, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
     return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "report.json"}

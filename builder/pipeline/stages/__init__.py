@@ -21,7 +21,7 @@ def _files_source(r) -> list[Path]:
 def _files_pools(r) -> list[Path]:
     out = [r.resolve(p.path) for p in r.questions.pools] if r.questions.mode == "pool" else []
     if r.questions.mode == "generate":
-        out += [r.resolve(x) for x in (r.questions.responses, r.questions.trajectories) if x]
+        out += [r.resolve(x) for x in (r.questions.responses, r.questions.trajectories, r.questions.resolved) if x]
     return out
 
 
@@ -81,7 +81,7 @@ def _augment_sandbox(r):
 
 
 def _write_config(r):
-    return {"release": r.section("release"), "conditions": list(r.conditions.names),
+    return {"release": r.section("release"), "conditions": r.section("conditions"), "select": r.section("select"),
             "recipe_raw": dict(r.raw), "package": _package_state()}
 
 
@@ -103,7 +103,8 @@ def pipeline_stages() -> list[Stage]:
               description="label each task's original prompt (the source benchmark's Task Flow)"),
         Stage("split", split.run, needs=("ingest",), config=lambda r: {"split": r.section("split")},
               files=lambda r: _files_split(r) + _existing(PROMPTS),
-              code=("builder.split", "builder.llm", "swe_taskflow.split_checks", "builder.pipeline.stages.split"),
+              code=("builder.split", "builder.llm", "swe_taskflow.split_checks", "swe_taskflow.context_checks",
+                    "builder.pipeline.stages.split"),
               description="split each issue into three ordered turns"),
         Stage("questions", questions.run, needs=("ingest",),
               config=lambda r: {"questions": r.section("questions"), "repos": r.section("repos")},
@@ -137,12 +138,15 @@ def pipeline_stages() -> list[Stage]:
               config=lambda r: {"select": r.section("select"), "target": r.section("target"),
                                 "conditions": list(r.conditions.names),
                                 "max_augments": r.augmentations.max_per_session if r.augmentations.kinds else 0},
-              files=_files_target, code=("swe_taskflow.select", "swe_taskflow.target", "swe_taskflow.targets",
+              files=_files_target, code=("swe_taskflow.select", "swe_taskflow.select_config",
+                                         "swe_taskflow.select_families", "swe_taskflow.select_search",
+                                         "swe_taskflow.target", "swe_taskflow.targets",
                                          "builder.pipeline.stages.select"),
               description="choose the TFAS-optimized session per task"),
         Stage("write", write.run, needs=("ingest", "split", "questions", "proofs", "augment", "classify_turns",
                                          "assemble", "select"),
               config=_write_config, code=("builder.release", "swe_taskflow.rows", "swe_taskflow.features",
+                                          "swe_taskflow.select_config", "swe_taskflow.conditions",
                                           "swe_taskflow.manifest", "swe_taskflow.hashing",
                                           "builder.pipeline.stages.write"),
               description="write the release folder (parquet, card, manifest)"),
@@ -150,8 +154,10 @@ def pipeline_stages() -> list[Stage]:
               description="verify the release as an auditor would"),
         Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "questions", "proofs", "augment",
                                            "classify_turns", "assemble", "select", "write", "verify"),
-              config=lambda r: {"release": r.section("release")},
-              code=("builder.report", "swe_taskflow.gap", "builder.pipeline.stages.report"),
+              config=lambda r: {"release": r.section("release"), "conditions": r.section("conditions"),
+                                "select": r.section("select"), "classifier": r.section("classifier")},
+              code=("builder.report", "swe_taskflow.gap", "swe_taskflow.select_config",
+                    "builder.pipeline.stages.report"),
               description="render the build report (Markdown, HTML, Sankey PNGs)"),
     ]
 

@@ -2,10 +2,11 @@
 
 Issue texts (originals, split parts, merged parts) and question texts are labelled by the same
 classifier as every other corpus (paper Appendix A), so a benchmark's Task Flow is measured the
-way the target's was. A question keeps its pool's declared intent in ``declared_intent``; with
-``classifier.question_intents = "declared"`` the declared intent is used instead of the label.
-Augmentation turns (stage ``augment``) are labelled the same way; ``augmentations.intents`` chooses
-label or declared intent for them, and every disagreement between the two is reported.
+way the target's was. A question keeps both its pool's declared intent (``declared_intent``) and its
+label (``classified_intent``); ``classifier.question_intents`` says which one its turns carry
+(``declared`` by default: the paper adds repository questions as the explain intent).
+Augmentation turns (stage ``augment``) declare their kind's intent and are labelled the same way;
+``augmentations.intents`` says which one their turns carry, and every disagreement is reported.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def run(ctx) -> None:
         for t in m.issue_texts():
             texts.setdefault(t, "issue")
     for q in pool:
-        texts.setdefault(q.question, "qa")
+        if q.question.strip():        # a record of a task no question was mined for has no text
+            texts.setdefault(q.question, "qa")
     for q in augments:
         if q.question.strip():
             texts.setdefault(q.question, q.kind)
@@ -59,14 +61,17 @@ def run(ctx) -> None:
     declared = ctx.recipe.classifier.question_intents == "declared"
     labelled = []
     for q in pool:
-        row = (q if declared else dataclasses.replace(q, intent=by_text[q.question].intent)).to_dict()
+        got = by_text[q.question].intent if q.question in by_text else q.intent
+        row = (q if declared else dataclasses.replace(q, intent=got)).to_dict()
         row["declared_intent"] = q.intent
+        row["classified_intent"] = got
         labelled.append(row)
     aug_declared = ctx.recipe.augmentations.intents == "declared"
     for q in augments:
-        use = aug_declared or not q.question.strip()
-        row = (q if use else dataclasses.replace(q, intent=by_text[q.question].intent)).to_dict()
+        got = by_text[q.question].intent if q.question in by_text else q.intent
+        row = (q if aug_declared else dataclasses.replace(q, intent=got)).to_dict()
         row["declared_intent"] = q.intent
+        row["classified_intent"] = got
         labelled.append(row)
     write_jsonl(ctx.out / "pool_labelled.jsonl", labelled)
     ctx.summary.update(
@@ -77,4 +82,5 @@ def run(ctx) -> None:
         augment_disagreements=disagreements(augments, by_text),
         intents=dict(sorted(Counter(p.intent for p in preds).items())),
         question_intents=ctx.recipe.classifier.question_intents,
-        questions_matching_declared_intent=sum(1 for q in pool if by_text[q.question].intent == q.intent))
+        questions_matching_declared_intent=sum(1 for q in pool if q.question in by_text
+                                               and by_text[q.question].intent == q.intent))

@@ -129,6 +129,8 @@ def run(ctx) -> None:
     ctx.summary.update(enabled=True, sandbox=kind, image=", ".join(used), images_built=images,
                        accepted=summary.get("accepted", 0), rejected=summary.get("rejected", 0),
                        error=summary.get("error", 0), by_status=dict(sorted(summary.get("by_status", {}).items())),
+                       rejected_by_cause=dict(sorted(summary.get("rejected_by_cause", {}).items())),
+                       rejected_before_proof=summary.get("not_run", 0),
                        rejected_by_reason=dict(sorted(Counter(r["reason"] for r in rows
                                                               if r["status"] != "accepted").items())),
                        gold_patch=bool(sec.gold_patch), repos=repos_info.get("kind"))

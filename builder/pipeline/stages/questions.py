@@ -22,6 +22,8 @@ def _from_pools(ctx, task_ids: set[str]):
 
 
 def _generate(ctx, tasks):
+    """Mine questions from each task's solving trajectory; a task without one, or whose run did not solve
+    it, gets one rejected record saying why (and a row in ``trajectories.jsonl``)."""
     sec = ctx.recipe.questions
     qa = need_module("builder.qa", "issue 4, generation")
     llm = need_module("builder.llm", "issue 4, generation")
@@ -31,19 +33,27 @@ def _generate(ctx, tasks):
 
     repos_dir, _ = materialize(ctx.recipe, ctx.cache.root, tasks)
     traj_dir = ctx.recipe.resolve(sec.trajectories)
-    items = []
+    resolved = qa.load_resolved(ctx.recipe.resolve(sec.resolved)) if sec.resolved else {}
+    items, status_rows = [], []
     ctx.progress.set_total(len(tasks))
     for task in tasks:
-        traj = next((p for p in (traj_dir / f"{task.instance_id}.traj.json", traj_dir / f"{task.instance_id}.traj.json.gz")
-                     if p.exists()), None)
-        repo = repo_for(repos_dir, task.instance_id, task.repo)
-        if traj is None or repo is None:
-            ctx.progress.advance(failed=1)
-            continue
-        got = qa.generate_questions(task, traj, repo, backend, max_questions=sec.max_questions)
+        traj = qa.find_trajectory(traj_dir, task.instance_id)
+        if traj is None:
+            got = [qa.skipped_task(task.instance_id, "no-trajectory", f"no trajectory in {sec.trajectories}")]
+        else:
+            got = qa.generate_questions(task, traj, repo_for(repos_dir, task.instance_id, task.repo), backend,
+                                        max_questions=sec.max_questions, resolved=resolved.get(task.instance_id))
+        skipped = len(got) == 1 and got[0].question_id.endswith(("::no-trajectory", "::trajectory-not-solving"))
+        status_rows.append({"instance_id": task.instance_id, "trajectory": traj.name if traj else None,
+                            "resolved": resolved.get(task.instance_id),
+                            "status": "skipped" if skipped else "mined",
+                            "reason": got[0].reason if skipped else ""})
         items.extend(dataclasses.replace(q, pool=q.pool or "generated") for q in got)
-        ctx.progress.advance()
+        ctx.progress.advance(failed=int(skipped))
+    write_jsonl(ctx.out / "trajectories.jsonl", status_rows)
     write_json(ctx.out / "_volatile" / "llm_usage.json", backend.ledger.to_dict())
+    ctx.summary["trajectories"] = dict(sorted(Counter(
+        r["reason"].split(":")[0] if r["status"] == "skipped" else "mined" for r in status_rows).items()))
     return items, []
 
 

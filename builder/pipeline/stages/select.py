@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -53,20 +54,13 @@ def run(ctx) -> None:
     if "tfas_optimized" not in ctx.recipe.conditions.names:
         ctx.summary.update(selected=False, target=target.name)
         return
-    from swe_taskflow.select import SelectConfig, select
+    from swe_taskflow.select import select
 
-    sec = ctx.recipe.select
     aug = ctx.recipe.augmentations
     max_aug = aug.max_per_session if aug.kinds else 0
-    try:
-        config = SelectConfig(restarts=sec.restarts, sweeps=sec.sweeps, seed=sec.seed,
-                              max_questions_per_task=sec.max_questions, include_original=sec.include_original,
-                              apply_target_filter=sec.apply_target_filter,
-                              min_full_split_share=sec.min_full_split_share, min_question_share=sec.min_question_share,
-                              max_augments_per_task=max_aug)
-    except ConfigError as exc:
-        raise ConfigError(exc.message, path=str(ctx.recipe.path), field=f"select.{exc.field}", actual=exc.actual) from None
-    materials, intents, _ = materials_and_intents(ctx)
+    config = dataclasses.replace(ctx.recipe.select.to_config(), max_augments_per_task=max_aug)  # validated at load
+    spec = next(s for s in ctx.recipe.splits() if s.condition == "tfas_optimized")
+    materials, intents, _ = materials_and_intents(ctx, spec.pool)
     ctx.progress.set_total(len(materials))
     selection = select(materials, intents, target, config)
     rows = selection.rows()
@@ -77,6 +71,7 @@ def run(ctx) -> None:
         report["with_and_without_augmentations"] = augmentation_table(materials, intents, target, config, selection)
     write_json(ctx.out / "select_report.json", report)
     ctx.progress.advance(len(materials))
-    ctx.summary.update(selected=True, target=target.name, score=report["score"],
+    ctx.summary.update(selected=True, target=target.name, score=report["score"], config_text=report["config_text"],
+                       constraints=report["constraints"],
                        sessions_by_questions=report["sessions_by_questions"], placement=report["placement"],
                        questions_by_slot=report["questions_by_slot"])

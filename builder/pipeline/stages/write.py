@@ -13,24 +13,19 @@ from ..hashing import sha256_file
 from .common import need_module, read_splits, read_tasks
 
 
-#: Conditions without questions: their rows carry no question pool.
-NO_POOL_CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat")
-
-
-def pool_name(recipe) -> str | None:
-    """The pool the QA conditions are built from (the recipe's ``conditions.pool``, else the first pool)."""
-    if recipe.conditions.pool:
-        return recipe.conditions.pool
-    if recipe.questions.mode == "generate":
-        return "generated"
-    return recipe.questions.pools[0].name if recipe.questions.pools else None
-
-
 def condition_files(ctx) -> dict[str, Path]:
-    """Condition -> its ConditionRow JSONL, in the recipe's order."""
+    """Split name -> its ConditionRow JSONL, in the recipe's order."""
     found = {p.stem: p for p in (ctx.input("assemble") / "conditions").glob("*.jsonl")}
     found.update({p.stem: p for p in (ctx.input("select") / "conditions").glob("*.jsonl")})
-    return {c: found[c] for c in ctx.recipe.conditions.names if c in found}
+    return {s.split: found[s.split] for s in ctx.recipe.splits() if s.split in found}
+
+
+def split_rules(recipe) -> dict[str, str]:
+    """Split -> how its candidates were selected (printed beside every TFAS: report, card)."""
+    from swe_taskflow.select_config import describe_split
+
+    return {s.split: describe_split(s.condition, pool=s.pool, seed=recipe.conditions.seed,
+                                    config=recipe.select.to_config()) for s in recipe.splits()}
 
 
 def provenance(ctx) -> dict:
@@ -51,6 +46,7 @@ def provenance(ctx) -> dict:
         "prompts": {"splitter": summaries.get("split", {}).get("splitter", {}).get("prompt_sha256"),
                     "classifier": summaries.get("classify_turns", {}).get("classifier", {}).get("prompt_sha256")},
         "seeds": {"conditions": recipe.conditions.seed, "select": recipe.select.seed},
+        "selection": split_rules(recipe),
         "pipeline": {name: json.loads((path / ".stage.json").read_text())["output_hash"]
                      for name, path in ctx.inputs.items() if (path / ".stage.json").exists()},
     }
@@ -100,6 +96,7 @@ def run(ctx) -> None:
     for n, obj in read_jsonl(ctx.input("classify_turns") / "pool_labelled.jsonl"):
         questions[obj["question_id"]] = QAItem.from_dict(obj, row=n)
     files = condition_files(ctx)
+    pool_of = {s.split: s.pool for s in ctx.recipe.splits()}
     ctx.progress.set_total(len(files))
     out_splits: dict[str, list] = {}
     skipped: dict[str, dict[str, int]] = {}
@@ -111,9 +108,9 @@ def run(ctx) -> None:
                 skipped[cond][obj.get("status", "?")] += 1
                 continue
             session = Session.from_dict(obj["session"], where=str(path), row=n)
-            if cond not in NO_POOL_CONDITIONS:
+            if pool_of[cond] is not None:
                 # A split is built from one pool: its rows name it even where a task got no question from it.
-                session = dataclasses.replace(session, question_pool=pool_name(ctx.recipe))
+                session = dataclasses.replace(session, question_pool=pool_of[cond])
             iid = session.instance_id
             rows.append(rows_mod.build_row(tasks[iid], session, splits.get(iid), questions, where=str(path), row=n))
         out_splits[cond] = rows

@@ -1,0 +1,65 @@
+"""The build's ``questions`` stage in ``generate`` mode: every task gets a trajectory status, and a run
+that did not solve its task is never sent to the model."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from builder.pipeline.recipe import load_recipe
+from builder.pipeline.stages import questions
+from swe_taskflow.jsonl import read_jsonl, write_jsonl
+from swe_taskflow.schema import Task
+
+
+class _Progress:
+    done = failed = total = 0
+
+    def set_total(self, n):
+        self.total = n
+
+    def advance(self, n=1, *, failed=0):
+        self.done += n
+        self.failed += failed
+
+
+def _traj(path, iid, exit_status):
+    """Hand-written trajectories in mini-swe-agent's layout (not real runs)."""
+    path.write_text(json.dumps({"instance_id": iid, "trajectory_format": "mini-swe-agent-1",
+                                "info": {"exit_status": exit_status, "submission": "diff --git a/x b/x\n"},
+                                "messages": [{"role": "user", "content": "<pr_description>x</pr_description>"}]}))
+
+
+def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp_path):
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "x.py").write_text("X = 1\n")
+    trajs = tmp_path / "trajs"
+    trajs.mkdir()
+    _traj(trajs / "a__a-1.traj.json", "a__a-1", "LimitsExceeded")
+    _traj(trajs / "b__b-2.traj.json", "b__b-2", "Submitted")
+    (tmp_path / "results.json").write_text(json.dumps({"b__b-2": False}))
+    (tmp_path / "store").mkdir()
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
+                      '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\ntrajectories = "trajs"\n'
+                      'resolved = "results.json"\n[repos]\nbundled = "repo"\n')
+    ingest = tmp_path / "ingest"
+    tasks = [Task(instance_id=i, source="x", source_revision="", repo="o/r", base_commit="", original_prompt="p",
+                  problem_statement="p") for i in ("a__a-1", "b__b-2", "c__c-3")]
+    write_jsonl(ingest / "tasks.jsonl", (t.to_dict() for t in tasks))
+    out = tmp_path / "out"
+    ctx = SimpleNamespace(name="questions", recipe=load_recipe(recipe), out=out, inputs={"ingest": ingest},
+                          progress=_Progress(), cache=SimpleNamespace(root=tmp_path / "cache"), summary={},
+                          input=lambda s: {"ingest": ingest}[s])
+    questions.run(ctx)     # an LLM call would be a replay miss: none is made
+    status = {r["instance_id"]: r for _, r in read_jsonl(out / "trajectories.jsonl")}
+    assert {k: v["status"] for k, v in status.items()} == {"a__a-1": "skipped", "b__b-2": "skipped", "c__c-3": "skipped"}
+    assert "LimitsExceeded" in status["a__a-1"]["reason"]
+    assert "did not resolve" in status["b__b-2"]["reason"] and status["b__b-2"]["resolved"] is False
+    assert status["c__c-3"]["reason"].startswith("no-trajectory")
+    pool = [r for _, r in read_jsonl(out / "pool.jsonl")]
+    assert sorted(r["question_id"] for r in pool) == ["a__a-1::trajectory-not-solving",
+                                                      "b__b-2::trajectory-not-solving", "c__c-3::no-trajectory"]
+    assert all(r["status"] == "rejected" for r in pool)
+    assert ctx.summary["trajectories"] == {"no-trajectory": 1, "trajectory-not-solving": 2}
+    assert ctx.progress.failed == 3
