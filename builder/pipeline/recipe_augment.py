@@ -67,4 +67,13 @@ def check_augmentations(recipe) -> None:
                           actual=str(recipe.resolve(sec.responses)))
 
 
-__all__ = ["AugmentationsSection", "check_augmentations"]
+def selection_config(recipe):
+    """The TFAS-optimized selection's config: the [select] section's, admitting ``max_per_session``
+    augmentation turns per session when [augmentations] names kinds (one place for stages and provenance)."""
+    import dataclasses
+
+    sec = recipe.augmentations
+    return dataclasses.replace(recipe.select.to_config(), max_augments_per_task=sec.max_per_session if sec.kinds else 0)
+
+
+__all__ = ["AugmentationsSection", "check_augmentations", "selection_config"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from swe_taskflow.errors import ConfigError
 from swe_taskflow.jsonl import write_json, write_jsonl
 from swe_taskflow.target import load_target
 
+from ..recipe_augment import selection_config
 from .assemble import materials_and_intents
 from .common import need_module
 
@@ -56,9 +56,8 @@ def run(ctx) -> None:
         return
     from swe_taskflow.select import select
 
-    aug = ctx.recipe.augmentations
-    max_aug = aug.max_per_session if aug.kinds else 0
-    config = dataclasses.replace(ctx.recipe.select.to_config(), max_augments_per_task=max_aug)  # validated at load
+    config = selection_config(ctx.recipe)     # validated when the recipe was loaded
+    max_aug = config.max_augments_per_task
     spec = next(s for s in ctx.recipe.splits() if s.condition == "tfas_optimized")
     materials, intents, _ = materials_and_intents(ctx, spec.pool)
     ctx.progress.set_total(len(materials))
