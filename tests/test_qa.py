@@ -231,6 +231,7 @@ def test_results_files_load_in_both_layouts(tmp_path):
         load_resolved(_traj_file(tmp_path / "t.json"))
 
 
+@pytest.mark.data
 def test_every_shared_trajectory_is_a_solving_run(shared_dir):
     """The 371 shared mini-swe-agent runs are the resolved ones of their results file."""
     from builder.qa import load_resolved, solving_problem
