@@ -31,8 +31,8 @@ def _traj(path, iid, exit_status):
 
 
 def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp_path):
-    (tmp_path / "repo").mkdir()
-    (tmp_path / "repo" / "x.py").write_text("X = 1\n")
+    (tmp_path / "repos" / "o__r").mkdir(parents=True)
+    (tmp_path / "repos" / "o__r" / "x.py").write_text("X = 1\n")
     trajs = tmp_path / "trajs"
     trajs.mkdir()
     _traj(trajs / "a__a-1.traj.json", "a__a-1", "LimitsExceeded")
@@ -42,7 +42,7 @@ def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp
     recipe = tmp_path / "r.toml"
     recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
                       '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\ntrajectories = "trajs"\n'
-                      'resolved = "results.json"\n[repos]\nbundled = "repo"\n')
+                      'resolved = "results.json"\n[repos]\npath = "repos"\n')
     ingest = tmp_path / "ingest"
     tasks = [Task(instance_id=i, source="x", source_revision="", repo="o/r", base_commit="", original_prompt="p",
                   problem_statement="p") for i in ("a__a-1", "b__b-2", "c__c-3")]
