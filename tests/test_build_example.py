@@ -205,11 +205,12 @@ def test_every_question_is_about_its_rows_repository(clean_build, monkeypatch, t
     seen = 0
     for name, ds in loaded.items():
         for row in ds:
+            qa = [q for q in row["questions"] if q["kind"] == "qa"]   # augmentation turns: their own checks
             if row["repo"] != "swe-taskflow/ticketdesk":
-                assert row["questions"] == [], (name, row["instance_id"])
+                assert qa == [], (name, row["instance_id"])
                 continue
             assert row["base_commit"] == commit
-            for q in row["questions"]:
+            for q in qa:
                 report = q["proof_report"]
                 assert report["tree_sha_before"] == tree, (name, q["question_id"])
                 if report["sandbox"] == "docker":
@@ -278,13 +279,13 @@ def _release_questions(build_result) -> dict:
 def test_augmentation_references_reproduce_with_the_source_tasks(clean_build):
     """`verify --reprove --tasks`: every augmentation turn's reference is re-derived from a fresh sandbox run
     and, with the source tasks, checked against the gold patch (docs/augmentations.md)."""
-    from builder.augment.sandbox import run_proof_with_limits
+    from builder.proofs import run_proof
     from builder.sources import load_tasks
     from swe_taskflow.verify import verify_release
 
     (repos,) = (clean_build.out / "cache" / "work" / "repos").iterdir()
     tasks = {t.instance_id: t for t in load_tasks(str(DATA / "tasks.jsonl")).ok}
-    report = verify_release(clean_build.release, reprove=True, repos_dir=repos, run_proof=run_proof_with_limits,
+    report = verify_release(clean_build.release, reprove=True, repos_dir=repos, run_proof=run_proof,
                             tasks=tasks)
     assert report.ok, [str(e) for e in report.errors]
     kinds = {q["kind"] for q in _release_questions(clean_build).values()}
@@ -296,7 +297,7 @@ def test_augmentations_checked_at_creation_with_one_broken_item_per_kind(clean_b
     """Every kind is generated on the example's own task (sandbox) and planning on real tasks (text only);
     each deliberately broken hand-written item is rejected, with its reason; every accepted item's proof
     re-runs to the same reference, selected or not."""
-    from builder.augment.sandbox import run_proof_with_limits
+    from builder.proofs import run_proof
     from swe_taskflow.augment.reference import reproduce
 
     stage = {r.name: r for r in clean_build.results}["augment"]
@@ -313,7 +314,7 @@ def test_augmentations_checked_at_creation_with_one_broken_item_per_kind(clean_b
     for item in accepted:
         if item["proof_script"]:
             pr = item["proof_report"]
-            rerun = run_proof_with_limits(repos / "swe-taskflow__ticketdesk", item["proof_script"], image=pr["image"],
+            rerun = run_proof(repos / "swe-taskflow__ticketdesk", item["proof_script"], image=pr["image"],
                                           sandbox=pr["sandbox"], timeout_s=120, limits=pr["limits"])
             assert rerun.stdout_sha256 == pr["stdout_sha256"] and reproduce(item, rerun.stdout_excerpt) == []
     summary = json.loads((stage.path / "summary.json").read_text())

@@ -74,13 +74,4 @@ class Sandbox:
         return other
 
 
-def run_proof_with_limits(repo, script: str, *, image: str | None = None, sandbox: str = "auto",
-                          timeout_s: float | None = 60, limits=None) -> ProofReport:
-    """``run_proof`` with the limits a published report records (what ``verify --reprove`` passes for
-    augmentation items, whose checks ran with larger limits than a question's proof)."""
-    fields = set(ProofConfig.__dataclass_fields__)
-    config = ProofConfig(**{k: v for k, v in dict(limits).items() if k in fields}) if limits else None
-    return run_proof(repo, script, image=image, sandbox=sandbox, timeout_s=timeout_s, config=config)
-
-
-__all__ = ["Sandbox", "DEFAULT_CONFIG", "run_proof_with_limits"]
+__all__ = ["Sandbox", "DEFAULT_CONFIG"]

@@ -54,7 +54,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from swe_taskflow.verify import verify_release
     run_proof = tasks = None
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
-        from builder.augment.sandbox import run_proof_with_limits as run_proof
+        from builder.proofs import run_proof
     if args.tasks:
         from builder.sources import load_tasks
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
