@@ -303,3 +303,20 @@ def test_core_never_imports_the_builder():
             "swe_taskflow.augment.mutate, swe_taskflow.augment.attribute; "
             "print(any(m.startswith(('builder', 'docker', 'torch')) for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("text,asks", [
+    ("Before any edit, how would you plan this?", False),
+    ("Why does it fail? Please don't change any code yet.", False),
+    ("I only want a diagnosis, so do not edit anything.", False),
+    ("Find out why and fix it.", True),
+    ("Please implement it now.", True),
+    ("```diff\n+fix\n```\nReview this change.", False),      # shown code is material, not a request
+])
+def test_text_contract_reads_requests_for_changes(text, asks):
+    from swe_taskflow.augment.textcheck import asks_for_change, check_text
+    assert bool(asks_for_change(text)) == asks
+    assert check_text("debug", "") == [("empty-turn", "the turn has no text")]
+    bad = check_text("execute", "Run the tests, 4 pass.", command="make test",
+                     facts=[{"name": "failing_test", "value": "tests/a.py::test_x"}])
+    assert [k for k, _ in bad] == ["missing-command"]

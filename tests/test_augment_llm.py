@@ -84,3 +84,29 @@ def test_replay_miss_names_the_stage(setup):
     _, _, writer, ctx = setup
     with pytest.raises(ReplayMissError, match="augment.write"):
         realize(PLAN, ctx, writer)
+
+
+def test_cli_words_turns_through_a_replayed_backend(tmp_path, capsys):
+    """`augment run --llm replay --store DIR`: the same request the writer builds is answered from the store."""
+    from builder.cli import main
+
+    store_dir = tmp_path / "store"
+    llm = get_backend("replay", store=ResponseStore(store_dir), model=MODEL)
+    writer = LLMWriter(llm)
+    task = cart_task()
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({**task.to_dict(), "interface": ""}) + "\n")
+    split = StructuralSplitter().split(task)
+    from builder.augment.propose import planning_requirements
+    for part, req in planning_requirements(TaskContext(task, split.parts), 2):
+        text = json.dumps({"text": f"Before any edit, how would you plan this?\n\n{req}\n\nName files and functions."})
+        llm.store.put_text(llm.request(writer.messages("planning", {"requirement": req})), text,
+                           stage="augment.write", provenance="hand-written")
+    out = tmp_path / "items.jsonl"
+    assert main(["augment", "run", "--tasks", str(tasks), "--out", str(out), "--kinds", "planning",
+                 "--llm", "replay", "--model", MODEL, "--store", str(store_dir)]) == 0
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [i["status"] for i in items] == ["accepted", "accepted"], [i["reason"] for i in items]
+    assert all(i["question"].startswith("Before any edit") and i["generator"]["writer"]["name"] == "llm"
+               for i in items)
+    assert json.loads(capsys.readouterr().out)["by_kind_status"] == {"planning": {"accepted": 2}}

@@ -17,8 +17,9 @@ from .score import normalize, symbol_named
 #: Verbs that ask the agent to change the code (a debug, planning or review turn must not ask that).
 _CHANGE_VERBS = (r"fix|repair|patch|resolve|correct|implement|rewrite|refactor|apply|commit|edit|modify"
                  r"|change (?:the|any|some) code|make (?:it|the tests?) pass|update the code")
-_NEGATION = re.compile(r"\b(?:don'?t|do not|doesn'?t|never|without|no need|not yet|not to|before (?:you )?"
-                       r"(?:change|touch|edit|fix)|before changing|rather than|instead of|no (?:code )?changes?)\b")
+_NEGATION = re.compile(r"\b(?:don'?t|do not|doesn'?t|never|without|no need|not yet|not to|"
+                       r"before (?:\w+ ){0,2}(?:chang|touch|edit|fix|writ|implement)\w*|rather than|instead of|"
+                       r"no (?:code )?(?:changes?|edits?))\b")
 MAX_CHARS = 12000
 
 
