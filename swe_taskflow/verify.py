@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .errors import ConfigError, InputError, TaskflowError, VerifyError
+from .errors import InputError, TaskflowError, VerifyError
 from .hashing import ROW_HASH_FIELD, canonical_json, file_sha256, json_sha256, sha256_hex, split_sha256
 from .trajectory_checks import check_trajectory_turns
 from .manifest import (FLOAT_TOL, FileEntry, Manifest, check_manifest_integrity, compare_files,
