@@ -43,8 +43,8 @@ class TaskflowError(Exception):
             where = f"row {self.row}: "
         field = f"field '{self.field}': " if self.field else ""
         text = f"{where}{field}{self.message}"
-        facts = ([f"expected {self.expected!r}"] if self.expected is not None else []) + \
-                ([f"got {self.actual!r}"] if self.actual is not None else [])
+        facts = ([f"expected {_short(self.expected)}"] if self.expected is not None else []) + \
+                ([f"got {_short(self.actual)}"] if self.actual is not None else [])
         if facts:   # only the sides that are known: never "expected None"
             text += f" ({', '.join(facts)})"
         if self.hint:
@@ -86,3 +86,11 @@ class VerifyError(TaskflowError):
 
 class PublishError(TaskflowError):
     """A push to the Hub that was refused or did not land as the manifest says."""
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    """``repr`` of a value for a one-line message: newlines escaped, long values cut in the middle."""
+    text = repr(value)
+    if len(text) > limit:
+        text = f"{text[: limit // 2]}...{text[-limit // 2:]} ({len(text)} chars)"
+    return text

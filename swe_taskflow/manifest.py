@@ -185,6 +185,8 @@ def load_manifest(path: str | Path) -> tuple[Manifest, bytes]:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise VerifyError(f"manifest is not valid JSON ({exc})", kind="mismatch", path=str(path)) from None
+    except RecursionError:
+        raise VerifyError("manifest JSON is nested too deeply", kind="mismatch", path=str(path)) from None
     if not isinstance(doc, dict):
         raise VerifyError("manifest is not a JSON object", kind="mismatch", path=str(path))
     return manifest_from_dict(doc, where=str(path)), raw

@@ -46,8 +46,10 @@ class RunFacts:
     timed_out: bool = False
     #: The memory limit was hit (Docker: ``State.OOMKilled``; bubblewrap: a MemoryError/ENOMEM marker on stderr).
     oom_killed: bool = False
-    #: Stdout went past the byte limit; reading stopped there and the script was killed.
+    #: Stdout or stderr went past the byte limit; reading stopped there and the script was killed.
     output_limit_hit: bool = False
+    #: Which stream passed the limit first: ``stdout`` or ``stderr`` ("" when none did).
+    output_limit_stream: str = ""
     #: Bytes of stdout read (at most the limit, plus one chunk).
     stdout_bytes: int = 0
     #: sha256 of the stdout bytes read.
@@ -118,6 +120,8 @@ def classify_run(f: RunFacts) -> tuple[str, str]:
     if f.timed_out:
         return TIMEOUT, f"wall-clock limit reached after {f.duration_s:.1f}s"
     if f.output_limit_hit:
+        if f.output_limit_stream == "stderr":
+            return FAILED_EXIT, "output-limit: stderr passed the byte limit (limits.max_output_bytes); the script was killed"
         return FAILED_EXIT, f"output-limit: stdout passed {f.stdout_bytes} bytes; the script was killed"
     if f.exit_code is None:
         return INFRA_ERROR, "exit code unknown"

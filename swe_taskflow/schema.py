@@ -12,6 +12,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Mapping
 
 from .errors import InputError
+from .fieldtypes import check_field_types
 from .taxonomy import check_intent
 
 #: Statuses every input task ends with (nothing is dropped silently).
@@ -32,10 +33,20 @@ def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | 
     names = {f.name for f in fields(cls)}
     required = {f.name for f in fields(cls)
                 if f.default is MISSING and f.default_factory is MISSING}
+    if not isinstance(data, Mapping):
+        raise InputError(f"a {cls.__name__} must be a JSON object", path=where, row=row,
+                         actual=type(data).__name__)
     missing = sorted(required - set(data))
     if missing:
         raise InputError(f"missing field for {cls.__name__}", path=where, row=row, field=missing[0])
-    return cls(**{k: v for k, v in data.items() if k in names})
+    check_field_types(cls, data, where=where, row=row)
+    try:
+        return cls(**{k: v for k, v in data.items() if k in names})
+    except InputError as exc:   # a check in __post_init__: add where it happened
+        if exc.path is None and where is not None:
+            exc = InputError(exc.message, path=where, row=row, field=exc.field, expected=exc.expected,
+                             actual=exc.actual, hint=exc.hint)
+        raise exc from None
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,12 @@ Violation kinds: ``missing-artifact``, ``added-artifact``, ``dropped-requirement
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
+
+from .occurrences import normalize, occurring
+from .split_coverage import coverage, idf_of, index_turns
 
 #: Every kind this module can report, in report order.
 KINDS = ("wrong-turn-count", "empty-turn", "missing-artifact", "added-artifact",
@@ -58,34 +60,32 @@ _PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-]
 # identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted names, calls
 _IDENT = re.compile(
     r"(?<![\w$.])(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*(?:\(\))?"      # dotted: a.b.c, a.b()
-    r"|(?<![\w$.])[A-Za-z_$]*_[\w$]*[A-Za-z0-9$][\w$]*"                  # snake_case / _private / SNAKE_CASE
+    r"|(?<![\w$.])[A-Za-z$]*+_[\w$]*?[A-Za-z0-9$][\w$]*+"               # snake_case / _private / SNAKE_CASE
     r"|(?<![\w$.])[a-z]+[A-Z][\w$]*"                                    # camelCase
     r"|(?<![\w$.])[A-Z][a-z0-9]+[A-Z][\w$]*"                            # PascalCase with an inner capital
     r"|(?<![\w$.])[A-Za-z_$][\w$]*\(\)")                                # call()
-_NUMBER = re.compile(r"(?<![\w.$])-?\d+(?:\.\d+)*(?:%|ms|s|px|kb|mb|gb)?(?![\w.]*\w)")
-_LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.M)
+# possessive: a shorter prefix of a number is always followed by a digit, so backtracking can never
+# succeed, only cost quadratic time on a long run of digits followed by a letter
+_NUMBER = re.compile(r"(?<![\w.$])-?\d++(?:\.\d++)*+(?:%|ms|s|px|kb|mb|gb)?+(?![\w.]*\w)")
+_LIST_MARKER = re.compile(r"^[^\S\n]*+\d++[.)]\s", re.M)
 _DQUOTE = re.compile(r"(?<![\w\\])\"([^\"\n]{2,200})\"")
 _SQUOTE = re.compile(r"(?<![\w\\])'([^'\n]{2,200})'(?!\w)")
 _ERROR = re.compile(r"\b(?:[A-Z]\w*(?:Error|Exception|Warning)|Traceback|panic|FATAL|ERROR)\b[^\n]*")
 
-_WS = re.compile(r"\s+")
 
-
-def normalize(text: str) -> str:
-    """Collapse whitespace so that re-wrapping a line never counts as a change."""
-    return _WS.sub(" ", text).strip()
+def _is_number(artifact: str) -> bool:
+    return _NUMBER.fullmatch(artifact) is not None
 
 
 def _occurs(artifact: str, text: str) -> bool:
     """``artifact`` appears in ``text`` verbatim, not glued to a longer word or number."""
     a = normalize(artifact)
-    if not a:
-        return True
-    start = r"(?<![\w$])" if (a[0].isalnum() or a[0] in "_$") else ""
-    end = r"(?![\w$])" if (a[-1].isalnum() or a[-1] in "_$") else ""
-    if _NUMBER.fullmatch(a):      # a number: 1.2 is not 1, $6 is not 6
-        start, end = r"(?<![\w$.])", r"(?![\w$]|\.\d)"
-    return re.search(start + re.escape(a) + end, text) is not None
+    return a in occurring([a], text, numbers=[_is_number(a)])
+
+
+def _present(artifacts: Sequence[str], text: str) -> set[str]:
+    """The (normalized) artifacts that occur in ``text``: one pass over the text for all of them."""
+    return occurring(artifacts, text, numbers=[_is_number(a) for a in artifacts])
 
 
 def extract_artifacts(text: str) -> list[str]:
@@ -93,14 +93,12 @@ def extract_artifacts(text: str) -> list[str]:
     file paths, error messages, quoted strings, identifiers and numbers."""
     found: list[str] = []
     seen: set[str] = set()
-    norm = normalize(text)
 
     def add(a: str) -> None:
         a = normalize(a).strip()
-        if len(a) < 1 or a in seen or not _occurs(a, norm):   # keep only what the matcher finds again
-            return
-        seen.add(a)
-        found.append(a)
+        if a and a not in seen:
+            seen.add(a)
+            found.append(a)
 
     for m in _FENCE.finditer(text):
         add(m.group(1))
@@ -122,19 +120,22 @@ def extract_artifacts(text: str) -> list[str]:
     numbers_text = _LIST_MARKER.sub(" ", prose)
     for m in _NUMBER.finditer(numbers_text):
         add(m.group(0))
-    return found
+    again = _present(found, text)      # keep only what the matcher finds again
+    return [a for a in found if a in again]
 
 
 def missing_artifacts(issue: str, turns: Sequence[str]) -> list[str]:
     """Artifacts of the issue that no turn carries verbatim."""
-    joined = normalize("\n".join(turns))
-    return [a for a in extract_artifacts(issue) if not _occurs(a, joined)]
+    arts = extract_artifacts(issue)
+    present = _present(arts, "\n".join(turns))
+    return [a for a in arts if a not in present]
 
 
 def added_artifacts(issue: str, turns: Sequence[str]) -> list[str]:
     """Artifacts of the turns that the issue lacks: a new identifier, number, path... is a new requirement."""
-    base = normalize(issue)
-    return [a for a in extract_artifacts("\n\n".join(turns)) if not _occurs(a, base)]
+    arts = extract_artifacts("\n\n".join(turns))
+    present = _present(arts, issue)
+    return [a for a in arts if a not in present]
 
 
 # --------------------------------------------------------------------------- requirements
@@ -150,9 +151,10 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*|\d+(?:\.\d+)*")
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[*-])")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
 _MODAL = re.compile(r"\b(must|should|shall|needs? to|has to|have to|required|requires?|expected|ensure)\b", re.I)
-_REQ_HEADER = re.compile(r"^\s*(?:\*\*|#+\s*)?Requirements:?\s*(?:\*\*)?\s*$", re.M | re.I)
+_REQ_HEADER = re.compile(r"^[^\S\n]*+(?:\*\*|#+[^\S\n]*+)?Requirements:?[^\S\n]*+(?:\*\*)?[^\S\n]*+$", re.M | re.I)
 _NO_IFACE = re.compile(r"^\s*(?:none\.?|n/?a\.?|no new (?:public )?interfaces?\b.*)$", re.I)
-_IFACE_HEADER = re.compile(r"^\s*(?:\*\*|#+\s*)?New interfaces introduced:?\s*(?:\*\*)?\s*$", re.M | re.I)
+_IFACE_HEADER = re.compile(r"^[^\S\n]*+(?:\*\*|#+[^\S\n]*+)?New interfaces introduced:?[^\S\n]*+(?:\*\*)?[^\S\n]*+$",
+                           re.M | re.I)
 
 
 def _stem(word: str) -> str:
@@ -195,81 +197,23 @@ def requirement_sentences(issue: str) -> list[str]:
     return [u for u in units if len(content_words(u)) >= MIN_CONTENT_WORDS and not u.startswith("```")]
 
 
-def _idf(issue: str) -> dict[str, float]:
-    """Inverse sentence frequency of each content word of the issue: words every sentence repeats
-    ("method", the project name) say little about which requirement a turn covers."""
-    sents = [content_words(s) for s in sentences(issue)]
-    df: dict[str, int] = {}
-    for s in sents:
-        for w in s:
-            df[w] = df.get(w, 0) + 1
-    n = len(sents)
-    return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
-
-
-def _wsum(words: set[str], idf: dict[str, float]) -> float:
-    return sum(idf.get(w, 1.0) for w in words)
-
-
-def _f1(a: set[str], b: set[str], idf: dict[str, float]) -> float:
-    """IDF-weighted F1 overlap of two word sets (1.0 for a verbatim copy)."""
-    inter = _wsum(a & b, idf)
-    if inter <= 0:
-        return 0.0
-    p, r = inter / _wsum(b, idf), inter / _wsum(a, idf)
-    return 2 * p * r / (p + r)
-
-
-@dataclass(frozen=True)
-class _TurnIndex:
-    """Turn sentences (content words) and, for each, how closely its best-matching issue sentence matches it."""
-
-    sents: tuple[tuple[set[str], ...], ...]     # per turn, per sentence
-    best: tuple[tuple[float, ...], ...]          # per turn, per sentence: max F1 over issue sentences
-
-
-def _index(issue_sents: list[set[str]], turns: Sequence[str], idf: dict[str, float]) -> _TurnIndex:
-    sents, best = [], []
-    for turn in turns:
-        ts = tuple(content_words(s) for s in sentences(turn))
-        sents.append(ts)
-        best.append(tuple(max((_f1(x, t, idf) for x in issue_sents), default=0.0) for t in ts))
-    return _TurnIndex(tuple(sents), tuple(best))
-
-
-def coverage(unit: str, index: _TurnIndex, idf: dict[str, float], claim_ratio: float = CLAIM_RATIO) -> float:
-    """Best IDF-weighted share of the unit's content words found in a window of up to
-    :data:`COVERAGE_WINDOW` consecutive turn sentences that the unit may claim.
-
-    A turn sentence is claimable only if it resembles the unit nearly as much (:data:`CLAIM_RATIO`)
-    as it resembles its closest issue sentence: a verbatim copy of *another* requirement cannot
-    stand in for a dropped one, while a paraphrase merging two requirements serves both.
-    """
-    need = content_words(unit)
-    total = _wsum(need, idf)
-    if total <= 0:
-        return 1.0
-    best = 0.0
-    for ts, bs in zip(index.sents, index.best):
-        ok = [t if _f1(need, t, idf) >= claim_ratio * b else set() for t, b in zip(ts, bs)]
-        for i in range(len(ok)):
-            acc: set[str] = set().union(*ok[i:i + COVERAGE_WINDOW])
-            best = max(best, _wsum(need & acc, idf) / total)
-    return best
-
-
 def dropped_requirements(issue: str, turns: Sequence[str], *, threshold: float = COVERAGE_THRESHOLD,
                          claim_ratio: float = CLAIM_RATIO) -> list[str]:
     """Requirement sentences of the issue that the turns do not cover: neither verbatim nor with an
     IDF-weighted ``threshold`` share of their content words in claimable turn sentences."""
-    joined = normalize("\n".join(turns))
     units = requirement_sentences(issue)
-    todo = [u for u in units if normalize(u) not in joined]
+    verbatim = occurring([normalize(u) for u in units], "\n".join(turns))
+    todo = [u for u in units if normalize(u) not in verbatim]
     if not todo:
         return []
-    idf = _idf(issue)
-    index = _index([content_words(s) for s in sentences(issue)], turns, idf)
-    return [u for u in todo if coverage(u, index, idf, claim_ratio) < threshold]
+    issue_sents = [content_words(s) for s in sentences(issue)]
+    idf = idf_of(issue_sents)
+    index = index_turns(issue_sents, [[content_words(s) for s in sentences(t)] for t in turns], idf)
+    scores: dict[str, float] = {}
+    for u in todo:
+        if u not in scores:
+            scores[u] = coverage(content_words(u), index, idf, claim_ratio, COVERAGE_WINDOW)
+    return [u for u in todo if scores[u] < threshold]
 
 
 # --------------------------------------------------------------------------- process references

@@ -7,7 +7,6 @@ measurement date, and whether it is a provisional stand-in for a production targ
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -107,12 +106,10 @@ def target_from_dict(doc: Mapping[str, Any], *, path: str = "<target>") -> Targe
 
 
 def load_target(path: str | Path) -> Target:
-    path = Path(path)
-    if not path.exists():
-        raise InputError("target file not found", path=str(path))
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})", path=str(path), row=exc.lineno) from None
+    from .jsonl import read_json
+
+    doc = read_json(path, "target file")
+    if not isinstance(doc, dict):
+        raise InputError("a target file is a JSON object", path=str(path), actual=type(doc).__name__)
     return target_from_dict(doc, path=str(path))
 

@@ -6,47 +6,26 @@ against the declared features exactly; recomputes TFAS per split from the publis
 and the split's sessions; checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
 passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
-augmentation turn's reference (swe_taskflow.reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
+augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from .errors import InputError, TaskflowError, VerifyError
-from .hashing import ROW_HASH_FIELD, canonical_json, file_sha256, json_sha256, sha256_hex, split_sha256
-from .trajectory_checks import check_trajectory_turns
-from .manifest import (FLOAT_TOL, FileEntry, Manifest, check_manifest_integrity, compare_files,
-                       compare_mappings, compare_row_hashes, load_manifest, values_equal)
+from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
+from .manifest import (FLOAT_TOL, check_manifest_integrity, compare_files, compare_mappings, compare_row_hashes,
+                       load_manifest, values_equal)
+from .release_files import IGNORED, inventory, is_ignored
+from .verify_checks import (SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, check_card, check_same_tasks,
+                            check_session_rows, check_trajectories, features_for, read_front_matter, split_tfas)
+from .verify_reprove import find_repo, reprove as _reprove
 
-SESSION_CONFIG = "default"
-TRAJECTORY_CONFIG = "trajectories"
-TRAJ_HASH_FIELD = "trajectory_sha256"
-#: Files a Hub checkout or download adds that are not part of a release.
-IGNORED = (re.compile(r"^\.git(/|$)"), re.compile(r"^\.gitattributes$"), re.compile(r"^\.cache(/|$)"),
-           re.compile(r"(^|/)\.DS_Store$"))
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-
-
-def features_for(config: str):
-    from .features import session_features, trajectory_features
-    if config == SESSION_CONFIG:
-        return session_features()
-    if config == TRAJECTORY_CONFIG:
-        return trajectory_features()
-    raise VerifyError("unknown config", kind="unexpected", field="config", actual=config,
-                      expected=[SESSION_CONFIG, TRAJECTORY_CONFIG])
-
-
-def split_tfas(target, rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """TFAS of a split's sessions (every row, turn intents in order) against a target, with components."""
-    from .flow import count_sessions, score
-    counts = count_sessions([[t["intent"] for t in r["turns"]] for r in rows], min_messages=1)
-    return score(target.flow, counts.normalized()).as_dict()
 
 
 @dataclass
@@ -104,85 +83,7 @@ class VerifyReport:
         return "\n".join(lines)
 
 
-def is_ignored(rel: str) -> bool:
-    return any(p.search(rel) for p in IGNORED)
-
-
-def inventory(root: Path, *, skip: Sequence[str] = ()) -> dict[str, FileEntry]:
-    """Every file under ``root`` (posix paths relative to it) with its sha256 and size."""
-    out: dict[str, FileEntry] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fn in sorted(filenames):
-            p = Path(dirpath) / fn
-            rel = p.relative_to(root).as_posix()
-            if is_ignored(rel) or rel in skip:
-                continue
-            out[rel] = FileEntry(rel, file_sha256(p), p.stat().st_size)
-    return out
-
-
-def read_front_matter(text: str, *, where: str) -> dict[str, Any]:
-    """The YAML header of a dataset card."""
-    import yaml
-    if not text.startswith("---\n"):
-        raise VerifyError("README has no YAML header", kind="missing", path=where)
-    end = text.find("\n---\n", 4)
-    if end < 0:
-        raise VerifyError("README YAML header is not closed", kind="mismatch", path=where)
-    try:
-        data = yaml.safe_load(text[4:end])
-    except yaml.YAMLError as exc:
-        raise VerifyError(f"README YAML header does not parse ({exc})", kind="mismatch", path=where) from None
-    if not isinstance(data, dict):
-        raise VerifyError("README YAML header is not a mapping", kind="mismatch", path=where)
-    return data
-
-
-def check_card(meta: Mapping[str, Any], manifest: Manifest, *, where: str) -> list[VerifyError]:
-    """README ``configs`` / ``dataset_info`` vs the manifest: splits, data files, features, sizes."""
-    from datasets.info import DatasetInfosDict
-    from huggingface_hub import DatasetCardData
-    errors: list[VerifyError] = []
-    configs = manifest.configs()
-    declared_cfg = {c.get("config_name"): c for c in meta.get("configs") or [] if isinstance(c, Mapping)}
-    errors += compare_mappings({k: True for k in configs}, {k: True for k in declared_cfg},
-                               what="config (README configs)", where=where)
-    for cfg, splits in configs.items():
-        dc = declared_cfg.get(cfg)
-        if dc is None:
-            continue
-        declared = {d.get("split"): d.get("path") for d in dc.get("data_files") or []}
-        expected = {s.name: [f.path for f in s.files] if len(s.files) > 1 else s.files[0].path for s in splits}
-        errors += compare_mappings(expected, declared, what=f"{cfg} data_files split", where=where)
-    try:
-        infos = DatasetInfosDict.from_dataset_card_data(DatasetCardData(**dict(meta)))
-    except Exception as exc:  # malformed dataset_info of any kind
-        return errors + [VerifyError(f"README dataset_info does not parse ({exc})", kind="mismatch", path=where)]
-    errors += compare_mappings({k: True for k in configs}, {k: True for k in infos},
-                               what="config (README dataset_info)", where=where)
-    for cfg, splits in configs.items():
-        info = infos.get(cfg)
-        if info is None:
-            continue
-        feats = features_for(cfg)
-        if info.features is None or info.features != feats:
-            errors.append(VerifyError(f"README dataset_info features of config '{cfg}' differ from the release schema",
-                                      kind="mismatch", path=where, field=f"dataset_info[{cfg}].features",
-                                      expected=json_sha256(feats.to_dict()),
-                                      actual=None if info.features is None else json_sha256(info.features.to_dict())))
-        exp = {s.name: {"num_examples": s.rows, "num_bytes": s.num_bytes} for s in splits}
-        act = {name: {"num_examples": si.num_examples, "num_bytes": si.num_bytes}
-               for name, si in (info.splits or {}).items()}
-        errors += compare_mappings(exp, act, what=f"{cfg} dataset_info split", where=where)
-        sizes = {"download_size": sum(f.size for s in splits for f in s.files),
-                 "dataset_size": sum(s.num_bytes for s in splits)}
-        errors += compare_mappings(sizes, {"download_size": info.download_size, "dataset_size": info.dataset_size},
-                                   what=f"{cfg} dataset_info", where=where)
-    return errors
-
-
-def _read_split(root: Path, entry, report: VerifyReport) -> list[dict[str, Any]] | None:
+def _read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[str, Any]] | None:
     """Read a split's shards in order after checking each schema; None when a shard is unusable."""
     import pyarrow.parquet as pq
     from .features import features_sha256, schema_differences
@@ -196,8 +97,8 @@ def _read_split(root: Path, entry, report: VerifyReport) -> list[dict[str, Any]]
     rows: list[dict[str, Any]] = []
     for f in entry.files:
         p = root / f.path
-        if not p.exists():
-            return None   # reported by the file inventory
+        if f.path not in regular:
+            return None   # missing or not a regular file: reported by the file inventory
         try:
             pf = pq.ParquetFile(p)
             diffs = schema_differences(feats, pf.schema_arrow)
@@ -219,14 +120,17 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                   run_proof: Callable[..., Any] | None = None, progress: bool = False,
                   tasks: Mapping[str, Any] | None = None) -> VerifyReport:
     """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
-    instance id, for reproving references derived from gold patches; see swe_taskflow.reprove)."""
+    instance id, to reprove references derived from gold patches; see swe_taskflow.verify_reprove)."""
     root = Path(root)
     report = VerifyReport(root=str(root))
     if not root.is_dir():
         report.errors.append(VerifyError("release folder not found", kind="missing", path=str(root)))
         return report
+    files, not_regular = inventory(root)    # first: nothing below opens a link, a FIFO or a device
+    report.errors += not_regular
     mdir = root / "manifests"
     found = sorted(p for p in mdir.glob("*.json")) if mdir.is_dir() else []
+    found = [p for p in found if p.relative_to(root).as_posix() in files]
     if not found:
         report.errors.append(VerifyError("no manifest in the release", kind="missing", path=str(mdir),
                                          hint="a release carries manifests/<name>-<version>.json"))
@@ -251,12 +155,12 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
     if rel_m != manifest.path_in_release:
         report.errors.append(VerifyError("manifest file name does not match its release", kind="mismatch",
                                          path=rel_m, expected=manifest.path_in_release, actual=rel_m))
-    files = inventory(root, skip=(rel_m,))
+    files.pop(rel_m, None)
     report.errors += compare_files(manifest.all_files(), files, where=rel_m)
     report.bytes_hashed = sum(f.size for f in files.values()) + len(raw)
 
     readme = root / "README.md"
-    if readme.exists():
+    if "README.md" in files:
         try:
             meta = read_front_matter(readme.read_text(encoding="utf-8"), where="README.md")
             report.errors += check_card(meta, manifest, where="README.md")
@@ -266,7 +170,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
             report.errors.append(VerifyError("README.md is not UTF-8", kind="mismatch", path="README.md"))
 
     target = None
-    if manifest.target is not None and (root / manifest.target.path).exists():
+    if manifest.target is not None and manifest.target.path in files:
         from .target import load_target
         try:
             target = load_target(root / manifest.target.path)
@@ -283,7 +187,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
     bar = _progress(entries, progress)
     for entry in bar:
         where = entry.files[0].path if entry.files else f"{entry.config}/{entry.name}"
-        rows = _read_split(root, entry, report)
+        rows = _read_split(root, entry, report, files)
         if rows is None:
             continue
         hash_field = ROW_HASH_FIELD if entry.config == SESSION_CONFIG else TRAJ_HASH_FIELD
@@ -303,7 +207,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
         tfas = None
         if entry.config == SESSION_CONFIG:
             session_rows[entry.name] = rows
-            _check_session_rows(rows, entry, where, report, questions)
+            check_session_rows(rows, entry, where, report, questions)
             if target is not None and rows:
                 tfas = split_tfas(target, rows)
                 if entry.tfas is None or not values_equal(dict(entry.tfas), tfas, tol=FLOAT_TOL):
@@ -312,77 +216,16 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                                                      path=rel_m, field=f"{entry.name}.tfas",
                                                      expected=entry.tfas, actual=tfas))
         else:
-            _check_trajectories(rows, entry, where, manifest, session_rows, report)
+            check_trajectories(rows, entry, where, manifest, session_rows, report)
         report.splits.append(SplitSummary(entry.config, entry.name, len(rows), entry.sha256, len(entry.files),
                                           sum(f.size for f in entry.files), tfas))
-    report.errors += _check_same_tasks(session_rows, manifest)
+    report.errors += check_same_tasks(session_rows, manifest)
     report.errors += compare_mappings(dict(manifest.questions), questions, what="question proof report",
                                       where=rel_m)
     report.questions = len(questions)
     if reprove:
-        from .reprove import reprove as _reprove
         _reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
-
-
-def _check_session_rows(rows, entry, where, report, questions) -> None:
-    seen: set[str] = set()
-    for n, r in enumerate(rows):
-        if r["instance_id"] in seen:
-            report.errors.append(VerifyError("instance appears twice in one split", kind="unexpected", path=where,
-                                             row=n, field="instance_id", actual=r["instance_id"]))
-        seen.add(r["instance_id"])
-        if r["condition"] != entry.condition or r["question_pool"] != entry.question_pool:
-            report.errors.append(VerifyError("row condition/pool differs from its split's", kind="mismatch", path=where,
-                                             row=n, field="condition",
-                                             expected=[entry.condition, entry.question_pool],
-                                             actual=[r["condition"], r["question_pool"]]))
-        for q in r["questions"] or []:
-            h = None if q["proof_report"] is None else json_sha256(q["proof_report"])
-            if h != q["proof_report_sha256"]:
-                report.errors.append(VerifyError("proof report does not match its proof_report_sha256", kind="mismatch",
-                                                 path=where, row=n, field=f"questions[{q['question_id']}].proof_report",
-                                                 expected=q["proof_report_sha256"], actual=h))
-            prev = questions.setdefault(q["question_id"], h)
-            if prev != h:
-                report.errors.append(VerifyError("one question carries different proof reports in different splits",
-                                                 kind="mismatch", path=where, row=n, field=q["question_id"],
-                                                 expected=prev, actual=h))
-
-
-def _check_same_tasks(session_rows, manifest: Manifest) -> list[VerifyError]:
-    """An instance must derive from the same source task (``source_task_sha256``) in every split."""
-    errors: list[VerifyError] = []
-    first: dict[str, tuple[str, str]] = {}
-    for split, rows in session_rows.items():
-        where = manifest.split(SESSION_CONFIG, split).files[0].path
-        for n, r in enumerate(rows):
-            seen = first.setdefault(r["instance_id"], (r["source_task_sha256"], split))
-            if seen[0] != r["source_task_sha256"]:
-                errors.append(VerifyError(f"instance derives from a different source task than in split '{seen[1]}'",
-                                          kind="mismatch", path=where, row=n, field="source_task_sha256",
-                                          expected=seen[0], actual=r["source_task_sha256"]))
-    return errors
-
-
-def _check_trajectories(rows, entry, where, manifest: Manifest, session_rows, report) -> None:
-    split = manifest.split(SESSION_CONFIG, entry.name)
-    if split is None:
-        report.errors.append(VerifyError("trajectories for a split the release does not have", kind="unexpected",
-                                         path=where, field="condition", actual=entry.name))
-        return
-    row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in session_rows.get(entry.name, [])}
-    bound = {r["instance_id"]: r for r in session_rows.get(entry.name, [])}
-    for n, r in enumerate(rows):
-        report.errors += check_trajectory_turns(r, bound.get(r["instance_id"]), where, n)
-        if r["split_sha256"] != split.sha256:
-            report.errors.append(VerifyError("trajectory is bound to another split hash", kind="mismatch", path=where,
-                                             row=n, field="split_sha256", expected=split.sha256,
-                                             actual=r["split_sha256"]))
-        if row_of and row_of.get(r["instance_id"]) != r["row_sha256"]:
-            report.errors.append(VerifyError("trajectory is bound to a row hash its split does not hold",
-                                             kind="mismatch", path=where, row=n, field="row_sha256",
-                                             expected=row_of.get(r["instance_id"]), actual=r["row_sha256"]))
 
 
 def _progress(items, enabled: bool):
@@ -416,12 +259,17 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
                              tasks=tasks)
     if not HUB_ID_RE.match(str(path_or_hub_id)):
         raise VerifyError("neither a folder nor a Hub dataset id", kind="missing", path=str(path_or_hub_id))
-    folder = download_release(str(path_or_hub_id), revision=revision)
-    report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress,
-                           tasks=tasks)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="swe-taskflow-verify-") as tmp:
+        # a local_dir holds real files; the Hub cache would give links into its blob store
+        folder = download_release(str(path_or_hub_id), revision=revision, local_dir=tmp)
+        report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof,
+                               progress=progress, tasks=tasks)
     report.root = f"{path_or_hub_id}@{revision or 'main'}"
     return report
 
 
 __all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "split_tfas", "features_for",
-           "inventory", "read_front_matter", "check_card", "download_release", "SESSION_CONFIG", "TRAJECTORY_CONFIG"]
+           "inventory", "read_front_matter", "check_card", "download_release", "find_repo", "is_ignored", "IGNORED",
+           "SESSION_CONFIG", "TRAJECTORY_CONFIG", "TRAJ_HASH_FIELD"]

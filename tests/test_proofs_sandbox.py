@@ -141,7 +141,10 @@ def test_fork_bomb(repo, sandbox):
     if sandbox == "docker":
         import docker
 
-        left = docker.from_env().containers.list(all=True, filters={"label": "swe-taskflow.proof"})
+        from builder.hygiene import OWNER_LABEL, owner_id
+
+        # this process's containers only: other runs share the daemon
+        left = docker.from_env().containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
         assert left == []
 
 

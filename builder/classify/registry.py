@@ -34,25 +34,34 @@ def _embedded(kind: str, device: str, batch_size: int) -> Classifier:
     return cls(device=device, batch_size=batch_size)
 
 
+def resolve_classifier(name: str) -> tuple[str, str, str]:
+    """(kind, model folder, model id) that ``name`` names, without loading anything; kind is ``embedded``,
+    ``zero-shot`` or ``llm``. An unknown name raises ConfigError listing the known ones."""
+    if name in ("embedded", "zero-shot"):
+        return name, "", ""
+    model = name[4:] if name.startswith("llm:") else name
+    folder = Path(model).expanduser()
+    if folder.is_dir():
+        return "llm", str(folder), ""
+    if "/" in model and not model.startswith((".", "/", "~")):
+        snap = _cached_hf_model(model)
+        if snap is not None:
+            return "llm", snap, model
+    raise ConfigError("unknown classifier (not a known name, a model folder, or a cached HF model id)",
+                      field="classifier", actual=name, hint="known: " + ", ".join(KNOWN))
+
+
 def load_classifier(name: str = "embedded", *, device: str = "auto", batch_size: int = 64) -> Classifier:
     """Build the classifier ``name`` names; an unknown name raises ConfigError listing the known ones."""
     if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
         raise ConfigError("unknown device", field="device", actual=device, expected="auto|cpu|cuda")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError("batch size must be a positive integer", field="batch_size", actual=batch_size)
-    if name in ("embedded", "zero-shot"):
-        return _embedded(name, device, batch_size)
-    model = name[4:] if name.startswith("llm:") else name
-    folder = Path(model).expanduser()
-    if folder.is_dir():
-        from .llm import LLMLabelScorer
+    kind, folder, model_id = resolve_classifier(name)
+    if kind != "llm":
+        return _embedded(kind, device, batch_size)
+    from .llm import LLMLabelScorer
 
-        return LLMLabelScorer(str(folder), device=device, batch_size=batch_size)
-    if "/" in model and not model.startswith((".", "/", "~")):
-        snap = _cached_hf_model(model)
-        if snap is not None:
-            from .llm import LLMLabelScorer
-
-            return LLMLabelScorer(snap, device=device, batch_size=batch_size, model_id=model)
-    raise ConfigError("unknown classifier (not a known name, a model folder, or a cached HF model id)",
-                      field="classifier", actual=name, hint="known: " + ", ".join(KNOWN))
+    if model_id:
+        return LLMLabelScorer(folder, device=device, batch_size=batch_size, model_id=model_id)
+    return LLMLabelScorer(folder, device=device, batch_size=batch_size)

@@ -1,14 +1,19 @@
 """The ``swe-taskflow`` command: a thin argparse front that parses and calls the library.
 
 Each command group lives in its own module exposing ``register(subparsers)``; command functions
-take the parsed ``argparse.Namespace`` and return an exit code. Every :class:`TaskflowError`
-becomes one precise line on stderr (exit 2) instead of a traceback.
+take the parsed ``argparse.Namespace`` and return an exit code. Every error becomes one line on
+stderr instead of a traceback: a :class:`TaskflowError` names the file, row and field (exit 2); a
+bad flag is argparse's one line (exit 2); an OS error names its file (exit 2); anything else is an
+internal error (exit 70; ``SWE_TASKFLOW_DEBUG=1`` shows the traceback). SIGTERM and SIGHUP
+interrupt like Ctrl-C, so every ``finally`` (containers, sandboxes, temporary folders) runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 
 from swe_taskflow import __version__
@@ -17,10 +22,26 @@ from swe_taskflow.errors import TaskflowError
 #: Command-group modules under builder.cli, in the order ``--help`` lists them.
 GROUPS = ("build", "flow", "classify", "split", "qa", "augment", "proofs", "select", "release", "example",
           "evaluate")
+#: Exit status of an unexpected exception (EX_SOFTWARE).
+INTERNAL_ERROR = 70
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):   # one line, not usage + message
+        where = self.prog.removeprefix("swe-taskflow").strip()
+        self.exit(2, f"swe-taskflow: error: {where + ': ' if where else ''}{message} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="swe-taskflow",
         description="Build, verify and publish calibrated multi-turn coding-agent benchmarks.")
     parser.add_argument("--version", action="version", version=f"swe-taskflow {__version__}")
@@ -30,6 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _raise_interrupted(signum, frame) -> None:
+    raise Interrupted(signum)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -37,14 +66,42 @@ def main(argv: list[str] | None = None) -> int:
     if func is None:  # a group given without its subcommand
         parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "--help"])
         return 2
+    previous = {}
+    if threading_is_main():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, _raise_interrupted)
     try:
+        from .guards import check_io
+
+        check_io(args)
         return int(func(args) or 0)
     except TaskflowError as exc:
-        print(f"swe-taskflow: error: {exc}", file=sys.stderr)
+        print(f"swe-taskflow: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("swe-taskflow: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"swe-taskflow: interrupted by {signal.Signals(signum).name}; sandboxes and temporary files were "
+              "cleaned up", file=sys.stderr)
+        return 128 + int(signum)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"swe-taskflow: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
+        if os.environ.get("SWE_TASKFLOW_DEBUG"):
+            raise
+        print(f"swe-taskflow: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
+              "(SWE_TASKFLOW_DEBUG=1 shows the traceback; please report it)", file=sys.stderr)
+        return INTERNAL_ERROR
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def threading_is_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

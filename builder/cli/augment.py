@@ -38,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
     sandbox, repos = None, {}
     if args.repos:
         from builder.augment.sandbox import Sandbox
-        from swe_taskflow.reprove import find_repo
+        from swe_taskflow.verify_reprove import find_repo
 
         sandbox = Sandbox(args.sandbox, image=args.image or None)
         for t in tasks:

@@ -21,7 +21,9 @@ def register(sub) -> None:
                    help="rebuild this stage even when cached (repeatable)")
     p.add_argument("--until", default=None, metavar="STAGE", help="stop after this stage")
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    p.set_defaults(func=run)
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace OUT/release and OUT/report even when they hold files this build did not write")
+    p.set_defaults(func=run, out_is_dir=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
     from builder.pipeline.stages import pipeline_stages
 
     from builder.resources import resolve_recipe
-    outcome = build(resolve_recipe(args.recipe), args.out, cache_dir=args.cache, dry_run=args.dry_run, force=args.force,
-                    until=args.until, quiet=args.quiet)
+    outcome = build(resolve_recipe(args.recipe), args.out, cache_dir=args.cache, dry_run=args.dry_run,
+                    force=args.force, until=args.until, quiet=args.quiet, overwrite=args.overwrite)
     if outcome.dry_run:
         print(dry_run_text(outcome.results, pipeline_stages()))
         return 0

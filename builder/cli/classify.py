@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import argtypes
+
 USAGE = ("swe-taskflow classify IN.jsonl --out OUT.jsonl [--classifier NAME_OR_PATH] [--batch-size N] "
          "[--device auto|cpu|cuda] [--no-cache] [--keep-existing]\n"
          "       swe-taskflow classify agreement A.jsonl B.jsonl [C.jsonl ...] [--json OUT.json] [--no-confusion]")
@@ -32,7 +34,7 @@ def register(sub) -> None:
                    help="a sessions file to label, or `agreement` followed by two or more labelled files")
     p.add_argument("--out", help="classify: output sessions file (required)")
     p.add_argument("--classifier", default="embedded", help="classify: name or model folder (default: embedded)")
-    p.add_argument("--batch-size", type=int, default=64, help="classify: messages per model batch (default 64)")
+    p.add_argument("--batch-size", type=argtypes.batch, default=64, help="classify: messages per model batch (default 64)")
     p.add_argument("--device", default="auto", help="classify: auto|cpu|cuda (default auto)")
     p.add_argument("--no-cache", action="store_true", help="classify: do not read or write the label cache")
     p.add_argument("--keep-existing", action="store_true",
@@ -77,14 +79,16 @@ def run_classify(path: str, args: argparse.Namespace) -> int:
     return 0
 
 
-def _labels_by_key(path: str) -> dict[tuple[str, int], str]:
+def _labels_by_key(path: str) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]:
+    """Labels and texts keyed by (session id, message position)."""
     from swe_taskflow.sessions import read_sessions
 
-    out = {}
+    labels, texts = {}, {}
     for r in read_sessions(path, require_intents=True):
-        for j, lab in enumerate(r.intents):
-            out[(r.session_id, j)] = lab
-    return out
+        for j, (lab, text) in enumerate(zip(r.intents, r.texts)):
+            labels[(r.session_id, j)] = lab
+            texts[(r.session_id, j)] = text
+    return labels, texts
 
 
 def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
@@ -95,13 +99,20 @@ def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
     if len(paths) < 2:
         raise InputError("agreement needs two or more labelled sessions files", actual=len(paths))
     names = [p if paths.index(p) == i else f"{p} (#{i + 1})" for i, p in enumerate(paths)]  # a file may repeat
-    sets = {n: _labels_by_key(p) for n, p in zip(names, paths)}
+    read = {n: _labels_by_key(p) for n, p in zip(names, paths)}
+    sets = {n: labels for n, (labels, _) in read.items()}
     keys = sorted(sets[names[0]])
+    first_texts = read[names[0]][1]
     for n, p in zip(names[1:], paths[1:]):
         if set(sets[n]) != set(keys):
             missing = sorted(set(keys) ^ set(sets[n]))[0]
             raise InputError("the files do not hold the same messages", path=p, field="session_id/message",
                              actual=f"{missing[0]}#{missing[1]}", hint="classify the same input file with each classifier")
+        texts = read[n][1]
+        differ = next((k for k in keys if texts[k] != first_texts[k]), None)
+        if differ is not None:   # same keys, other messages: the labels would be compared on different texts
+            raise InputError(f"message text differs from {paths[0]}", path=p, field=f"{differ[0]}#{differ[1]}.text",
+                             hint="agreement compares labels of the same messages; classify the same input file")
     pairs = pairwise({n: [sets[n][k] for k in keys] for n in names})
     print(f"{len(keys)} messages, {len({k[0] for k in keys})} sessions")
     print(f"{'A':<40} {'B':<40} {'exact':>7} {'kappa':>7}")

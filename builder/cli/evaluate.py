@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("export", help="export a release to an agent harness (Harbor)")
@@ -27,10 +29,10 @@ def register(sub) -> None:
                                                     "recorded source is not on this machine")
     e.add_argument("--org", default="swe-taskflow", help="Harbor org of the task names (default swe-taskflow)")
     e.add_argument("--agent-user", default="agent", help="non-root user the agent runs as (default agent)")
-    e.add_argument("--agent-timeout", type=float, default=3600.0, metavar="S", help="per step (default 3600)")
-    e.add_argument("--verifier-timeout", type=float, default=1800.0, metavar="S", help="per step (default 1800)")
-    e.add_argument("--cpus", type=float, help="CPUs per task environment")
-    e.add_argument("--memory-mb", type=int, help="memory per task environment")
+    e.add_argument("--agent-timeout", type=argtypes.seconds, default=3600.0, metavar="S", help="per step (default 3600)")
+    e.add_argument("--verifier-timeout", type=argtypes.seconds, default=1800.0, metavar="S", help="per step (default 1800)")
+    e.add_argument("--cpus", type=argtypes.float_range(0.0, 1024.0, lo_open=True), help="CPUs per task environment")
+    e.add_argument("--memory-mb", type=argtypes.int_range(16, 1 << 24), help="memory per task environment")
     e.add_argument("--no-solution", action="store_true", help="leave out the oracle's solutions")
     e.add_argument("--json", action="store_true", help="print the export index as JSON")
     e.set_defaults(func=cmd_export_harbor)
@@ -52,7 +54,7 @@ def register(sub) -> None:
     v.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
     v.add_argument("--judge-store", metavar="DIR", help="response store: records new judgements, replays known ones")
     v.add_argument("--no-trajectories", action="store_true", help="do not add trajectories to the release")
-    v.add_argument("--first-run", type=int, default=0, help="run index of the first attempt (default 0)")
+    v.add_argument("--first-run", type=argtypes.non_negative, default=0, help="run index of the first attempt (default 0)")
     v.add_argument("--replace", action="store_true", help="replace trajectories already in the release")
     v.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     v.set_defaults(func=cmd_evaluate_import)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("example", help="the example release's own task: build its image, check its tests")
@@ -24,7 +26,7 @@ def register(sub) -> None:
         c.add_argument(flag, **kw)
     c.add_argument("--runner", default="docker", choices=("docker", "host"),
                    help="docker: in the task's image, network none (default); host: a temporary checkout")
-    c.add_argument("--timeout", type=float, default=300.0, help="wall-clock seconds per run")
+    c.add_argument("--timeout", type=argtypes.seconds, default=300.0, help="wall-clock seconds per run")
     c.add_argument("--json", action="store_true", help="print both runs in full as JSON")
     c.set_defaults(func=_check)
 

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("flow", help="measure, score, compare and plot Task Flows",
@@ -24,13 +26,13 @@ def register(sub) -> None:
                                   "file (usable as --target or --benchmark). Unlabelled messages are classified.")
     m.add_argument("sessions", metavar="SESSIONS.jsonl")
     m.add_argument("--out", required=True, metavar="FLOW.json", help="target Task-Flow file to write")
-    m.add_argument("--min-messages", type=int, default=1, metavar="N",
+    m.add_argument("--min-messages", type=argtypes.positive, default=1, metavar="N",
                    help="session filter: keep sessions with at least N user messages (default 1 = all; "
                         "the paper's target uses 3)")
     _add_input_options(m)
-    m.add_argument("--cap-per-repo", type=int, default=None, metavar="K",
+    m.add_argument("--cap-per-repo", type=argtypes.positive, default=None, metavar="K",
                    help="keep at most K sessions per repo (seeded sample, after the length filter)")
-    m.add_argument("--seed", type=int, default=0, help="seed of --cap-per-repo sampling (default 0)")
+    m.add_argument("--seed", type=argtypes.seed, default=0, help="seed of --cap-per-repo sampling (default 0)")
     m.add_argument("--name", default=None, help="target name (default: the sessions file's stem)")
     m.add_argument("--population", default="", help="who the sessions come from (goes into the file)")
     m.add_argument("--description", default="", help="free text stored in the file")
@@ -45,10 +47,10 @@ def register(sub) -> None:
                       description="TFAS = 100 * (S_L * S_T * S_R)^(1/3), S_k = 1 - JSD_base2(P_k, Q_k).")
     _add_pair_options(s)
     s.add_argument("--json", action="store_true", help='print {"tfas", "S_L", "S_T", "S_R"} (+ "bootstrap")')
-    s.add_argument("--bootstrap", type=int, default=0, metavar="N",
+    s.add_argument("--bootstrap", type=argtypes.resamples, default=0, metavar="N",
                    help="N bootstrap resamples of whole sessions for confidence intervals (needs sessions)")
-    s.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    s.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    s.add_argument("--seed", type=argtypes.seed, default=0, help="bootstrap seed (default 0)")
+    s.add_argument("--confidence", type=argtypes.confidence, default=0.95, help="interval level (default 0.95)")
     s.set_defaults(func=cmd_score)
 
     g = fs.add_parser("gap", help="gap table: target vs benchmark per length bin, intent and transition",
@@ -56,7 +58,7 @@ def register(sub) -> None:
                                   "covers) and top transitions: target share, benchmark share, difference and "
                                   "contribution to the JSD.")
     _add_pair_options(g)
-    g.add_argument("--top", type=int, default=15, metavar="K", help="transitions to list (default 15)")
+    g.add_argument("--top", type=argtypes.int_range(1, 10_000), default=15, metavar="K", help="transitions to list (default 15)")
     g.add_argument("--json", action="store_true", help="print the table as JSON instead of Markdown")
     g.add_argument("--out", default=None, metavar="GAP.md", help="also write the Markdown (or JSON) to a file")
     g.set_defaults(func=cmd_gap)
@@ -66,12 +68,12 @@ def register(sub) -> None:
                                    "--positions user messages: DIR/sankey.png and DIR/sankey.html.")
     pl.add_argument("sessions", metavar="SESSIONS.jsonl")
     pl.add_argument("--out", required=True, metavar="DIR", help="folder to write sankey.png and sankey.html")
-    pl.add_argument("--positions", type=int, default=5, help="message positions to draw (default 5)")
-    pl.add_argument("--min-messages", type=int, default=1, metavar="N",
+    pl.add_argument("--positions", type=argtypes.int_range(1, 50), default=5, help="message positions to draw (default 5)")
+    pl.add_argument("--min-messages", type=argtypes.positive, default=1, metavar="N",
                     help="draw only sessions with at least N user messages (default 1 = all)")
     pl.add_argument("--title", default="", help="diagram title")
     _add_input_options(pl)
-    pl.set_defaults(func=cmd_plot)
+    pl.set_defaults(func=cmd_plot, out_is_dir=True)
 
 
 def _add_input_options(p: argparse.ArgumentParser) -> None:
@@ -89,9 +91,9 @@ def _add_pair_options(p: argparse.ArgumentParser) -> None:
                         "or a sessions JSONL file (then filtered by --target-min-messages)")
     p.add_argument("--benchmark", required=True, metavar="FLOW_OR_SESSIONS",
                    help="a Task-Flow file (from `flow measure`) or a sessions JSONL file")
-    p.add_argument("--target-min-messages", type=int, default=None, metavar="N",
+    p.add_argument("--target-min-messages", type=argtypes.positive, default=None, metavar="N",
                    help="session filter when --target is a sessions file (default 3, as the paper)")
-    p.add_argument("--benchmark-min-messages", type=int, default=1, metavar="N",
+    p.add_argument("--benchmark-min-messages", type=argtypes.positive, default=1, metavar="N",
                    help="session filter on benchmark sessions (default 1 = score every session)")
     _add_input_options(p)
 
@@ -153,17 +155,15 @@ def _looks_like_flow_file(path: str) -> bool:
     from swe_taskflow.errors import InputError
     from swe_taskflow.target import FORMAT
 
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=path)
-    with p.open("r", encoding="utf-8") as fh:
-        first = next((line for line in fh if line.strip()), "")
+    from swe_taskflow.jsonl import decode, iter_lines, read_json
+
+    lineno, first = next(((n, raw) for n, raw in iter_lines(path) if raw.strip()), (1, b""))
     try:
-        doc = json.loads(first)            # a whole JSON object on line 1: a JSONL session (or a one-line flow file)
-    except json.JSONDecodeError:
+        doc = json.loads(decode(first, path=path, row=lineno))   # a JSON object on line 1: a JSONL session (or a one-line flow file)
+    except (json.JSONDecodeError, RecursionError):
         try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
+            doc = read_json(path)
+        except InputError:
             return False                   # read_sessions will name the bad line
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
@@ -321,6 +321,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from swe_taskflow.errors import InputError
     from swe_taskflow.sessions import filter_min_messages, intent_lists
 
+    from swe_taskflow.jsonl import check_output_dir
+
+    check_output_dir(args.out)
     kept, _, _ = _read_labelled(args.sessions, args, lambda recs: filter_min_messages(recs, args.min_messages))
     if not kept:
         raise InputError(f"no session has at least {args.min_messages} message(s)", path=args.sessions,

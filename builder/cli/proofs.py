@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("proofs", help="run and validate proof scripts in a sandbox (docker or bubblewrap)")
@@ -15,7 +17,7 @@ def register(sub) -> None:
     r.add_argument("--script", required=True, help="proof script file (a shebang runs it as is, else /bin/sh)")
     r.add_argument("--image", default=None, help="docker image (default: swe-taskflow/proof-python:local)")
     r.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
-    r.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds before the script is killed")
+    r.add_argument("--timeout", type=argtypes.seconds, default=60.0, help="wall-clock seconds before the script is killed")
     r.add_argument("--gold-patch", default=None, help="patch file: run again after applying it to a copy")
     r.add_argument("--json", action="store_true", help="print the full proof report as JSON")
     r.set_defaults(func=_run)
@@ -28,8 +30,9 @@ def register(sub) -> None:
     v.add_argument("--tasks", default=None, help="tasks JSONL: gold patch and repo name per instance_id")
     v.add_argument("--image", default=None)
     v.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
-    v.add_argument("--jobs", type=int, default=2, help="proofs (containers) running at once")
-    v.add_argument("--timeout", type=float, default=60.0)
+    v.add_argument("--jobs", type=argtypes.int_range(1, 64), default=2, help="proofs (containers) running at once")
+    v.add_argument("--timeout", type=argtypes.seconds, default=60.0,
+                   help="wall-clock seconds before a script is killed")
     v.add_argument("--cache", default=None, help="resume cache folder (default: <out>.cache)")
     v.set_defaults(func=_validate)
 
@@ -40,14 +43,9 @@ def register(sub) -> None:
 
 
 def _read(path: str, what: str) -> str:
-    from pathlib import Path
+    from swe_taskflow.jsonl import read_text
 
-    from swe_taskflow.errors import InputError
-
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{what} not found", path=path)
-    return p.read_text(encoding="utf-8")
+    return read_text(path, what)
 
 
 def _run(args) -> int:

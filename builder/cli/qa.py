@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from . import argtypes
+
 
 def _generate(args: argparse.Namespace) -> int:
     from collections import Counter
@@ -15,6 +17,7 @@ def _generate(args: argparse.Namespace) -> int:
     from builder.split.tasks import load_tasks
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import write_jsonl
+    from swe_taskflow.safepath import is_inside
     from swe_taskflow.schema import QAItem
 
     if not args.llm:
@@ -31,7 +34,7 @@ def _generate(args: argparse.Namespace) -> int:
         if traj is None:
             items.append(skipped_task(task.instance_id, "no-trajectory", f"no solving trajectory in {args.trajectories}"))
             continue
-        repo = Path(args.repos) / task.instance_id if args.repos else None
+        repo = Path(args.repos) / task.instance_id if args.repos and is_inside(args.repos, task.instance_id) else None
         items += generate_questions(task, traj, repo, llm, max_questions=args.max_questions,
                                     resolved=resolved.get(task.instance_id))
     write_jsonl(args.out, (it.to_dict() for it in items))
@@ -50,7 +53,7 @@ def register(sub) -> None:
     g.add_argument("--trajectories", required=True, metavar="DIR", help="folder of <instance_id>.traj.json(.gz)")
     g.add_argument("--repos", default=None, metavar="DIR", help="folder of checkouts named <instance_id>")
     g.add_argument("--out", required=True, help="output POOL.jsonl of QAItem rows")
-    g.add_argument("--max-questions", type=int, default=3, help="questions per task (1-3)")
+    g.add_argument("--max-questions", type=argtypes.int_range(1, 3), default=3, help="questions per task (1-3)")
     g.add_argument("--resolved", default=None, metavar="RESULTS.json",
                    help="per-task resolution flags (mini-swe-agent results_summary.json or {id: bool}); a trajectory "
                         "of a task marked unresolved is skipped. Without it the exit status and patch decide")

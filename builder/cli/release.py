@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("verify", help="verify a release folder or Hub dataset revision against its manifest",
@@ -44,7 +46,7 @@ def register(sub) -> None:
     t.add_argument("files", nargs="+", metavar="FILE", help="trajectory files")
     t.add_argument("--condition", required=True, help="split the trajectories were run on")
     t.add_argument("--model", help="model name (default: read from the trajectory)")
-    t.add_argument("--run", type=int, default=0, help="run index (default 0)")
+    t.add_argument("--run", type=argtypes.non_negative, default=0, help="run index (default 0)")
     t.add_argument("--format", default="auto", choices=("auto", "mini-swe-agent", "atif"))
     t.add_argument("--replace", action="store_true", help="replace trajectories already in the release")
     t.set_defaults(func=cmd_trajectories_import)

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("select", help="choose one session per task maximizing TFAS against a target",
@@ -25,16 +27,19 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--preset", default="", metavar="NAME",
                    help="a named selection configuration ('paper': Appendix F's run); options below override it")
-    p.add_argument("--seed", type=int, default=None, help="seed (default 0)")
-    p.add_argument("--restarts", type=int, default=None, help="random restarts (default 64)")
-    p.add_argument("--sweeps", type=int, default=None, help="most sweeps per restart (default 20)")
-    p.add_argument("--max-questions", type=int, default=None, help="most questions per session, 0..3 (default 3)")
-    p.add_argument("--min-full-split-share", type=float, default=None,
+    p.add_argument("--seed", type=argtypes.seed, default=None, help="seed (default 0)")
+    p.add_argument("--restarts", type=argtypes.int_range(1, 100_000), default=None, help="random restarts (default 64)")
+    p.add_argument("--sweeps", type=argtypes.int_range(1, 100_000), default=None,
+                   help="most sweeps per restart (default 20)")
+    p.add_argument("--max-questions", type=argtypes.int_range(0, 3), default=None,
+                   help="most questions per session, 0..3 (default 3)")
+    p.add_argument("--min-full-split-share", type=argtypes.share, default=None,
                    help="share of ok-split tasks that must keep their 3 issue turns (default 0)")
-    p.add_argument("--min-question-share", type=float, default=None, help="share of usable questions to keep (default 0)")
-    p.add_argument("--min-qa-task-share", type=float, default=None,
+    p.add_argument("--min-question-share", type=argtypes.share, default=None,
+                   help="share of usable questions to keep (default 0)")
+    p.add_argument("--min-qa-task-share", type=argtypes.share, default=None,
                    help="share of tasks with usable questions that must carry one (default 0)")
-    p.add_argument("--min-placement-share", type=float, default=None,
+    p.add_argument("--min-placement-share", type=argtypes.share, default=None,
                    help="diversity: share of tasks with usable questions each placement pattern must hold (default 0)")
     p.add_argument("--no-original", action="store_true", default=None,
                    help="leave the original single prompt out of the family of ok-split tasks")
@@ -47,12 +52,12 @@ def register(sub) -> None:
     p.add_argument("--classifier", default="embedded", help="classifier for texts without a known intent")
     p.add_argument("--conditions", action="store_true",
                    help="also write conditions/<name>.jsonl for every fixed condition")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, out_is_dir=True)
 
 
-def _read(path: str, cls):
-    from swe_taskflow.jsonl import read_jsonl
-    return [cls.from_dict(obj, where=path, row=line) for line, obj in read_jsonl(path)]
+def _read(path: str, cls, unique: str):
+    from swe_taskflow.jsonl import read_records
+    return read_records(path, cls, unique=unique)
 
 
 def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple[dict[str, str], list[dict]]:
@@ -107,9 +112,12 @@ def run(args: argparse.Namespace) -> int:
     from swe_taskflow.target import load_target
 
     config = _config(args)
+    from swe_taskflow.jsonl import check_output_dir
+
+    check_output_dir(args.out)
     target = load_target(args.target)
-    splits = _read(args.tasks, SplitResult)
-    pool = _read(args.pool, QAItem) if args.pool else []
+    splits = _read(args.tasks, SplitResult, "instance_id")
+    pool = _read(args.pool, QAItem, "question_id") if args.pool else []
     statuses = ("accepted", "candidate") if args.allow_candidates else ("accepted",)
     materials, pool_summary = build_materials(splits, pool, statuses=statuses)
     texts = [t for m in materials for t in m.issue_texts()]

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from . import argtypes
+
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that call a model (split, qa)."""
@@ -14,7 +16,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint root (openai backend)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
     p.add_argument("--store", default=None, metavar="DIR", help="response store folder (record / replay)")
-    p.add_argument("--max-concurrency", type=int, default=4, help="requests in flight at once")
+    p.add_argument("--max-concurrency", type=argtypes.workers, default=4, help="requests in flight at once")
     p.add_argument("--usage-out", default=None, metavar="JSON", help="write token/cost usage per stage here")
 
 
@@ -69,7 +71,7 @@ def _check(args: argparse.Namespace) -> int:
     from swe_taskflow.jsonl import read_jsonl
     from swe_taskflow.split_checks import check_split
 
-    failed = 0
+    failed = checked = 0
     for lineno, case in read_jsonl(args.cases):
         if not isinstance(case.get("issue"), str):
             raise InputError("missing or non-text field", path=args.cases, row=lineno, field="issue")
@@ -79,6 +81,10 @@ def _check(args: argparse.Namespace) -> int:
         vs = check_split(case["issue"], turns)
         failed += bool(vs)
         print(json.dumps({"ok": not vs, "violations": [v.to_dict() for v in vs]}, ensure_ascii=False))
+        checked += 1
+    if not checked:
+        raise InputError("no case to check (the file holds no JSON line)", path=args.cases,
+                         hint='each line is {"issue": "...", "turns": ["...", "...", "..."]}')
     return 1 if failed else 0
 
 

@@ -11,13 +11,16 @@ Layout of the output folder::
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from . import outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
+from .recipe_checks import preflight
 from .progress import BuildProgress
 from .recipe import Recipe, load_recipe
 from .runner import StageResult, plan, run_stages
@@ -54,14 +57,23 @@ def dry_run_text(results: list[StageResult], stages) -> str:
 
 def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | None = None, dry_run: bool = False,
           force: Iterable[str] = (), until: str | None = None, quiet: bool = False,
-          stream: TextIO | None = None) -> BuildOutcome:
-    """Run (or plan, with ``dry_run``) the recipe's pipeline into ``out``."""
+          stream: TextIO | None = None, overwrite: bool = False) -> BuildOutcome:
+    """Run (or plan, with ``dry_run``) the recipe's pipeline into ``out``.
+
+    Before any stage: the recipe is checked in full (:func:`preflight`), and ``out`` must be a folder
+    this build may write (:func:`outdir.claim`: not inside a release, no files it did not write unless
+    ``overwrite``). Leftovers of a killed earlier build (containers, scratch folders, cgroups, half
+    copies) are swept.
+    """
     recipe = load_recipe(recipe_path)
+    preflight(recipe)
     out = Path(out)
+    outdir.claim(out, overwrite=overwrite)
     cache = StageCache(Path(cache_dir) if cache_dir else out / "cache")
     stages = pipeline_stages()
     if dry_run:
         return BuildOutcome(recipe, out, plan(stages, recipe, cache), dry_run=True)
+    sweep_leftovers()
     t0 = time.monotonic()
     progress = BuildProgress(len(stages), stream=stream if stream is not None else sys.stderr, quiet=quiet)
     results = run_stages(stages, recipe, cache, progress=progress, force=force, until=until)
@@ -80,4 +92,18 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
         "release": None if outcome.release is None else str(outcome.release),
         "report": None if outcome.report is None else str(outcome.report),
     }, indent=2) + "\n").encode("utf-8"))
+    outdir.record(out)
     return outcome
+
+
+def sweep_leftovers() -> None:
+    """What builds killed with ``kill -9`` left on this host: scratch folders, cgroups, containers."""
+    from ..hygiene import sweep_host
+
+    sweep_host()
+    try:
+        from builder.proofs.docker_runner import docker_answers
+    except ImportError:
+        return
+    if os.path.exists("/var/run/docker.sock") or os.environ.get("DOCKER_HOST"):
+        docker_answers()   # the first client of a process sweeps dead owners' containers

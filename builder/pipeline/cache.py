@@ -80,6 +80,8 @@ class StageCache:
         self._lock_fh = fh
         # Whoever held the lock before us is gone: its temporary folders are debris.
         shutil.rmtree(self.root / "tmp", ignore_errors=True)
+        for stale in (self.root / "work").glob(".repos-*"):   # half-built stand-in repositories
+            shutil.rmtree(stale, ignore_errors=True)
 
     def unlock(self) -> None:
         if self._lock_fh is not None:
@@ -145,13 +147,17 @@ def _fsync_dir(path: Path) -> None:
 
 def replace_dir(src: Path, dest: Path) -> None:
     """Copy ``src`` to ``dest`` so that ``dest`` is always either the old or the new complete copy."""
+    from ..hygiene import owner_id
+
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    # both temporary names carry the owner, so what a killed build leaves is swept (outdir.sweep_temporaries)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-{owner_id()}-", dir=dest.parent))
     shutil.rmtree(tmp)
     shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(STAGE_RECORD))
     old = None
     if dest.exists():
-        old = dest.parent / f".{dest.name}.old-{os.getpid()}"
+        old = dest.parent / f".{dest.name}.old-{owner_id()}"
+        shutil.rmtree(old, ignore_errors=True)
         os.rename(dest, old)
     os.rename(tmp, dest)
     if old is not None:

@@ -18,6 +18,7 @@ from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
 from .recipe_augment import AugmentationsSection, check_augmentations
+from .recipe_checks import check_ranges, recipe_text
 from .select_section import SelectSection, resolve_select
 
 SANDBOXES = ("auto", "docker", "bwrap")
@@ -312,6 +313,7 @@ def _check(recipe: Recipe) -> None:
                                 ("questions.max_questions", recipe.questions.max_questions, 1)):
         if value < minimum:
             raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
+    check_ranges(recipe)   # names, devices, seeds and bounds: builder/pipeline/recipe_checks.py
     try:
         recipe.select.to_config()
     except ConfigError as exc:
@@ -391,10 +393,8 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate a recipe file; every error names the file and the key."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError("recipe file not found", path=str(path))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(recipe_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})", path=str(path)) from None
     return parse_recipe(data, path)

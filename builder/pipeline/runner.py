@@ -10,6 +10,7 @@ volatile files (wall times) left out, so two builds of the same inputs end with 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,12 +172,18 @@ def run_stages(stages: Sequence[Stage], recipe: Any, cache: StageCache, *,
                                    sp, cache)
                 try:
                     st.run(ctx)
-                except TaskflowError:
+                except TaskflowError as exc:   # keep its type and fields; say which stage it stopped
                     progress.finish(sp, "FAILED")
+                    if not exc.message.startswith("stage '"):
+                        exc.message = f"stage '{st.name}': {exc.message}"
+                        exc.args = (str(exc),)
                     raise
                 except Exception as exc:
                     progress.finish(sp, "FAILED")
                     raise TaskflowError(f"stage '{st.name}' failed: {type(exc).__name__}: {exc}") from exc
+                except BaseException:   # Ctrl-C, SIGTERM: the half-written stage output is debris
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
                 wall = time.monotonic() - t0
                 summary = {"items_total": sp.total if sp.total is not None else sp.done,
                            "items_done": sp.done, "items_failed": sp.failed, **ctx.summary}

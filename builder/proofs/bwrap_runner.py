@@ -3,9 +3,13 @@
 The sandbox: all namespaces unshared (so only ``lo`` exists), the host's /usr read-only, the
 repository and the script read-only, a small tmpfs /tmp, no environment (``--clearenv``), uid 65534,
 no capabilities, killed with its parent. Limits come from ``prlimit`` (address space, processes,
-file size) and ``timeout -s KILL``. Run as root, the sandbox is started as the host's uid 65534
-(``setpriv``) so that the process limit applies (root ignores RLIMIT_NPROC), unless a pids cgroup
-can be made, which caps the processes whatever the uid.
+file size) and ``timeout -s KILL``. Run as root, bwrap itself is started as the host's uid 65534
+(``setpriv``): bwrap maps the sandbox user onto the identity that starts it, so started as root the
+sandbox's uid 65534 would be host root and read root-only files. The repository and script folder
+are opened by this process and passed as file descriptors, so a repository under a folder only
+root may traverse still works. As root a pids cgroup (named with its owner, swept after a kill -9)
+caps the processes; otherwise RLIMIT_NPROC does. ``timeout`` dies with this process
+(``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed run leaves no sandbox behind.
 
 Weaker than Docker, and the report says so: memory is an address-space limit (a MemoryError, seen
 on stderr, stands for an OOM kill), CPU is not limited, and the process limit is shared by every
@@ -27,16 +31,20 @@ from pathlib import Path
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
+from .. import hygiene
 from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
 from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
 
 NOBODY = 65534
+#: A run whose stderr starts with one of these never reached the script: an infrastructure error.
+_SETUP_TOOLS = ("bwrap:", "unshare:", "mount:", "setpriv:", "prlimit:", "timeout:")
 _OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc")
 
 
 def bwrap_available() -> bool:
-    return all(shutil.which(t) for t in ("bwrap", "prlimit", "timeout"))
+    tools = ("bwrap", "prlimit", "timeout", "setpriv") + (("unshare", "mount") if os.geteuid() == 0 else ())
+    return all(shutil.which(t) for t in tools)
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,18 +73,16 @@ def _nobody_process_count() -> int:
 class PidsCgroup:
     """A throw-away pids cgroup (v1 ``pids`` controller or v2) capping the sandbox's processes, for root.
 
-    Root ignores RLIMIT_NPROC, and dropping to uid 65534 first would stop bwrap from reaching a
-    repository under a folder that only root may traverse; a cgroup caps processes for any uid.
+    RLIMIT_NPROC counts every process of uid 65534 on the host; a cgroup counts only this sandbox's.
+    Its name carries the owner (:mod:`builder.hygiene`), so one left by a killed run is swept.
     """
 
     def __init__(self, limit: int) -> None:
-        import uuid
-
         self.path: Path | None = None
         for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
             if (base / "cgroup.procs").exists() and os.access(base, os.W_OK) and (
                     base.name == "pids" or "pids" in _read(base / "cgroup.subtree_control")):
-                cand = base / f"swe-taskflow-proof-{uuid.uuid4().hex[:12]}"
+                cand = base / hygiene.cgroup_name("proof")
                 try:
                     cand.mkdir()
                     (cand / "pids.max").write_text(str(limit))
@@ -113,26 +119,37 @@ def _read(path: Path) -> str:
         return ""
 
 
-def bwrap_command(repo_fd: int, staged_fd: int, command: list[str], config: ProofConfig,
-                  cgroup_procs: str = "") -> list[str]:
+def bwrap_command(repo: str, staged: str, command: list[str], config: ProofConfig, cgroup_procs: str = "",
+                  mounts: str = "") -> list[str]:
     """The full host command line (timeout, setpriv, prlimit, bwrap) for one run.
 
-    The repository and script folder are passed as open directory fds (``--ro-bind-fd``): they are
-    resolved by this process, so a repository under a folder that uid 65534 cannot traverse still works.
+    As root, bwrap is started as uid 65534, which may not traverse the folders above the repository
+    (e.g. a 0700 temp folder): so first, in a private mount namespace of its own (``unshare``), the
+    repository and the script folder are bound onto two empty folders under ``mounts`` (a 0755
+    scratch folder), and bwrap binds those. Nothing is mounted on the host; the namespace ends with
+    the run.
     """
     if not bwrap_available():
         raise SandboxError("bubblewrap is not available (needs bwrap, prlimit and timeout)",
                            hint="apt-get install bubblewrap, or use --sandbox docker")
     root = os.geteuid() == 0
     outer = []
-    if cgroup_procs:   # join the pids cgroup, then run the rest; RLIMIT_NPROC cannot bind root
+    if cgroup_procs:   # join the pids cgroup (as root), then run the rest
         outer += ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroup_procs]
-        nproc = int(config.pids)
+        nproc = int(config.pids) + _nobody_process_count()   # the cgroup is the real cap
     else:
         nproc = int(config.pids) + (_nobody_process_count() if root else _own_process_count())
-    outer += ["timeout", "-s", "KILL", f"{config.timeout_s:g}"]
-    if root and not cgroup_procs:
-        outer += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    # timeout dies with this process; bwrap (--die-with-parent) and the sandbox die with timeout
+    outer += ["setpriv", "--pdeathsig", "KILL", "--", "timeout", "-s", "KILL", f"{config.timeout_s:g}"]
+    src_repo, src_proof = repo, staged
+    if root:   # never start bwrap as root: its sandbox user would be host root
+        if not mounts:
+            raise SandboxError("bwrap as root needs a scratch folder for its mounts")
+        src_repo, src_proof = f"{mounts}/repo", f"{mounts}/proof"
+        outer += ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                  'mount --bind "$1" "$3" && mount --bind "$2" "$4" && shift 4 && exec "$@"', "bind",
+                  repo, staged, src_repo, src_proof,
+                  "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
     outer += ["prlimit", f"--as={int(config.mem_mb) << 20}", f"--nproc={nproc}",
               f"--fsize={int(config.fsize_mb) << 20}", "--core=0", "--"]
     box = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
@@ -147,7 +164,7 @@ def bwrap_command(repo_fd: int, staged_fd: int, command: list[str], config: Proo
         box += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     box += ["--proc", "/proc", "--dev", "/dev",
             "--size", str(int(config.tmpfs_mb) << 20), "--tmpfs", "/tmp",
-            "--ro-bind-fd", str(repo_fd), REPO_MOUNT, "--ro-bind-fd", str(staged_fd), PROOF_MOUNT,
+            "--ro-bind", src_repo, REPO_MOUNT, "--ro-bind", src_proof, PROOF_MOUNT,
             "--chdir", REPO_MOUNT,
             "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
             "--setenv", "LANG", "C.UTF-8",
@@ -174,14 +191,22 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
     command = script_command(script)
     staged = stage_script(script)
     t0 = time.monotonic()
-    fds: list[int] = []
+    mounts = None
+    hygiene.sweep_host()
     cgroup = PidsCgroup(int(config.pids)) if os.geteuid() == 0 else None
+    proc = None
+    handle = None
     try:
-        fds = [os.open(repo, os.O_RDONLY | os.O_DIRECTORY), os.open(staged.name, os.O_RDONLY | os.O_DIRECTORY)]
-        argv = bwrap_command(fds[0], fds[1], command, config, cgroup.procs if cgroup else "")
+        if os.geteuid() == 0:
+            mounts = hygiene.scratch_temp("mnt-")
+            for name in ("repo", "proof"):
+                os.mkdir(Path(mounts.name, name), 0o755)
+            os.chmod(mounts.name, 0o755)
+        argv = bwrap_command(repo, staged.name, command, config, cgroup.procs if cgroup else "",
+                             mounts.name if mounts else "")
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
-                                start_new_session=True, pass_fds=fds)
+                                start_new_session=True)
         killed = threading.Event()
 
         def kill() -> None:
@@ -192,6 +217,7 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
                 except ProcessLookupError:
                     pass
 
+        handle = hygiene.register(kill)
         out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill)
         err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes, on_limit=kill)
 
@@ -218,7 +244,7 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         exit_code = 128 - rc if rc < 0 else rc
         timed_out = (exit_code == 137 and not killed.is_set() and duration >= config.timeout_s * 0.98)
         stderr_text = err.tail_text()
-        if exit_code != 0 and out.nbytes == 0 and stderr_text.lstrip().startswith("bwrap:"):  # setup failed
+        if exit_code != 0 and out.nbytes == 0 and stderr_text.lstrip().startswith(_SETUP_TOOLS):  # setup failed
             return RunFacts(infra_error=f"bwrap: {stderr_text.strip()[-300:]}", duration_s=round(duration, 3),
                             command=tuple(command))
         oom = exit_code not in (0, None) and any(m in stderr_text for m in _OOM_MARKERS)
@@ -230,8 +256,16 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         return RunFacts(infra_error=f"bwrap: {exc}", duration_s=round(time.monotonic() - t0, 3),
                         command=tuple(command))
     finally:
+        if handle is not None:
+            hygiene.unregister(handle)
+        if proc is not None and proc.poll() is None:   # interrupted: the sandbox must not run on
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
         if cgroup is not None:
             cgroup.close()
-        for fd in fds:
-            os.close(fd)
+        if mounts is not None:
+            mounts.cleanup()
         staged.cleanup()

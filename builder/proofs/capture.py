@@ -73,6 +73,7 @@ def run_facts(out: BoundedCapture, err: BoundedCapture, *, exit_code: int | None
     return RunFacts(
         exit_code=exit_code, timed_out=timed_out, oom_killed=oom_killed,
         output_limit_hit=out.limit_hit or err.limit_hit,
+        output_limit_stream="stdout" if out.limit_hit else "stderr" if err.limit_hit else "",
         stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
         stdout_excerpt=out.head_text(excerpt_chars), stderr_excerpt=stderr_text,
         repo_write_blocked=repo_write_blocked(stderr_text),

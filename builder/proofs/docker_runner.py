@@ -4,6 +4,10 @@ Every container: no network (``network_mode="none"``), read-only rootfs and repo
 tmpfs /tmp, memory (no swap), pids and CPU limits, all capabilities dropped, no-new-privileges,
 uid 65534, nothing from the host environment, a wall-clock kill and output read through a bounded
 stream (the script is killed once stdout or stderr passes the byte limit). No network is ever created.
+
+Every container carries its owner's label (:mod:`builder.hygiene`) and is removed in ``finally``; an
+interrupted run kills it at once, and containers left by a run killed with ``kill -9`` are swept the
+first time a later run talks to the daemon.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
+from .. import hygiene
 from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
 from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
@@ -41,7 +46,8 @@ def docker_client(timeout: int = 30):
             raise SandboxError(f"no Docker daemon answers: {exc}",
                                hint="start dockerd (see .ci/start-docker.sh) or use --sandbox bwrap") from exc
         _CLIENT = client
-        return client
+    hygiene.sweep_once("containers", lambda: hygiene.sweep_containers(client))
+    return client
 
 
 def docker_answers() -> bool:
@@ -72,6 +78,7 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
     command = script_command(script)
     staged = stage_script(script)
     container = None
+    handle = None
     t0 = time.monotonic()
     try:
         from docker.types import LogConfig
@@ -85,7 +92,7 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
             nano_cpus=int(config.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
             user="65534:65534", environment={}, hostname="proof", stdin_open=False, tty=False,
             log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
-            labels={"swe-taskflow.proof": "1"})
+            labels=hygiene.labels(**{"swe-taskflow.proof": "1"}))
         kill_once = threading.Event()
 
         def kill() -> None:
@@ -95,6 +102,8 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
                     client.api.kill(container.id)
                 except Exception:  # noqa: BLE001 - it may have exited already
                     pass
+
+        handle = hygiene.register(kill)
 
         def kill_async() -> None:
             # the daemon's kill waits for the container to stop, which needs its output drained: never
@@ -147,6 +156,8 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
         return RunFacts(infra_error=f"docker: {type(exc).__name__}: {str(exc)[:300]}",
                         duration_s=round(time.monotonic() - t0, 3), command=tuple(command))
     finally:
+        if handle is not None:
+            hygiene.unregister(handle)
         if container is not None:
             try:
                 container.remove(force=True)

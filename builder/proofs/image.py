@@ -200,7 +200,10 @@ def import_rootfs(tag: str, write: Callable[[Any], str], *, changes: list[str], 
                 pass
         tar_file.seek(0)
         repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        all_labels = {**(labels or {}), "swe-taskflow.rootfs-sha256": content}
+        from ..hygiene import IMAGE_LABEL, owner_id
+
+        # every image says who built it (never the containers' owner label: containers inherit image labels)
+        all_labels = {**(labels or {}), "swe-taskflow.rootfs-sha256": content, IMAGE_LABEL: owner_id()}
         changes = [*changes, *(f"LABEL {k}={v}" for k, v in sorted(all_labels.items()))]
         try:
             client.api.import_image_from_stream(iter(lambda: tar_file.read(1 << 20), b""), repository=repo,

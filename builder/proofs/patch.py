@@ -7,6 +7,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from swe_taskflow.errors import SandboxError
+
+from ..hygiene import scratch_temp
+from .gitsafe import git_env, private_git_dir, run
+
 
 class PatchError(Exception):
     """The gold patch does not apply (an infrastructure problem for the proof, not a failed proof)."""
@@ -15,9 +20,11 @@ class PatchError(Exception):
 def patched_copy(repo_dir: str | os.PathLike, patch: str) -> tempfile.TemporaryDirectory:
     """Copy ``repo_dir`` (with ``.git``) to a temp folder and ``git apply`` the patch there.
 
-    Returns the TemporaryDirectory; the repository is at ``<tmp>/repo``. Raises PatchError.
+    ``git apply`` runs with a private git folder (:mod:`.gitsafe`): the copy's own configuration and
+    attributes (which could run a filter command) are never read. Returns the TemporaryDirectory;
+    the repository is at ``<tmp>/repo``. Raises PatchError.
     """
-    tmp = tempfile.TemporaryDirectory(prefix="swe-taskflow-patched-")
+    tmp = scratch_temp("patched-")
     os.chmod(tmp.name, 0o755)
     dest = Path(tmp.name, "repo")
     try:
@@ -25,13 +32,13 @@ def patched_copy(repo_dir: str | os.PathLike, patch: str) -> tempfile.TemporaryD
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise PatchError(f"copying the repository failed: {proc.stderr.strip()[:300]}")
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent",
-               "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "LC_ALL": "C"}
-        # --unsafe-paths off, no index update: only the worktree of the copy changes
-        proc = subprocess.run(["git", "-c", "safe.directory=*", "apply", "--whitespace=nowarn", "-"],
-                              input=patch, cwd=dest, env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise PatchError(f"git apply failed: {proc.stderr.strip()[:300]}")
+        git_dir = private_git_dir(Path(tmp.name, "git"))
+        env = git_env(GIT_DIR=str(git_dir), GIT_WORK_TREE=str(dest), GIT_INDEX_FILE=str(Path(tmp.name, "index")))
+        # no --index: only the work tree of the copy changes; --unsafe-paths stays off
+        try:
+            run(["apply", "--whitespace=nowarn", "-"], env, dest, input=patch)
+        except SandboxError as exc:
+            raise PatchError(f"git apply failed: {exc.message.split(': ', 1)[-1]}") from None
         return tmp
     except BaseException:
         tmp.cleanup()

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import InputError, SandboxError
-from swe_taskflow.jsonl import read_jsonl, write_jsonl
+from swe_taskflow.jsonl import read_jsonl, read_records, write_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report, rejection_cause
+from swe_taskflow.safepath import inside
 from swe_taskflow.schema import QAItem
 
+from .. import hygiene
 from .config import ProofConfig
 from .run import cache_key, image_identity, resolve_sandbox, run_proof
 from .treehash import tree_hash
@@ -53,15 +55,19 @@ class ProofCache:
 
 
 def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path | None:
-    """The documented lookup: ``<instance_id>`` first, then ``<owner>__<name>``."""
-    direct = repos_dir / instance_id
+    """The documented lookup: ``<instance_id>`` first, then ``<owner>__<name>``.
+
+    Both names come from data: one that leaves ``repos_dir`` (absolute, ``..``, a link out) raises
+    InputError naming the field, so a row can never choose which host folder a sandbox mounts.
+    """
+    direct = inside(repos_dir, instance_id, field="instance_id")
     if direct.is_dir():
         return direct
     if not repo_name:
         m = re.match(r"^(?:instance_)?([\w.-]+?)__([\w.-]+?)-", instance_id)
         repo_name = f"{m.group(1)}/{m.group(2)}" if m else None
     if repo_name:
-        cand = repos_dir / repo_name.replace("/", "__")
+        cand = inside(repos_dir, repo_name.replace("/", "__"), field="repo")
         if cand.is_dir():
             return cand
     return None
@@ -107,9 +113,7 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
 
         config = replace(config, timeout_s=float(timeout_s))
     repos_dir = Path(repos_dir)
-    items: list[QAItem] = []
-    for lineno, obj in read_jsonl(pool_path):
-        items.append(QAItem.from_dict(obj, where=str(pool_path), row=lineno))
+    items: list[QAItem] = read_records(pool_path, QAItem, unique="question_id")
     tasks = _load_tasks(tasks_path)
     kind = resolve_sandbox(sandbox)
     identities: dict[str, tuple[str, str, str, str] | str] = {}
@@ -129,7 +133,9 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
     image_name, img_id = (default[1], default[2]) if isinstance(default, tuple) else (image or "", "")
     cache = ProofCache(cache_dir)
 
-    def one(item: QAItem) -> tuple[ProofReport, bool]:
+    refused: dict[str, str] = {}
+
+    def one(item: QAItem) -> tuple[ProofReport | None, bool]:
         task = tasks.get(item.instance_id, {})
         # --image wins; else (docker) the task's own image_name; else the local test image
         wanted = image or (task.get("image_name") if kind == "docker" else None) or None
@@ -137,7 +143,11 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
         if isinstance(resolved, str):
             return infrastructure_report(resolved, sandbox=kind, image=wanted or image_name,
                                          limits=config.limits()), False
-        repo = repo_for(repos_dir, item.instance_id, task.get("repo"))
+        try:
+            repo = repo_for(repos_dir, item.instance_id, task.get("repo"))
+        except InputError as exc:   # the row names a folder outside --repos: rejected, never mounted
+            refused[item.question_id] = f"refused: {exc.field}: {exc.message} ({exc.actual!r})"
+            return None, False
         if repo is None:
             return infrastructure_report(f"no repository folder for {item.instance_id} under {repos_dir}",
                                          sandbox=kind, image=resolved[1], limits=config.limits()), False
@@ -164,19 +174,26 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
 
     results: list[tuple[ProofReport, bool] | None] = [None] * len(items)
     todo = [i for i, item in enumerate(items) if not _rejected_before_proof(item)]
-    with ThreadPoolExecutor(max_workers=int(jobs)) as pool, \
-            tqdm(total=len(todo), desc="proofs", unit="q", disable=not progress or None) as bar:
-        futures = {pool.submit(one, items[i]): i for i in todo}
-        from concurrent.futures import as_completed
+    pool = ThreadPoolExecutor(max_workers=int(jobs))
+    try:
+        with tqdm(total=len(todo), desc="proofs", unit="q", disable=not progress or None) as bar:
+            futures = {pool.submit(one, items[i]): i for i in todo}
+            from concurrent.futures import as_completed
 
-        for fut in as_completed(futures):
-            i = futures[fut]
-            try:
-                results[i] = fut.result()
-            except SandboxError as exc:
-                results[i] = (infrastructure_report(str(exc), sandbox=kind, image=image_name,
-                                                    limits=config.limits()), False)
-            bar.update(1)
+            for fut in as_completed(futures):
+                i = futures[fut]
+                try:
+                    results[i] = fut.result()
+                except SandboxError as exc:
+                    results[i] = (infrastructure_report(str(exc), sandbox=kind, image=image_name,
+                                                        limits=config.limits()), False)
+                bar.update(1)
+    except BaseException:   # Ctrl-C, SIGTERM: stop the running sandboxes now, start no other
+        hygiene.kill_active()
+        pool.shutdown(wait=True, cancel_futures=True)
+        hygiene.CANCELLED.clear()
+        raise
+    pool.shutdown(wait=True)
     rows = []
     summary: dict[str, Any] = {"total": len(items), "accepted": 0, "rejected": 0, "error": 0, "cached": 0,
                                "by_status": {}, "rejected_by_cause": {}, "not_run": 0, "sandbox": kind,
@@ -188,6 +205,12 @@ def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, s
             summary["not_run"] += 1
             continue
         report, was_cached = res
+        if report is None:                    # names a folder outside --repos: refused, never mounted
+            rows.append({**item.to_dict(), "proof_report": None, "status": "rejected",
+                         "reason": refused[item.question_id]})
+            summary["rejected"] += 1
+            summary["by_status"]["refused"] = summary["by_status"].get("refused", 0) + 1
+            continue
         status = "accepted" if report.status == PASSED else "error" if report.status == INFRA_ERROR else "rejected"
         row = item.to_dict()
         cause, where = rejection_cause(report)

@@ -23,6 +23,9 @@ def resolve_sandbox(sandbox: str) -> str:
     """``auto`` = docker when a daemon answers, else bwrap; SandboxError when neither exists."""
     if sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", field="sandbox", actual=sandbox, expected=SANDBOXES)
+    from ..hygiene import sweep_host
+
+    sweep_host()   # what a killed predecessor left: scratch folders and cgroups of dead owners
     from .bwrap_runner import bwrap_available
     from .docker_runner import docker_answers
 

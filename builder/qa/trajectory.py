@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swe_taskflow.errors import InputError
+from swe_taskflow.safepath import is_inside
 
 #: ``info.exit_status`` values of a run that ended by submitting its patch (mini-swe-agent).
 SOLVED_EXIT_STATUSES = ("Submitted",)
@@ -47,8 +48,8 @@ def read_trajectory(path: str | Path) -> Trajectory:
     try:
         with opener(path, "rt", encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"unreadable trajectory: {exc}", path=str(path)) from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError, EOFError) as exc:
+        raise InputError(f"unreadable trajectory: {type(exc).__name__}: {exc}", path=str(path)) from None
     msgs = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(msgs, list):
         raise InputError("trajectory has no message list", path=str(path), field="messages")
@@ -77,6 +78,8 @@ def read_trajectory(path: str | Path) -> Trajectory:
 def find_trajectory(folder: str | Path, instance_id: str) -> Path | None:
     """``<id>.traj.json(.gz)`` directly in ``folder`` or in ``folder/<id>/``."""
     folder = Path(folder)
+    if not is_inside(folder, instance_id):   # an id from data never names a path outside the folder
+        return None
     for sub in (folder, folder / instance_id):
         for name in (f"{instance_id}.traj.json", f"{instance_id}.traj.json.gz"):
             if (sub / name).exists():

@@ -32,8 +32,8 @@ def _load_json(path: Path) -> Any:
         return json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise InputError("trajectory file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"trajectory is not readable JSON ({exc})", path=str(path)) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, EOFError) as exc:
+        raise InputError(f"trajectory is not readable JSON ({type(exc).__name__}: {exc})", path=str(path)) from None
 
 
 def _int(x: Any) -> int:

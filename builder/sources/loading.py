@@ -14,7 +14,7 @@ from typing import Any
 
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import file_sha256
-from swe_taskflow.jsonl import parse_line
+from swe_taskflow.jsonl import decode, iter_lines, parse_line
 
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
@@ -28,16 +28,15 @@ def _lines_fallback(path: Path) -> tuple[list[dict[str, Any] | None], list[str]]
     """Each line as a dict, or None with its problem (so that the row is reported, not lost)."""
     rows: list[dict[str, Any] | None] = []
     problems: list[str] = []
-    with path.open("r", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(parse_line(line, path=str(path), row=lineno))
-                problems.append("")
-            except InputError as exc:
-                rows.append(None)
-                problems.append(f"{path}: line {lineno}: {exc.message}")
+    for lineno, raw in iter_lines(path):
+        if not raw.strip():
+            continue
+        try:
+            rows.append(parse_line(decode(raw, path=str(path), row=lineno), path=str(path), row=lineno))
+            problems.append("")
+        except InputError as exc:
+            rows.append(None)
+            problems.append(f"{path}: line {lineno}: {exc.message}")
     return rows, problems
 
 
@@ -71,8 +70,8 @@ def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
                              actual=path.suffix)
         prov.update(kind="file", files=[_file_entry(path)], split="train",
                     loader=f"datasets.load_dataset({builder!r}, data_files=...)")
-        try:
-            ds = _load(builder, data_files=str(path), split="train")
+        try:   # arrow may take bytes that are not UTF-8 and fail only when rows are built
+            rows = _load(builder, data_files=str(path), split="train").to_list()
         except Exception as exc:  # noqa: BLE001 - any datasets/arrow failure: re-read JSONL line by line
             if builder != "json":
                 raise InputError(f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]})",
@@ -80,7 +79,6 @@ def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
             rows, problems = _lines_fallback(path)
             prov["loader"] = "json lines (datasets.load_dataset failed: " + type(exc).__name__ + ")"
             return rows, problems, prov
-        rows = ds.to_list()
         return rows, [""] * len(rows), prov
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _BUILDERS
@@ -95,7 +93,10 @@ def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
         ds, used = _pick_split(dd, split, str(path))
         prov.update(kind="folder", files=[_file_entry(f) for f in files], split=used,
                     loader="datasets.load_dataset(folder)")
-        rows = ds.to_list()
+        try:
+            rows = ds.to_list()
+        except UnicodeDecodeError as exc:
+            raise InputError(f"a file of the folder is not valid UTF-8 ({exc.reason})", path=str(path)) from None
         return rows, [""] * len(rows), prov
     if not HUB_ID_RE.match(spec):
         raise InputError("no such file or folder, and not a Hub dataset id (owner/name)", path=spec)

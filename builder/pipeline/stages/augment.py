@@ -36,7 +36,7 @@ def sandbox_setup(ctx, tasks) -> tuple[object | None, dict[str, Path], dict[str,
     from dataclasses import replace
 
     from builder.augment.sandbox import DEFAULT_CONFIG, Sandbox
-    from swe_taskflow.reprove import find_repo
+    from swe_taskflow.verify_reprove import find_repo
 
     from .proofs import build_images
     from .repos import materialize

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.jsonl import read_jsonl
+from swe_taskflow.jsonl import read_jsonl, read_records
 from swe_taskflow.schema import QAItem, SplitResult, Task
 
 
@@ -33,7 +33,7 @@ def read_splits(stage_dir: Path) -> list[SplitResult]:
 
 
 def read_pool(path: Path) -> list[QAItem]:
-    return [QAItem.from_dict(obj, where=str(path), row=n) for n, obj in read_jsonl(path)]
+    return read_records(path, QAItem, unique="question_id")
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

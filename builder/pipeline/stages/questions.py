@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from swe_taskflow.errors import ConfigError
+from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.jsonl import write_json, write_jsonl
 
 from .common import need_module, read_pool, read_tasks
@@ -41,7 +41,11 @@ def _generate(ctx, tasks):
         if traj is None:
             got = [qa.skipped_task(task.instance_id, "no-trajectory", f"no trajectory in {sec.trajectories}")]
         else:
-            got = qa.generate_questions(task, traj, repo_for(repos_dir, task.instance_id, task.repo), backend,
+            try:
+                repo = repo_for(repos_dir, task.instance_id, task.repo)
+            except InputError:   # a name that would leave repos_dir: no repository to read
+                repo = None
+            got = qa.generate_questions(task, traj, repo, backend,
                                         max_questions=sec.max_questions, resolved=resolved.get(task.instance_id))
         skipped = len(got) == 1 and got[0].question_id.endswith(("::no-trajectory", "::trajectory-not-solving"))
         status_rows.append({"instance_id": task.instance_id, "trajectory": traj.name if traj else None,

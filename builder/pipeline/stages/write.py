@@ -81,9 +81,9 @@ def question_rows(ctx, out_splits: dict[str, list]) -> dict:
         with_questions.append({"instance_id": iid, "repo": task.repo, "base_commit": task.base_commit,
                                "image_name": task.image_name, "source": task.source,
                                "provenance": str(task.extra.get("provenance") or task.source), **entry})
-    return {"pool": ", ".join(ctx.recipe.pool_names()),
-            "rule": "a question is attached only to the task whose repository it is about, and proved in that "
-                    "repository at its base_commit",
+    names = ctx.recipe.pool_names()   # the pool tfas_optimized draws from: conditions.pool, else the first
+    return {"pool": ctx.recipe.conditions.pool or (names[0] if names else None), "rule": "a question is attached only to the task whose repository it "
+                                                   "is about, and proved in that repository at its base_commit",
             "tasks": len(tasks), "tasks_with_candidates": with_questions,
             "tasks_without_questions": {k: v for k, v in without.items() if v},
             "rows_with_questions": {c: sum(1 for r in rows if r["questions"]) for c, rows in out_splits.items()},

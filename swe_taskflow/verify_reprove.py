@@ -1,12 +1,13 @@
 """``verify --reprove``: re-run every answer turn's proof and reproduce every reference.
 
 For each distinct question item of a release: its proof script runs again in a sandbox (through an
-injected ``run_proof``: the core never imports the builder) and must end with the published status
-and print the published evidence (stdout sha256). For augmentation kinds the reference is then
-re-derived from the re-run's output (:func:`swe_taskflow.augment.reference.reproduce`) and, when the
-source tasks are given (gold patches are not in a release), checked against the gold patch: the
-locations are code it changes, a planning reference is what the requirement points at, a review's
-diff is the catalogue mutation it records (:mod:`swe_taskflow.augment.recheck`).
+injected ``run_proof``: the CLI passes ``builder.proofs.run_proof``; the core never imports the
+builder) and must end with the published status and print the published evidence (stdout sha256).
+For augmentation kinds the reference is then re-derived from the re-run's output
+(:func:`swe_taskflow.augment.reference.reproduce`) and, when the source tasks are given (gold patches
+are not in a release), checked against the gold patch: the locations are code it changes, a planning
+reference is what the requirement points at, a review's diff is the catalogue mutation it records
+(:mod:`swe_taskflow.augment.recheck`).
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, VerifyError
+from .safepath import inside, is_inside
 
 #: Limits a re-run gets when the published report records none (the proofs' defaults).
 DEFAULT_TIMEOUT_S = 60
 
 
 def find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
-    """A checkout for a row: ``<instance_id>``, ``<owner>__<name>`` or ``<name>`` under ``repos_dir``."""
+    """The checkout of a row's task: ``<instance_id>``, ``<owner>__<name>`` or ``<name>`` under ``repos_dir``.
+
+    Names come from the (untrusted) release: one that leaves ``repos_dir`` is never used.
+    """
     for name in (row["instance_id"], row["repo"].replace("/", "__"), row["repo"].split("/")[-1]):
-        if name and (repos_dir / name).is_dir():
-            return repos_dir / name
+        if name and is_inside(repos_dir, name) and (repos_dir / name).is_dir():
+            return inside(repos_dir, name)
     return None
 
 
@@ -103,4 +108,4 @@ def _rerun(q, repo, run_proof, report, where, *, augmented: bool):
     return result
 
 
-__all__ = ["reprove", "find_repo"]
+__all__ = ["reprove", "find_repo", "DEFAULT_TIMEOUT_S"]

@@ -1,0 +1,241 @@
+"""Leftovers of killed runs: who owns a container, cgroup or temporary folder, and sweeping the dead ones.
+
+Everything the project creates that can outlive its process (Docker containers, pids cgroups,
+temporary folders) carries its owner: ``<pid>.<start time>@<boot id>.<pid namespace>``, as the label
+``swe-taskflow.owner`` or inside its name. Images say who built them with ``swe-taskflow.built-by``
+and are never swept (a container inherits its image's labels, so the owner key must not be there). A process killed with ``kill -9`` runs no
+cleanup, so the next run sweeps: it removes only what belongs to owners that are dead on this host
+(same boot and pid namespace, and the pid gone or reused). Other live processes' containers, on the
+same daemon, are never touched, nor is anything whose owner cannot be judged from here.
+
+Catchable signals (SIGINT, SIGTERM, SIGHUP) interrupt the main thread, so ``finally`` blocks run;
+:func:`kill_active` stops every sandbox still running in worker threads at that moment.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Callable
+
+#: Docker label naming the owner process of a container.
+OWNER_LABEL = "swe-taskflow.owner"
+#: Docker label naming the process that built an image. Not OWNER_LABEL: a container inherits its image's
+#: labels, so an image carrying OWNER_LABEL would mark every container made from it (by any process,
+#: any version of the code) as owned by the long-dead builder, and the sweep would remove it.
+IMAGE_LABEL = "swe-taskflow.built-by"
+#: Prefix of every temporary folder and cgroup name the project creates.
+PREFIX = "swe-taskflow"
+_OWNER_RE = re.compile(r"(?P<pid>\d+)\.(?P<start>\d+)@(?P<boot>[0-9a-f]{12})\.(?P<ns>\d+)")
+CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:12]
+    except OSError:
+        return "0" * 12
+
+
+def _pid_ns() -> str:
+    try:
+        return re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or "0"
+    except OSError:
+        return "0"
+
+
+def _start_time(pid: int) -> str | None:
+    """Field 22 of /proc/<pid>/stat (clock ticks after boot): with the pid, it names one process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2:].split()[19]
+
+
+@functools.lru_cache(maxsize=1)
+def owner_id() -> str:
+    """This process as an owner string (cached per process; a fork gets its own through the pid check)."""
+    return f"{os.getpid()}.{_start_time(os.getpid()) or 0}@{_boot_id()}.{_pid_ns()}"
+
+
+def _me() -> str:
+    mine = owner_id()
+    if not mine.startswith(f"{os.getpid()}."):   # forked: recompute
+        owner_id.cache_clear()
+        mine = owner_id()
+    return mine
+
+
+def labels(**extra: str) -> dict[str, str]:
+    """Labels for a container or image this process creates."""
+    return {OWNER_LABEL: _me(), **extra}
+
+
+def owner_dead(owner: str) -> bool:
+    """True only when ``owner`` is a process of this boot and pid namespace that no longer runs."""
+    m = _OWNER_RE.search(owner or "")
+    if m is None or m["boot"] != _boot_id() or m["ns"] != _pid_ns():
+        return False   # not judgeable from here: keep it
+    return _start_time(int(m["pid"])) != m["start"]
+
+
+def scratch_dir() -> Path:
+    """This process's private temporary folder (0755: a sandbox user must read staged scripts); removed
+    at a normal exit, swept by the next run after a ``kill -9``."""
+    path = Path(tempfile.gettempdir()) / f"{PREFIX}-{_me()}"
+    if not path.is_dir():
+        path.mkdir(mode=0o755, exist_ok=True)
+        os.chmod(path, 0o755)
+        import atexit
+
+        atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def scratch_temp(prefix: str) -> tempfile.TemporaryDirectory:
+    """A TemporaryDirectory inside :func:`scratch_dir`, so a killed run's leftovers can be found."""
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=scratch_dir())
+
+
+def cgroup_name(tag: str) -> str:
+    return f"{PREFIX}-{tag}-{_me()}-{os.urandom(4).hex()}"
+
+
+# ---------------------------------------------------------------- running sandboxes
+
+_ACTIVE: dict[int, Callable[[], None]] = {}
+_ACTIVE_LOCK = threading.Lock()
+_NEXT = [0]
+#: Set by :func:`kill_active`: a sandbox registering afterwards is stopped at once.
+CANCELLED = threading.Event()
+
+
+def register(kill: Callable[[], None]) -> int:
+    """Remember how to stop a running sandbox; returns a handle for :func:`unregister`."""
+    with _ACTIVE_LOCK:
+        _NEXT[0] += 1
+        _ACTIVE[_NEXT[0]] = kill
+        handle = _NEXT[0]
+    if CANCELLED.is_set():
+        kill()
+    return handle
+
+
+def unregister(handle: int) -> None:
+    with _ACTIVE_LOCK:
+        _ACTIVE.pop(handle, None)
+
+
+def kill_active() -> int:
+    """Stop every registered sandbox, and any that registers until :func:`CANCELLED` is cleared (called
+    when the run is interrupted); returns how many were running."""
+    CANCELLED.set()
+    with _ACTIVE_LOCK:
+        kills = list(_ACTIVE.values())
+    for kill in kills:
+        try:
+            kill()
+        except Exception:  # noqa: BLE001 - it may have ended already
+            pass
+    return len(kills)
+
+
+# ---------------------------------------------------------------- sweeping dead owners
+
+def sweep_folders(root: Path | None = None) -> list[str]:
+    """Remove temporary folders of dead owners directly under ``root`` (default: the temp folder)."""
+    root = Path(root or tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        if p.name.startswith(f"{PREFIX}-") and p.is_dir() and not p.is_symlink() and owner_dead(p.name):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(str(p))
+    return removed
+
+
+def sweep_cgroups() -> list[str]:
+    """Kill what is left in, and remove, the pids cgroups of dead owners."""
+    import signal
+    import time
+
+    removed = []
+    for base in CGROUP_ROOTS:
+        try:
+            entries = [p for p in base.iterdir() if p.name.startswith(f"{PREFIX}-") and p.is_dir()]
+        except OSError:
+            continue
+        for cg in entries:
+            if not owner_dead(cg.name):
+                continue
+            for _ in range(50):
+                try:
+                    pids = [int(x) for x in (cg / "cgroup.procs").read_text().split()]
+                except OSError:
+                    pids = []
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                try:
+                    cg.rmdir()
+                    removed.append(str(cg))
+                    break
+                except OSError:
+                    time.sleep(0.02)
+    return removed
+
+
+def sweep_containers(client) -> list[str]:
+    """Remove containers labelled with a dead owner (running ones are killed first)."""
+    removed = []
+    try:
+        found = client.containers.list(all=True, filters={"label": OWNER_LABEL})
+    except Exception:  # noqa: BLE001 - no daemon: nothing to sweep there
+        return removed
+    for c in found:
+        owner = (c.labels or {}).get(OWNER_LABEL, "")
+        try:   # a label inherited from the image was not set by the container's creator: not ours to judge
+            inherited = (c.image.labels or {}).get(OWNER_LABEL) == owner
+        except Exception:  # noqa: BLE001 - the image is gone: the label was the container's own
+            inherited = False
+        if not inherited and owner_dead(owner):
+            try:
+                c.remove(force=True)
+                removed.append(c.id[:12])
+            except Exception:  # noqa: BLE001 - removed concurrently
+                pass
+    return removed
+
+
+_SWEPT: set[str] = set()
+_SWEEP_LOCK = threading.Lock()
+
+
+def sweep_once(what: str, fn: Callable[[], list[str]]) -> list[str]:
+    """Run one kind of sweep at most once per process (at the first sandbox or build it starts)."""
+    with _SWEEP_LOCK:
+        if what in _SWEPT:
+            return []
+        _SWEPT.add(what)
+    return fn()
+
+
+def sweep_host() -> list[str]:
+    """Folders and cgroups of dead owners (the Docker sweep needs a client: see docker_runner)."""
+    return sweep_once("folders", sweep_folders) + sweep_once("cgroups", sweep_cgroups)
+
+
+__all__ = ["OWNER_LABEL", "IMAGE_LABEL", "owner_id", "labels", "owner_dead", "scratch_dir", "scratch_temp", "cgroup_name",
+           "register", "unregister", "kill_active", "CANCELLED", "sweep_folders", "sweep_cgroups", "sweep_containers",
+           "sweep_once", "sweep_host"]

@@ -1,0 +1,98 @@
+"""The build's output folder: written only where the build owns every file it replaces.
+
+``build --out D`` replaces ``D/release/``, ``D/report/`` and ``D/build.json``. The build records what it
+wrote there (size and modification time of each file, in ``D/.swe-taskflow-out.json``); a later build
+refuses to proceed when ``D`` holds files it did not write there (a folder it did not create, a note a
+user dropped into ``D/release/``, a report edited by hand) unless ``--overwrite`` is given. It also
+refuses an output folder inside a release, and removes the temporary copies a killed build left.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.release_files import release_containing
+
+from ..hygiene import owner_dead
+
+MARKER = ".swe-taskflow-out.json"
+FORMAT = "swe-taskflow/build-out"
+#: What a build writes into its output folder (besides the cache, which it locks and owns).
+OWNED = ("release", "report", "build.json")
+
+
+def _stats(out: Path) -> dict[str, list[int]]:
+    files: dict[str, list[int]] = {}
+    for name in OWNED:
+        top = out / name
+        paths = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file() or p.is_symlink()) \
+            if top.is_dir() else []
+        for p in paths:
+            st = p.lstat()
+            files[p.relative_to(out).as_posix()] = [st.st_size, st.st_mtime_ns]
+    return files
+
+
+def _legacy(out: Path) -> bool:
+    """A folder an earlier swe-taskflow build wrote (before the marker existed): its build.json says so."""
+    try:
+        doc = json.loads((out / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("stages"), list) and "recipe" in doc
+
+
+def foreign_files(out: Path) -> list[str]:
+    """Files under ``out`` that a build would replace but did not write (empty: the build may proceed)."""
+    if not out.exists():
+        return []
+    entries = [p for p in out.iterdir() if not p.name.startswith(".") and p.name != "cache"]
+    marker = out / MARKER
+    if marker.is_file():
+        try:
+            recorded = json.loads(marker.read_text(encoding="utf-8")).get("files", {})
+        except (OSError, ValueError, AttributeError):
+            recorded = {}
+        return sorted(rel for rel, st in _stats(out).items() if recorded.get(rel) != st)
+    if not entries or _legacy(out):
+        return []
+    return sorted(p.name + ("/" if p.is_dir() else "") for p in entries)
+
+
+def claim(out: Path, *, overwrite: bool = False) -> None:
+    """Check that the build may write into ``out`` (ConfigError naming ``--out`` when not)."""
+    release = release_containing(out)
+    if release is not None:
+        raise ConfigError("the output folder lies inside a release; a build there would corrupt it", field="--out",
+                          actual=str(out), hint=f"{release} is a release; build somewhere else")
+    if out.exists() and not out.is_dir():
+        raise InputError("the output folder exists and is not a folder", path=str(out), field="--out")
+    foreign = foreign_files(out)
+    if foreign and not overwrite:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise ConfigError(f"the output folder holds files this build did not write ({shown}); they would be "
+                          "replaced", path=str(out), field="--out",
+                          hint="move them away, choose another --out, or pass --overwrite")
+    sweep_temporaries(out)
+
+
+def record(out: Path) -> None:
+    """Remember what the build wrote, so the next build knows these files are its own."""
+    from swe_taskflow.jsonl import write_json
+
+    write_json(out / MARKER, {"format": FORMAT, "version": 1, "files": _stats(out)})
+
+
+def sweep_temporaries(out: Path) -> None:
+    """Remove the half-copied ``.release.*`` / ``.report.*`` folders of builds that were killed."""
+    if not out.is_dir():
+        return
+    for p in out.iterdir():
+        if p.name.startswith((".release.", ".report.")) and p.is_dir() and owner_dead(p.name):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+__all__ = ["MARKER", "claim", "record", "foreign_files", "sweep_temporaries"]
