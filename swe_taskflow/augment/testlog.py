@@ -1,5 +1,9 @@
 """Test-runner output as per-test outcomes (pytest, unittest, go test), and failure messages.
 
+unittest output is read by :func:`swe_taskflow.testlog.parse_unittest` (the project's one reader of
+it, which also grades FAIL_TO_PASS / PASS_TO_PASS); this module adds pytest and go test lines and the
+failing assertion of a test.
+
 The sandbox scripts of execute, debug and review print their runner's output through the filter
 :data:`KEEP_ERE` (an extended regular expression ``grep -E`` understands), with durations removed
 by :data:`DURATION_SED`, so that two runs of a deterministic suite print the same bytes and the
@@ -11,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Mapping
+
+from ..testlog import parse_unittest, test_id
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -24,14 +30,10 @@ DURATION_SED = r"s/ in [0-9]+([.][0-9]+)?s//; s/ ?[(][0-9]+([.][0-9]+)?s[)]//"
 _KEEP = re.compile(KEEP_ERE)
 _DUR = (re.compile(r" in [0-9]+(?:\.[0-9]+)?s"), re.compile(r" ?\([0-9]+(?:\.[0-9]+)?s\)"))
 
-_UNITTEST = re.compile(r"^(?P<name>[A-Za-z_]\w*) \((?P<where>[\w.]+)\)(?:\n.*?)? \.\.\. "
-                       r"(?P<out>ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$", re.M)
-_UNITTEST_SPLIT = re.compile(r"^(?P<name>[A-Za-z_]\w*) \((?P<where>[\w.]+)\)$", re.M)
 _PYTEST_RA = re.compile(r"^(?P<out>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (?P<id>[^ \n]+::[^ \n]+)(?: - (?P<msg>.*))?$", re.M)
 _PYTEST_V = re.compile(r"^(?P<id>[^ \n]+::[^ \n]+) (?P<out>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b", re.M)
 _GO = re.compile(r"^\s*--- (?P<out>PASS|FAIL|SKIP): (?P<id>\S+)", re.M)
-_MAP = {"ok": "passed", "PASSED": "passed", "PASS": "passed", "XFAIL": "passed", "expected failure": "passed",
-        "FAIL": "failed", "FAILED": "failed", "XPASS": "failed", "unexpected success": "failed",
+_MAP = {"PASSED": "passed", "PASS": "passed", "XFAIL": "passed", "FAILED": "failed", "XPASS": "failed",
         "ERROR": "error", "SKIPPED": "skipped", "SKIP": "skipped"}
 
 
@@ -46,34 +48,19 @@ def keep_lines(text: str) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def unittest_id(name: str, where: str) -> str:
-    """A unittest line's test as a pytest-style id: ``tests/test_x.py::Class::test``."""
-    parts = where.split(".")
-    if parts and parts[-1] == name:
-        parts = parts[:-1]
-    mod = [p for p in parts if p[:1].islower() or p[:1] == "_"]
-    cls = [p for p in parts if p[:1].isupper()]
-    path = "/".join(mod) + ".py" if mod else ""
-    return "::".join([p for p in (path, *cls, name) if p])
-
-
 def parse_outcomes(text: str) -> dict[str, str]:
     """Test id -> outcome (passed | failed | error | skipped), in order of appearance.
 
-    pytest ids stay as printed; unittest lines become pytest-style ids (:func:`unittest_id`); go tests
-    keep their names. A test seen twice keeps its last outcome (pytest prints -v and -rA lines)."""
+    unittest results first (swe_taskflow.testlog, pytest-style ids), then pytest ids as printed and go
+    test names; a test seen twice keeps its last outcome (pytest prints -v and -rA lines)."""
     found: list[tuple[int, str, str]] = []
-    for m in _UNITTEST.finditer(text):
-        out = m.group("out")
-        found.append((m.start(), unittest_id(m.group("name"), m.group("where")),
-                      "skipped" if out.startswith("skipped") else _MAP[out]))
     for m in _PYTEST_V.finditer(text):
         found.append((m.start(), m.group("id"), _MAP[m.group("out")]))
     for m in _PYTEST_RA.finditer(text):
         found.append((m.start(), m.group("id"), _MAP[m.group("out")]))
     for m in _GO.finditer(text):
         found.append((m.start(), m.group("id"), _MAP[m.group("out")]))
-    out: dict[str, str] = {}
+    out: dict[str, str] = dict(parse_unittest(text))
     for _, tid, res in sorted(found, key=lambda x: x[0]):
         out.pop(tid, None)
         out[tid] = res
@@ -102,7 +89,7 @@ def _norm_id(tid: str) -> tuple[str, ...]:
     tid = tid.strip()
     m = re.match(r"^([A-Za-z_]\w*) \(([\w.]+)\)$", tid)
     if m:
-        tid = unittest_id(m.group(1), m.group(2))
+        tid = test_id(m.group(1), m.group(2))
     tid = re.sub(r"\[.*\]$", lambda x: x.group(0), tid)
     path, _, rest = tid.partition("::")
     if not rest:
@@ -139,7 +126,7 @@ def failure_message(text: str, test: str) -> str:
     name = _norm_id(test)[-1]
     for i, line in enumerate(lines):        # unittest: "FAIL: name (where)" block
         m = re.match(r"^(FAIL|ERROR): ([A-Za-z_]\w*) \(([\w.]+)\)", line)
-        if m and same_test(unittest_id(m.group(2), m.group(3)), test):
+        if m and same_test(test_id(m.group(2), m.group(3)), test):
             block = []
             for nxt in lines[i + 1:]:
                 if re.match(r"^(FAIL|ERROR): |^Ran \d+ test|^={20,}$", nxt):
@@ -157,5 +144,5 @@ def failure_message(text: str, test: str) -> str:
     return ""
 
 
-__all__ = ["OUTCOMES", "KEEP_ERE", "DURATION_SED", "keep_lines", "unittest_id", "parse_outcomes", "Counts",
+__all__ = ["OUTCOMES", "KEEP_ERE", "DURATION_SED", "keep_lines", "parse_outcomes", "Counts",
            "counts", "same_test", "outcome_of", "failure_message"]

@@ -58,18 +58,13 @@ def run(ctx) -> None:
     write_jsonl(ctx.out / "intents.jsonl",
                 ({"text": t, "kind": texts[t], "intent": p.intent, "confidence": round(p.confidence, 4)}
                  for t, p in zip(order, preds)))
-    declared = ctx.recipe.classifier.question_intents == "declared"
+    declared = {"qa": ctx.recipe.classifier.question_intents == "declared",
+                "augmentation": ctx.recipe.augmentations.intents == "declared"}
     labelled = []
-    for q in pool:
+    for q in (*pool, *augments):
         got = by_text[q.question].intent if q.question in by_text else q.intent
-        row = (q if declared else dataclasses.replace(q, intent=got)).to_dict()
-        row["declared_intent"] = q.intent
-        row["classified_intent"] = got
-        labelled.append(row)
-    aug_declared = ctx.recipe.augmentations.intents == "declared"
-    for q in augments:
-        got = by_text[q.question].intent if q.question in by_text else q.intent
-        row = (q if aug_declared else dataclasses.replace(q, intent=got)).to_dict()
+        keep = declared["qa" if q.kind == "qa" else "augmentation"]
+        row = (q if keep else dataclasses.replace(q, intent=got)).to_dict()
         row["declared_intent"] = q.intent
         row["classified_intent"] = got
         labelled.append(row)
