@@ -5,7 +5,10 @@ For one verified task the family holds every combination of
   merging adjacent split parts (``split_3``, ``merge_01_2``, ``merge_0_12``, ``concat_012``);
 - zero to three of the task's questions (subsets in pool order);
 - every placement of those questions before, between or after the issue turns (issue turns and
-  questions each keep their own order).
+  questions each keep their own order);
+- with ``max_augments > 0``, zero to ``max_augments`` augmentation turns (at most one per kind:
+  execute, debug, planning, review; docs/augmentations.md) at every position their kind's placement
+  rule allows (:func:`swe_taskflow.augment.kinds.allowed_slots`).
 
 A candidate is a small description (backbone, layout string, question ids, intents per turn);
 :func:`build_session` turns it into a :class:`~swe_taskflow.schema.Session`. Intents of issue
@@ -50,6 +53,8 @@ class TaskMaterial:
     split_reason: str = ""
     parts: tuple[str, ...] = ()
     questions: tuple[QAItem, ...] = ()
+    #: Accepted augmentation items (kinds other than ``qa``); only the selection uses them.
+    augments: tuple[QAItem, ...] = ()
 
     @property
     def split_ok(self) -> bool:
@@ -98,8 +103,11 @@ class PoolSummary:
 
 def build_materials(splits: Sequence[SplitResult], pool: Iterable[QAItem] = (), *,
                     statuses: Sequence[str] = ("accepted",)) -> tuple[list[TaskMaterial], PoolSummary]:
-    """Pair each split result with its task's questions whose status is in ``statuses`` (pool order)."""
+    """Pair each split result with its task's questions whose status is in ``statuses`` (pool order).
+
+    Items of augmentation kinds go to ``TaskMaterial.augments`` (the fixed conditions never use them)."""
     by_task: dict[str, list[QAItem]] = {}
+    aug_by_task: dict[str, list[QAItem]] = {}
     seen_tasks: set[str] = set()
     for i, s in enumerate(splits, start=1):
         if s.instance_id in seen_tasks:
@@ -123,12 +131,13 @@ def build_materials(splits: Sequence[SplitResult], pool: Iterable[QAItem] = (), 
         elif q.instance_id not in seen_tasks:
             unknown.append(q.question_id)
         else:
-            by_task.setdefault(q.instance_id, []).append(q)
+            (by_task if q.kind == "qa" else aug_by_task).setdefault(q.instance_id, []).append(q)
             used += 1
     materials = [TaskMaterial(instance_id=s.instance_id, original_prompt=s.original_prompt,
                               split_status=s.status, split_reason=s.reason,
                               parts=tuple(s.parts) if s.status == "ok" else (),
-                              questions=tuple(by_task.get(s.instance_id, ())))
+                              questions=tuple(by_task.get(s.instance_id, ())),
+                              augments=tuple(aug_by_task.get(s.instance_id, ())))
                  for s in splits]
     return materials, PoolSummary(used, counts, tuple(unknown), tuple(excluded))
 
@@ -156,7 +165,9 @@ class Candidate:
     """One session shape for a task: which issue turns, which questions, in which order.
 
     ``layout`` has one letter per turn: ``I`` the next issue turn of the backbone, ``Q`` the next
-    selected question. ``intents`` are the intents of the turns in delivery order.
+    selected question, another kind's letter (``X`` execute, ``D`` debug, ``P`` planning, ``R``
+    review) the next augmentation turn. ``question_ids`` name every answer turn in delivery order;
+    ``intents`` are the intents of all turns in delivery order.
     """
 
     backbone: str
@@ -170,7 +181,17 @@ class Candidate:
 
     @property
     def n_questions(self) -> int:
-        return len(self.question_ids)
+        """QA turns (the paper's questions); augmentation turns are counted by :attr:`n_augments`."""
+        return self.layout.count("Q")
+
+    @property
+    def n_augments(self) -> int:
+        return len(self.layout) - self.layout.count("I") - self.layout.count("Q")
+
+    def augment_kinds(self) -> tuple[str, ...]:
+        """Kinds of the augmentation turns, in delivery order."""
+        from .augment.kinds import BY_LETTER
+        return tuple(BY_LETTER[c].name for c in self.layout if c not in "IQ")
 
     @property
     def n_issue_turns(self) -> int:
@@ -193,7 +214,7 @@ class Candidate:
     def placement(self) -> str:
         """``none``, ``only_before``, ``only_after`` or ``interleaved`` (the paper's three patterns)."""
         s = self.slots()
-        if not self.question_ids:
+        if not self.n_questions:
             return "none"
         if s["before"] == self.n_questions:
             return "only_before"
@@ -204,6 +225,7 @@ class Candidate:
     def to_dict(self) -> dict[str, Any]:
         return {"backbone": self.backbone, "layout": self.layout, "question_ids": list(self.question_ids),
                 "intents": list(self.intents), "n_turns": self.n_turns, "n_questions": self.n_questions,
+                "n_augments": self.n_augments, "augment_kinds": list(self.augment_kinds()),
                 "slots": self.slots(), "placement": self.placement()}
 
 
@@ -217,39 +239,113 @@ def layouts(n_issue: int, n_questions: int) -> list[str]:
     return out
 
 
+def augment_choices(material: TaskMaterial, max_augments: int) -> list[tuple[QAItem, ...]]:
+    """Sets of augmentation items a session may carry: at most one per kind, at most ``max_augments``,
+    in kind order (execute, debug, planning, review), the empty set first."""
+    from .augment.kinds import AUGMENT_KINDS
+    by_kind = [[a for a in material.augments if a.kind == k] for k in AUGMENT_KINDS]
+    out: list[tuple[QAItem, ...]] = [()]
+    for items in by_kind:
+        out += [c + (a,) for c in out if len(c) < max_augments for a in items]
+    return sorted(out, key=len)
+
+
+def insert_augments(layout: str, ids: tuple[str, ...], items: Sequence[QAItem],
+                    groups: Sequence[Sequence[int]]) -> list[tuple[str, tuple[str, ...]]]:
+    """Every way to add ``items`` to a layout at positions their kinds allow (order kept per slot region)."""
+    from .augment.kinds import KINDS, allowed_slots
+    done = [(layout, ids)]
+    for item in items:
+        letter = KINDS[item.kind].letter
+        slots = allowed_slots(item.kind, groups, item.requirement_part)
+        nxt: dict[tuple[str, tuple[str, ...]], None] = {}
+        for lay, qids in done:
+            issue_at = [i for i, c in enumerate(lay) if c == "I"]
+            for slot in slots:
+                lo = issue_at[slot - 1] + 1 if slot > 0 else 0
+                hi = issue_at[slot] if slot < len(issue_at) else len(lay)
+                for p in range(lo, hi + 1):
+                    k = sum(1 for c in lay[:p] if c != "I")
+                    nxt[(lay[:p] + letter + lay[p:], qids[:k] + (item.question_id,) + qids[k:])] = None
+        done = list(nxt)
+    return done
+
+
 def enumerate_candidates(material: TaskMaterial, intents: Mapping[str, str], *,
                          max_questions: int = MAX_QUESTIONS, include_original: bool = True,
-                         min_turns: int = 1) -> list[Candidate]:
+                         min_turns: int = 1, max_augments: int = 0) -> list[Candidate]:
     """The task's candidate family (Appendix F), keeping candidates with at least ``min_turns`` turns.
 
     Order: backbone (``BACKBONES`` order), then number of questions, then question subset (pool
-    order), then layout. A task without an ok split has only the ``original`` backbone.
+    order), then layout; with ``max_augments``, then each set of augmentation items
+    (:func:`augment_choices`) at each allowed position. A task without an ok split has only the
+    ``original`` backbone.
     """
+    return _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, False)[0]
+
+
+def enumerate_distinct(material: TaskMaterial, intents: Mapping[str, str], *,
+                       max_questions: int = MAX_QUESTIONS, include_original: bool = True,
+                       min_turns: int = 1, max_augments: int = 0) -> tuple[list[Candidate], int]:
+    """The family as the selection needs it, and the full family's size.
+
+    A question subset whose intents repeat an earlier subset's of the same size, or a set of
+    augmentation items that repeats an earlier set's kinds, intents and allowed slots, yields only
+    candidates an earlier one already stands for (same intents, same layout of questions); they are
+    counted, not built. The first candidate of every (intents, layout shape) comes out in the order
+    :func:`enumerate_candidates` gives it."""
+    return _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, True)
+
+
+def _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, distinct):
     if not 0 <= max_questions <= MAX_QUESTIONS:
         raise InputError("max_questions out of range", field="max_questions", expected=f"0..{MAX_QUESTIONS}",
                          actual=max_questions)
+    from .augment.kinds import allowed_slots
     qs = material.questions
+    choices = augment_choices(material, max_augments) if max_augments > 0 else [()]
+    by_id = {q.question_id: q for q in (*qs, *material.augments)}
     out: list[Candidate] = []
+    total = 0
     for name, turns in material.backbones(include_original=include_original).items():
         issue_intents = [intents[text] for text, _ in turns]
         m = len(turns)
+        groups = tuple(g for _, g in turns)
+        signed = [(aug, tuple((a.kind, a.intent, allowed_slots(a.kind, groups, a.requirement_part)) for a in aug))
+                  for aug in choices]
         for k in range(0, min(max_questions, len(qs)) + 1):
-            if m + k < min_turns:
-                continue
+            subset_count: dict[tuple, int] = {}
             for subset in itertools.combinations(qs, k):
+                qsig = tuple(q.intent for q in subset)
+                if distinct and qsig in subset_count:       # an earlier subset stands for this one
+                    total += subset_count[qsig]
+                    continue
+                before = total
+                base = tuple(q.question_id for q in subset)
                 for lay in layouts(m, k):
-                    ii, qi, seq = iter(issue_intents), iter(subset), []
-                    for c in lay:
-                        seq.append(next(ii) if c == "I" else next(qi).intent)
-                    out.append(Candidate(name, lay, tuple(q.question_id for q in subset), tuple(seq)))
-    return out
+                    seen: set[tuple] = set()
+                    for aug, sig in signed:
+                        if m + k + len(aug) < min_turns:
+                            continue
+                        placed = insert_augments(lay, base, aug, groups) if aug else [(lay, base)]
+                        total += len(placed)
+                        if distinct and sig in seen:        # an earlier set of the same kinds stands for it
+                            continue
+                        seen.add(sig)
+                        for full, qids in placed:
+                            ii, qi, seq = iter(issue_intents), iter(qids), []
+                            for c in full:
+                                seq.append(next(ii) if c == "I" else by_id[next(qi)].intent)
+                            out.append(Candidate(name, full, qids, tuple(seq)))
+                subset_count[qsig] = total - before
+    return out, total
 
 
 def build_session(material: TaskMaterial, candidate: Candidate, intents: Mapping[str, str], *,
                   condition: str) -> Session:
     """The session a candidate describes, with stable links to split parts and question ids."""
     turns_spec = material.backbones().get(candidate.backbone, ())  # "none": questions only
-    by_id = {q.question_id: q for q in material.questions}
+    by_id = {q.question_id: q for q in (*material.questions, *material.augments)}
     ii, qi = iter(turns_spec), iter(candidate.question_ids)
     turns = []
     for idx, c in enumerate(candidate.layout):
@@ -258,11 +354,11 @@ def build_session(material: TaskMaterial, candidate: Candidate, intents: Mapping
             turns.append(Turn(idx, "issue", text, intents[text], split_parts=parts))
         else:
             q = by_id[next(qi)]
-            turns.append(Turn(idx, "qa", q.question, q.intent, question_id=q.question_id))
-    pool = material.question_pool if candidate.question_ids else None
+            turns.append(Turn(idx, q.kind, q.question, q.intent, question_id=q.question_id))
+    pool = material.question_pool if candidate.n_questions else None
     return Session(material.instance_id, condition, tuple(turns), question_pool=pool)
 
 
 __all__ = ["BACKBONES", "PART_JOINER", "MAX_QUESTIONS", "IntentSource", "TaskMaterial", "PoolSummary",
-           "build_materials", "resolve_intents", "Candidate", "layouts", "enumerate_candidates",
-           "build_session"]
+           "build_materials", "resolve_intents", "Candidate", "layouts", "augment_choices", "insert_augments",
+           "enumerate_candidates", "enumerate_distinct", "build_session"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .errors import InputError
+from .augment.record import question_fields
 from .hashing import json_sha256
 from .typed_records import GENERATOR, MESSAGE, PROOF_REPORT, REVIEWER, join_record, split_record
 
@@ -38,7 +39,8 @@ def question_feature() -> dict[str, Any]:
             "reference_answer": s(),
             "evidence": List({"path": s(), "symbol": s(), "note": s()}),
             "proof_script": s(), "proof_report": record_feature(PROOF_REPORT), "proof_report_sha256": s(),
-            "generator": record_feature(GENERATOR), "reviewer": record_feature(REVIEWER)}
+            "generator": record_feature(GENERATOR), "reviewer": record_feature(REVIEWER),
+            **question_fields()}
 
 
 def message_feature() -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from .augment.record import question_values
 from .errors import InputError
 from .features import conform, session_features, split_proof_report
 from .flow import length_bin_label
@@ -47,6 +48,7 @@ def question_record(item: QAItem, turn_index: int) -> dict[str, Any]:
         "proof_report_sha256": None if stored is None else json_sha256(stored),
         "generator": split_record(dict(item.generator), GENERATOR),
         "reviewer": split_record(dict(item.reviewer), REVIEWER),
+        **question_values(item),
     }
 
 
@@ -55,7 +57,8 @@ def build_row(task: Task, session: Session, split: SplitResult | None = None,
               where: str = "release row", row: int | None = None) -> dict[str, Any]:
     """The release row of ``task`` under ``session.condition``; hashes filled in.
 
-    Every QA turn's ``question_id`` must be among ``questions``; the row's questions follow turn order.
+    Every answer turn's (any kind but ``issue``) ``question_id`` must be among ``questions``; the
+    row's questions follow turn order.
     """
     if session.instance_id != task.instance_id:
         raise InputError("session and task are for different instances", path=where, row=row,
@@ -66,10 +69,14 @@ def build_row(task: Task, session: Session, split: SplitResult | None = None,
     by_id = dict(questions) if isinstance(questions, Mapping) else {q.question_id: q for q in questions}
     qrecords = []
     for t in session.turns:
-        if t.kind == "qa":
+        if t.kind != "issue":
             if not t.question_id or t.question_id not in by_id:
-                raise InputError("a QA turn names a question that was not given", path=where, row=row,
+                raise InputError("an answer turn names a question that was not given", path=where, row=row,
                                  field=f"turns[{t.turn_index}].question_id", actual=t.question_id)
+            if by_id[t.question_id].kind != t.kind:
+                raise InputError("an answer turn's kind differs from its item's", path=where, row=row,
+                                 field=f"turns[{t.turn_index}].kind", expected=by_id[t.question_id].kind,
+                                 actual=t.kind)
             qrecords.append(question_record(by_id[t.question_id], t.turn_index))
     out = {
         "instance_id": task.instance_id, "source": task.source, "source_revision": task.source_revision,

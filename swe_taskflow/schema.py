@@ -18,7 +18,10 @@ from .taxonomy import check_intent
 #: Statuses every input task ends with (nothing is dropped silently).
 TASK_STATUSES = ("ok", "malformed")
 SPLIT_STATUSES = ("ok", "ineligible", "failed")
-TURN_KINDS = ("issue", "qa")
+#: Turn kinds: ``issue`` turns carry requirements; every other kind is an *answer turn* (the agent writes
+#: an answer; its hidden reference lives in the row's ``questions`` item). See docs/augmentations.md.
+TURN_KINDS = ("issue", "qa", "execute", "debug", "planning", "review")
+ANSWER_KINDS = TURN_KINDS[1:]
 PROOF_STATUSES = ("passed", "failed-exit", "no-evidence", "modified-repo", "timeout", "oom",
                   "patch-mismatch", "infrastructure-error")
 CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
@@ -126,7 +129,8 @@ class SplitResult:
 
 @dataclass(frozen=True)
 class QAItem:
-    """A repository question with its hidden reference answer, evidence and proof.
+    """An answer turn's item: a repository question (``kind == "qa"``) or an augmentation turn
+    (execute, debug, planning, review), with its hidden reference, evidence and proof.
 
     ``proof_report`` is the dict form of a proof report (see builder/proofs); ``status`` is
     ``candidate`` until validated, then ``accepted`` or ``rejected`` with a ``reason``.
@@ -145,10 +149,35 @@ class QAItem:
     status: str = "candidate"
     reason: str = ""
     intent: str = "explain"
+    #: The answer-turn kind (``qa`` or an augmentation kind, see swe_taskflow.augment.kinds).
+    kind: str = "qa"
+    # ---- hidden, kind-specific reference fields (docs/augmentations.md); empty for ``qa``
+    #: execute: the command the turn asks to run; debug: the command that shows the failure.
+    command: str = ""
+    #: execute: the recorded facts ``[{"name", "value"}]``; debug: the failing test and assertion;
+    #: review: the tests the seeded defect breaks.
+    facts: tuple[Mapping[str, Any], ...] = ()
+    #: debug / planning / review: the code locations ``[{"path", "symbol", "line_start", "line_end"}]``.
+    locations: tuple[Mapping[str, Any], ...] = ()
+    #: review: the seeded defect ``{"operator", "path", "line", "before", "after"}``.
+    mutation: Mapping[str, Any] | None = None
+    #: planning: the split part (0-based) whose requirement the turn plans; -1 when not planning.
+    requirement_part: int = -1
+    #: Creation-time checks ``[{"name", "passed", "detail"}]`` (what made the item accepted or rejected).
+    checks: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "evidence", tuple(dict(e) for e in self.evidence))
         check_intent(self.intent, field="intent")
+        if self.kind not in ANSWER_KINDS:
+            raise InputError("unknown answer kind", field="kind", actual=self.kind, expected=ANSWER_KINDS)
+        for name in ("facts", "locations", "checks"):
+            object.__setattr__(self, name, tuple(dict(x) for x in getattr(self, name)))
+        if self.mutation is not None:
+            object.__setattr__(self, "mutation", dict(self.mutation))
+        if not isinstance(self.requirement_part, int) or isinstance(self.requirement_part, bool):
+            raise InputError("requirement_part must be an integer", field="requirement_part",
+                             actual=self.requirement_part)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -156,6 +185,9 @@ class QAItem:
         d["generator"] = dict(self.generator)
         d["reviewer"] = dict(self.reviewer)
         d["proof_report"] = None if self.proof_report is None else dict(self.proof_report)
+        for name in ("facts", "locations", "checks"):
+            d[name] = [dict(x) for x in getattr(self, name)]
+        d["mutation"] = None if self.mutation is None else dict(self.mutation)
         return d
 
     @classmethod

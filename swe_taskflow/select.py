@@ -80,6 +80,9 @@ class Selection:
         lengths: dict[str, int] = {}
         for c in cands:
             lengths[str(c.n_turns)] = lengths.get(str(c.n_turns), 0) + 1
+        aug_kinds: dict[str, int] = {}
+        for k in (k for c in cands for k in c.augment_kinds()):
+            aug_kinds[k] = aug_kinds.get(k, 0) + 1
         feats = np.sum([f.features[c] for f, c in zip(self.families, self.chosen)], axis=0)
         bounds = list(self.bounds) or [0] * len(FEATURES)
         return {
@@ -94,6 +97,8 @@ class Selection:
                           "retained": sum(c.n_questions for c in cands)},
             "sessions_by_questions": by_q, "placement": placements, "questions_by_slot": slots,
             "backbones": dict(sorted(backbones.items())), "sessions_by_turns": dict(sorted(lengths.items())),
+            "augmentations": {"available": sum(len(f.material.augments) for f in self.families),
+                              "retained": sum(c.n_augments for c in cands), "by_kind": dict(sorted(aug_kinds.items()))},
             "search": self.stats.to_dict(),
             "baselines": dict(baselines or {}),
         }

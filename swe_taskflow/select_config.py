@@ -58,6 +58,9 @@ class SelectConfig:
     at least this share (0..1/3) of the tasks with usable questions."""
     preset: str = ""
     """Name of the preset these values came from (empty: none); recorded, never re-applied."""
+    max_augments_per_task: int = 0
+    """Augmentation turns (execute, debug, planning, review; at most one per kind, valid placements
+    only: docs/augmentations.md) one session may add; 0: the paper's family of issue and QA turns."""
 
     def __post_init__(self) -> None:
         for name, lo in (("restarts", 1), ("sweeps", 1)):
@@ -69,6 +72,9 @@ class SelectConfig:
         if not isinstance(self.max_questions_per_task, int) or not 0 <= self.max_questions_per_task <= MAX_QUESTIONS:
             raise ConfigError("out of range", field="max_questions_per_task", expected=f"0..{MAX_QUESTIONS}",
                               actual=self.max_questions_per_task)
+        if not isinstance(self.max_augments_per_task, int) or not 0 <= self.max_augments_per_task <= 4:
+            raise ConfigError("out of range", field="max_augments_per_task", expected="0..4",
+                              actual=self.max_augments_per_task)
         for name in ("min_full_split_share", "min_question_share", "min_qa_task_share", "min_placement_share"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.0 <= float(v) <= 1.0:
@@ -124,6 +130,8 @@ def describe(config: SelectConfig | Mapping[str, Any]) -> str:
              f"<= {c.max_questions_per_task} questions per session",
              "original prompt in family" if c.include_original else "original prompt not in family",
              "long-slice filter" if c.apply_target_filter else "no length filter"]
+    if c.max_augments_per_task:
+        parts.append(f"<= {c.max_augments_per_task} augmentation turns per session")
     for name, text in (("min_full_split_share", "keep 3 issue turns"), ("min_qa_task_share", "tasks with questions carry one"),
                        ("min_question_share", "questions kept"), ("min_placement_share", "each placement pattern")):
         v = getattr(c, name)

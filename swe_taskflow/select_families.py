@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .candidates import Candidate, TaskMaterial, enumerate_candidates
+from .candidates import Candidate, TaskMaterial, enumerate_distinct
 from .errors import ConfigError, FlowError
 from .flow import N_L, N_R, N_T, TFASScore, counts_from_codes, score
 from .select_config import FEATURES, PLACEMENTS, SelectConfig
@@ -72,11 +72,12 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
     cache: dict[tuple[str, ...], np.ndarray] = {}
     out = []
     for mat in materials:
-        kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original)
-        fam = enumerate_candidates(mat, intents, min_turns=min_turns, **kw)
+        kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original,
+                  max_augments=config.max_augments_per_task)
+        fam, n_family = enumerate_distinct(mat, intents, min_turns=min_turns, **kw)
         status = "selected"
         if not fam:
-            fam = enumerate_candidates(mat, intents, min_turns=1, **kw)
+            fam, n_family = enumerate_distinct(mat, intents, min_turns=1, **kw)
             status = "below-filter"
         seen: dict[tuple, int] = {}
         reps: list[Candidate] = []
@@ -97,7 +98,7 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
         if len(reps) == 1 and status == "selected":
             status = "fixed"
         out.append(TaskFamily(mat, reps, vecs, np.array(feats, dtype=np.int64).reshape(len(reps), len(FEATURES)),
-                              status, len(fam)))
+                              status, n_family))
     return out
 
 

@@ -5,7 +5,8 @@ data files, features and sizes against the files and the manifest; checks each p
 against the declared features exactly; recomputes TFAS per split from the published target file
 and the split's sessions; checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
-passes ``builder.proofs.run_proof``; the core never imports the builder). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
+passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
+augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class VerifyReport:
     json_bytes: int = 0        # canonical JSON bytes of the rows hashed
     questions: int = 0
     reproved: int = 0
+    rechecked: int = 0         # augmentation references re-derived (reprove)
     selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
 
     @property
@@ -75,7 +77,9 @@ class VerifyReport:
             if s.tfas and s.name in self.selection:
                 lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
         lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
-                     + (f", {self.reproved} proofs re-run" if self.reproved else "") + ": all hashes hold")
+                     + (f", {self.reproved} proofs re-run" if self.reproved else "")
+                     + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
+                     + ": all hashes hold")
         return "\n".join(lines)
 
 
@@ -113,8 +117,10 @@ def _read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[s
 
 
 def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
-                  run_proof: Callable[..., Any] | None = None, progress: bool = False) -> VerifyReport:
-    """Verify a release folder; see the module doc for what is checked."""
+                  run_proof: Callable[..., Any] | None = None, progress: bool = False,
+                  tasks: Mapping[str, Any] | None = None) -> VerifyReport:
+    """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
+    instance id, to reprove references derived from gold patches; see swe_taskflow.verify_reprove)."""
     root = Path(root)
     report = VerifyReport(root=str(root))
     if not root.is_dir():
@@ -218,7 +224,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                                       where=rel_m)
     report.questions = len(questions)
     if reprove:
-        _reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof)
+        _reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
 
 
@@ -243,13 +249,14 @@ def download_release(hub_id: str, *, revision: str | None = None, local_dir: str
 
 def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, reprove: bool = False,
                    repos_dir: str | Path | None = None, run_proof: Callable[..., Any] | None = None,
-                   progress: bool = False) -> VerifyReport:
+                   progress: bool = False, tasks: Mapping[str, Any] | None = None) -> VerifyReport:
     """Verify a release folder, or a Hub dataset id at ``revision``; returns a report (``.ok``, ``.errors``)."""
     p = Path(path_or_hub_id)
     if p.exists():
         if revision is not None:
             raise InputError("--revision applies to a Hub id, not to a local folder", path=str(p), field="revision")
-        return verify_folder(p, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress)
+        return verify_folder(p, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof, progress=progress,
+                             tasks=tasks)
     if not HUB_ID_RE.match(str(path_or_hub_id)):
         raise VerifyError("neither a folder nor a Hub dataset id", kind="missing", path=str(path_or_hub_id))
     import tempfile
@@ -258,7 +265,7 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
         # a local_dir holds real files; the Hub cache would give links into its blob store
         folder = download_release(str(path_or_hub_id), revision=revision, local_dir=tmp)
         report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof,
-                               progress=progress)
+                               progress=progress, tasks=tasks)
     report.root = f"{path_or_hub_id}@{revision or 'main'}"
     return report
 

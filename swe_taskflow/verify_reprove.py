@@ -1,15 +1,25 @@
-"""``verify --reprove``: run every published proof script again and compare with its report.
+"""``verify --reprove``: re-run every answer turn's proof and reproduce every reference.
 
-The runner is injected (the CLI passes ``builder.proofs.run_proof``): the core never imports the builder.
+For each distinct question item of a release: its proof script runs again in a sandbox (through an
+injected ``run_proof``: the CLI passes ``builder.proofs.run_proof``; the core never imports the
+builder) and must end with the published status and print the published evidence (stdout sha256).
+For augmentation kinds the reference is then re-derived from the re-run's output
+(:func:`swe_taskflow.augment.reference.reproduce`) and, when the source tasks are given (gold patches
+are not in a release), checked against the gold patch: the locations are code it changes, a planning
+reference is what the requirement points at, a review's diff is the catalogue mutation it records
+(:mod:`swe_taskflow.augment.recheck`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, VerifyError
 from .safepath import inside, is_inside
+
+#: Limits a re-run gets when the published report records none (the proofs' defaults).
+DEFAULT_TIMEOUT_S = 60
 
 
 def find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
@@ -23,8 +33,19 @@ def find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
     return None
 
 
-def reprove(session_rows, report, *, repos_dir, run_proof) -> None:
-    """Re-run every question's proof once; a different status or evidence is a finding."""
+def _limits(pr: Mapping[str, Any]) -> dict[str, Any]:
+    import json
+    if isinstance(pr.get("limits"), Mapping):
+        return dict(pr["limits"])
+    try:
+        return dict(json.loads(pr.get("extra") or "{}").get("limits") or {})
+    except (ValueError, AttributeError):
+        return {}
+
+
+def reprove(session_rows: Mapping[str, list], report, *, repos_dir, run_proof: Callable[..., Any] | None,
+            tasks: Mapping[str, Any] | None = None) -> None:
+    """Re-run and re-derive every question item once (errors go to ``report.errors``)."""
     if repos_dir is None:
         report.errors.append(VerifyError("--reprove needs the source repositories", kind="missing",
                                          field="repos_dir", hint="pass --repos DIR (one checkout per instance id)"))
@@ -42,23 +63,49 @@ def reprove(session_rows, report, *, repos_dir, run_proof) -> None:
                     continue
                 done.add(q["question_id"])
                 repo = find_repo(repos_dir, r)
-                if repo is None:
+                kind = q.get("kind") or "qa"
+                if repo is None and q["proof_script"]:     # a text-only item (planning) needs no checkout
                     report.errors.append(VerifyError("no checkout for this task's repository", kind="missing",
                                                      path=str(repos_dir), field=r["instance_id"]))
                     continue
-                pr = q["proof_report"] or {}
-                result = run_proof(repo, q["proof_script"], image=pr.get("image") or None,
-                                   sandbox=pr.get("sandbox") or "auto", timeout_s=60)
-                report.reproved += 1
-                field = f"questions[{q['question_id']}].proof_report"
-                if getattr(result, "status", None) != pr.get("status"):
-                    report.errors.append(VerifyError("re-run proof ends differently from its published report",
-                                                     kind="mismatch", path=split, row=n, field=f"{field}.status",
-                                                     expected=pr.get("status"), actual=getattr(result, "status", None)))
-                elif pr.get("stdout_sha256") and getattr(result, "stdout_sha256", None) != pr["stdout_sha256"]:
-                    # Same verdict, other evidence: the checkout or the image differs from the build's.
-                    report.errors.append(VerifyError("re-run proof prints other evidence than its published report",
-                                                     kind="mismatch", path=split, row=n,
-                                                     field=f"{field}.stdout_sha256", expected=pr["stdout_sha256"],
-                                                     actual=getattr(result, "stdout_sha256", None),
-                                                     hint="check that --repos holds the build's checkouts"))
+                where = dict(path=split, row=n)
+                result = None
+                if q["proof_script"]:
+                    result = _rerun(q, repo, run_proof, report, where, augmented=kind != "qa")
+                if kind != "qa":
+                    from .augment.recheck import recheck
+                    task = (tasks or {}).get(r["instance_id"])
+                    text = next((t["text"] for t in r["turns"] if t.get("question_id") == q["question_id"]), "")
+                    for msg, fld in recheck(q, text, result=result, task=task, repo=repo):
+                        report.errors.append(VerifyError(msg, kind="mismatch", field=f"questions[{q['question_id']}].{fld}",
+                                                         **where))
+                    report.rechecked += 1
+
+
+def _rerun(q, repo, run_proof, report, where, *, augmented: bool):
+    pr = q["proof_report"] or {}
+    kwargs: dict[str, Any] = {"image": pr.get("image") or None, "sandbox": pr.get("sandbox") or "auto",
+                              "timeout_s": DEFAULT_TIMEOUT_S}
+    limits = _limits(pr) if augmented else {}
+    if limits:
+        kwargs["timeout_s"] = limits.get("timeout_s") or DEFAULT_TIMEOUT_S
+        kwargs["limits"] = limits
+    result = run_proof(repo, q["proof_script"], **kwargs)
+    report.reproved += 1
+    field = f"questions[{q['question_id']}].proof_report"
+    if getattr(result, "status", None) != pr.get("status"):
+        report.errors.append(VerifyError("re-run proof ends differently from its published report", kind="mismatch",
+                                         field=f"{field}.status", expected=pr.get("status"),
+                                         actual=getattr(result, "status", None), **where))
+        return None
+    if pr.get("stdout_sha256") and getattr(result, "stdout_sha256", None) != pr["stdout_sha256"]:
+        # Same verdict, other evidence: the checkout or the image differs from the build's.
+        report.errors.append(VerifyError("re-run proof prints other evidence than its published report",
+                                         kind="mismatch", field=f"{field}.stdout_sha256", expected=pr["stdout_sha256"],
+                                         actual=getattr(result, "stdout_sha256", None),
+                                         hint="check that --repos holds the build's checkouts", **where))
+        return None
+    return result
+
+
+__all__ = ["reprove", "find_repo", "DEFAULT_TIMEOUT_S"]

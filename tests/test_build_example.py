@@ -21,6 +21,7 @@ import pytest
 
 from builder.pipeline.build import build
 from builder.pipeline.recipe import load_recipe
+from builder.pipeline.stages import STAGE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "builder" / "data" / "example"
@@ -108,6 +109,12 @@ gold_patch = true
 [select]
 restarts = 8
 sweeps = 5
+
+[augmentations]
+kinds = ["execute", "debug", "planning", "review"]
+specs = ["{DATA / 'augment_specs.jsonl'}"]
+per_kind = 1
+max_per_session = 1
 """
     path = tmp / "recipe.toml"
     path.write_text(text)
@@ -198,11 +205,12 @@ def test_every_question_is_about_its_rows_repository(clean_build, monkeypatch, t
     seen = 0
     for name, ds in loaded.items():
         for row in ds:
+            qa = [q for q in row["questions"] if q["kind"] == "qa"]   # augmentation turns: their own checks
             if row["repo"] != "swe-taskflow/ticketdesk":
-                assert row["questions"] == [], (name, row["instance_id"])
+                assert qa == [], (name, row["instance_id"])
                 continue
             assert row["base_commit"] == commit
-            for q in row["questions"]:
+            for q in qa:
                 report = q["proof_report"]
                 assert report["tree_sha_before"] == tree, (name, q["question_id"])
                 if report["sandbox"] == "docker":
@@ -248,14 +256,65 @@ def test_report_has_pictures_and_tables(clean_build):
 
 
 def test_auditor_reproves_the_release_in_a_real_sandbox(clean_build):
-    """`verify --reprove` re-runs every accepted proof (same sandbox kind) and gets the published evidence."""
+    """`verify --reprove` re-runs every accepted proof (same sandbox kind) and gets the published evidence;
+    with the source tasks it also reproduces every augmentation turn's reference (docs/augmentations.md)."""
+    import pyarrow.parquet as pq
+
     from builder.proofs import run_proof
+    from builder.sources import load_tasks
     from swe_taskflow.verify import verify_release
 
     (repos,) = (clean_build.out / "cache" / "work" / "repos").iterdir()
-    report = verify_release(clean_build.release, reprove=True, repos_dir=repos, run_proof=run_proof)
+    tasks = {t.instance_id: t for t in load_tasks(str(DATA / "tasks.jsonl")).ok}   # gold patches: not released
+    report = verify_release(clean_build.release, reprove=True, repos_dir=repos, run_proof=run_proof, tasks=tasks)
     assert report.ok, [str(e) for e in report.errors]
-    assert report.reproved == report.questions > 0
+    qs = {q["question_id"]: q for f in (clean_build.release / "data").rglob("*.parquet")
+          for row in pq.read_table(f).to_pylist() for q in row["questions"] or ()}
+    assert report.reproved == sum(1 for q in qs.values() if q["proof_script"]) > 0
+    # every augmentation turn's reference re-derived (and checked against the gold patch)
+    assert report.rechecked == sum(1 for q in qs.values() if q["kind"] != "qa")
+
+
+def test_augmentations_checked_at_creation_with_one_broken_item_per_kind(clean_build):
+    """Every kind is generated on the example's own task (sandbox) and planning on real tasks (text only);
+    each deliberately broken hand-written item is rejected, with its reason; every accepted item's proof
+    re-runs to the same reference, selected or not."""
+    from builder.proofs import run_proof
+    from swe_taskflow.augment.reference import reproduce
+
+    stage = {r.name: r for r in clean_build.results}["augment"]
+    items = [json.loads(line) for line in (stage.path / "items.jsonl").read_text().splitlines()]
+    by_id = {i["question_id"]: i for i in items}
+    expected = {"example-broken-execute": "repeatable", "example-broken-debug": "text-contract",
+                "example-broken-planning": "location-in-gold-patch", "example-broken-review": "defect-caught"}
+    for qid, check in expected.items():
+        assert by_id[qid]["status"] == "rejected" and by_id[qid]["reason"].startswith(check + ":"), by_id[qid]
+    accepted = [i for i in items if i["status"] == "accepted"]
+    assert {i["kind"] for i in accepted if i["instance_id"] == OWN_TASK} == {"execute", "debug", "planning", "review"}
+    assert {i["instance_id"] for i in accepted if i["kind"] == "planning"} - {OWN_TASK}
+    (repos,) = (clean_build.out / "cache" / "work" / "repos").iterdir()
+    for item in accepted:
+        if item["proof_script"]:
+            pr = item["proof_report"]
+            rerun = run_proof(repos / "swe-taskflow__ticketdesk", item["proof_script"], image=pr["image"],
+                              sandbox=pr["sandbox"], timeout_s=None, limits=pr["limits"])
+            assert rerun.stdout_sha256 == pr["stdout_sha256"] and reproduce(item, rerun.stdout_excerpt) == []
+    summary = json.loads((stage.path / "summary.json").read_text())
+    assert summary["not_proposed"]["execute"] == {"no checkout of the task's repository": len(SUBSET) - 1}
+
+
+def test_report_has_the_tfas_table_with_and_without_augmentations(clean_build):
+    sel = {r.name: r for r in clean_build.results}["select"]
+    table = json.loads((sel.path / "select_report.json").read_text())["with_and_without_augmentations"]
+    assert table[0]["family"].startswith("without") and table[-1]["family"].startswith("with every")
+    assert table[0]["augmentation_turns"] == 0
+    verify = json.loads((clean_build.results[-2].path / "verify.json").read_text())
+    published = next(s for s in verify["splits"] if s["name"] == "tfas_optimized")["tfas"]
+    for key in ("tfas", "S_L", "S_T", "S_R"):   # the published row is the split the release holds
+        assert abs(table[-1][key] - published[key]) < 1e-6
+    md = (clean_build.out / "report" / "report.md").read_text()
+    assert "TFAS of the optimized selection with and without the new augmentations" in md
+    assert md.count("example-broken-") >= 4
 
 
 def test_two_clean_builds_have_identical_manifests_and_hashes(clean_build, recipe_path, tmp_path):
@@ -314,11 +373,12 @@ def test_dry_run_lists_cached_and_pending(clean_build, recipe_path, tmp_path):
                           str(clean_build.out), "--dry-run"], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert res.returncode == 0, res.stderr
-    assert "11 of 11 stages cached" in res.stdout
+    n = len(STAGE_NAMES)
+    assert f"{n} of {n} stages cached" in res.stdout
     fresh = subprocess.run([sys.executable, "-m", "builder.cli", "build", str(recipe_path), "--out",
                             str(tmp_path / "nothing"), "--dry-run"], capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
-    assert "0 of 11 stages cached" in fresh.stdout and "would run" in fresh.stdout
+    assert f"0 of {n} stages cached" in fresh.stdout and "would run" in fresh.stdout
     assert not (tmp_path / "nothing" / "cache" / "stages").exists()
 
 

@@ -20,7 +20,8 @@ from swe_taskflow import __version__
 from swe_taskflow.errors import TaskflowError
 
 #: Command-group modules under builder.cli, in the order ``--help`` lists them.
-GROUPS = ("build", "flow", "classify", "split", "qa", "proofs", "select", "release", "example", "evaluate")
+GROUPS = ("build", "flow", "classify", "split", "qa", "augment", "proofs", "select", "release", "example",
+          "evaluate")
 #: Exit status of an unexpected exception (EX_SOFTWARE).
 INTERNAL_ERROR = 70
 

@@ -20,6 +20,9 @@ def register(sub) -> None:
     p.add_argument("--revision", help="Hub revision (tag, branch or commit) to verify")
     p.add_argument("--reprove", action="store_true", help="re-run every proof script in a sandbox")
     p.add_argument("--repos", metavar="DIR", help="checkouts of the source repositories (for --reprove)")
+    p.add_argument("--tasks", metavar="SPEC", help="the source tasks (file, folder or Hub id, with gold patches): "
+                                                   "--reprove then also checks every augmentation reference "
+                                                   "derived from a gold patch")
     p.add_argument("--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_verify)
 
@@ -51,11 +54,14 @@ def register(sub) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from swe_taskflow.verify import verify_release
-    run_proof = None
-    if args.reprove:
-        from builder.proofs import run_proof  # lazy: only auditors who reprove need sandboxes
+    run_proof = tasks = None
+    if args.reprove:   # lazy: only auditors who reprove need sandboxes
+        from builder.proofs import run_proof
+    if args.tasks:
+        from builder.sources import load_tasks
+        tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
     report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
-                            run_proof=run_proof, progress=sys.stderr.isatty())
+                            run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks)
     if report.errors:
         for e in report.errors:
             print(f"{e.kind}: {e}", file=sys.stderr)

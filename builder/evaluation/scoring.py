@@ -119,5 +119,13 @@ def qa_judge(context: Mapping[str, Any]) -> Scorer:
 
 register_scorer("qa", qa_judge)
 
+
+def _register_augmentations() -> None:
+    from builder.augment.scoring import register_augmentation_scorers
+    register_augmentation_scorers(register_scorer)
+
+
+_register_augmentations()
+
 __all__ = ["AnswerCase", "Verdict", "VERDICTS", "register_scorer", "scorer_for", "judge_messages",
            "judge_prompt_sha256", "qa_judge", "JUDGE_STAGE", "JUDGE_PARAMS"]

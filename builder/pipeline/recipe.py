@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 
+from .recipe_augment import AugmentationsSection, check_augmentations
 from .recipe_checks import check_ranges, recipe_text
 from .select_section import SelectSection, resolve_select
 
@@ -183,6 +184,7 @@ class Recipe:
     proofs: ProofsSection = ProofsSection()
     conditions: ConditionsSection = ConditionsSection()
     select: SelectSection = SelectSection()
+    augmentations: AugmentationsSection = AugmentationsSection()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -222,6 +224,7 @@ _SECTIONS = {
     "release": ReleaseSection, "source": SourceSection, "classifier": ClassifierSection,
     "target": TargetSection, "split": SplitSection, "questions": QuestionsSection, "repos": ReposSection,
     "proofs": ProofsSection, "conditions": ConditionsSection, "select": SelectSection,
+    "augmentations": AugmentationsSection,
 }
 _REQUIRED = ("release", "source")
 
@@ -383,6 +386,7 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
         sections["select"] = resolve_select(sections["select"], data["select"], path)
     recipe = Recipe(path=path, raw=dict(data), **sections)
     _check(recipe)
+    check_augmentations(recipe)
     return recipe
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError, SandboxError
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
@@ -79,7 +80,7 @@ def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofCon
 
 def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str = "auto",
               timeout_s: float | None = 60, gold_patch: str | None = None,
-              config: ProofConfig | None = None,
+              config: ProofConfig | None = None, limits: Mapping[str, Any] | None = None,
               _resolved: tuple[str, str, str, str] | None = None) -> ProofReport:
     """Run an untrusted proof script against a repository and return its report.
 
@@ -87,8 +88,13 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     ``gold_patch`` it runs again on a patched temporary copy; both runs must pass with the same stdout.
     A sandbox that fails (missing image, daemon error, patch that does not apply) gives an
     ``infrastructure-error`` report; ``sandbox="auto"`` with neither Docker nor bwrap raises SandboxError.
-    ``timeout_s`` overrides ``config.timeout_s``; pass ``None`` to keep the config's.
+    ``timeout_s`` overrides ``config.timeout_s``; pass ``None`` to keep the config's. ``limits``: the
+    limits a published report records (``ProofReport.limits``), used when no ``config`` is given, so that
+    ``verify --reprove`` re-runs a proof as it was run.
     """
+    if config is None and limits:
+        known = {f.name for f in fields(ProofConfig)}
+        config = ProofConfig(**{k: v for k, v in dict(limits).items() if k in known})
     config = config or ProofConfig()
     if timeout_s is not None:
         config = replace(config, timeout_s=float(timeout_s))

@@ -50,6 +50,8 @@ class ReportData:
     """Split -> how its candidates were selected (shown beside its TFAS)."""
     question_intents: Mapping[str, Any] = field(default_factory=dict)
     """:func:`builder.report.question_intents.compare` of the release's splits."""
+    #: The augment stage's summary, the with/without TFAS table and the classifier's disagreements.
+    augmentations: Mapping[str, Any] = field(default_factory=dict)
 
 
 def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
@@ -187,6 +189,8 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
     from .question_intents import render_markdown as intents_md
 
     md += intents_md(data.question_intents)
+    from .augment_section import augmentation_md
+    md += augmentation_md(data.augmentations)
     md += ["## Task Flow pictures", ""]
     for title, name, caption in pictures:
         md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
@@ -222,6 +226,7 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
         "gaps": {k: v.as_dict() for k, v in gaps.items()}, "counts": data.counts, "selection": data.selection,
         "llm": data.llm, "verify": data.verify, "pictures": [p[1] for p in pictures],
         "split_rules": dict(data.split_rules), "question_intents": data.question_intents,
+        "augmentations": data.augmentations,
     }, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
     return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "report.json"}
 

@@ -1,7 +1,7 @@
 """The release pipeline's stages, in build order, with what each one's cache key depends on.
 
-ingest -> classify_prompts -> split -> questions -> proofs -> classify_turns -> assemble -> select
--> write -> verify -> report. Each stage module has one ``run(ctx)``; what it reads from the recipe,
+ingest -> classify_prompts -> split -> questions -> proofs -> augment -> classify_turns -> assemble
+-> select -> write -> verify -> report. Each stage module has one ``run(ctx)``; what it reads from the recipe,
 which files it hashes and which modules implement it are declared here, next to each other.
 """
 
@@ -68,6 +68,18 @@ def _proofs_config(r):
     return {"proofs": r.section("proofs"), "repos": r.section("repos"), "resolved_sandbox": resolved_sandbox(r)}
 
 
+def _augment_sandbox(r):
+    """The sandbox the augmentation checks would use here (docker and bwrap runs differ: part of the key)."""
+    if not r.augmentations.kinds and not r.augmentations.specs:
+        return "none"
+    try:
+        from builder.proofs.run import resolve_sandbox
+
+        return resolve_sandbox(r.proofs.sandbox)
+    except Exception as exc:  # noqa: BLE001 - planning must not fail; running reports it
+        return f"unavailable: {type(exc).__name__}"
+
+
 def _write_config(r):
     return {"release": r.section("release"), "conditions": r.section("conditions"), "select": r.section("select"),
             "recipe_raw": dict(r.raw), "package": _package_state()}
@@ -77,8 +89,8 @@ CLASSIFY_CODE = ("builder.classify", "builder.pipeline.stages.common")
 
 
 def pipeline_stages() -> list[Stage]:
-    from . import (assemble, classify_prompts, classify_turns, ingest, proofs, questions, report, select, split,
-                   verify, write)
+    from . import (assemble, augment, classify_prompts, classify_turns, ingest, proofs, questions, report, select,
+                   split, verify, write)
 
     return [
         Stage("ingest", ingest.run, config=lambda r: {"source": r.section("source")}, files=_files_source,
@@ -104,8 +116,17 @@ def pipeline_stages() -> list[Stage]:
               code=("builder.proofs", "builder.bundled", "swe_taskflow.proofs", "builder.pipeline.stages.proofs",
                     "builder.pipeline.stages.repos"),
               description="run each question's proof script in a sandbox"),
-        Stage("classify_turns", classify_turns.run, needs=("split", "proofs"),
-              config=lambda r: {"classifier": r.section("classifier")},
+        Stage("augment", augment.run, needs=("ingest", "split"),
+              config=lambda r: {"augmentations": r.section("augmentations"), "proofs": r.section("proofs"),
+                                "repos": r.section("repos"), "seed": r.conditions.seed,
+                                "resolved_sandbox": _augment_sandbox(r)},
+              files=lambda r: [r.resolve(f) for f in r.augmentations.specs] + _files_repos(r) + _existing(PROMPTS)
+              + ([r.resolve(r.augmentations.responses)] if r.augmentations.responses else []),
+              code=("builder.augment", "swe_taskflow.augment", "builder.proofs", "builder.pipeline.stages.augment",
+                    "builder.pipeline.stages.repos"),
+              description="generate execute/debug/planning/review turns and check them at creation"),
+        Stage("classify_turns", classify_turns.run, needs=("split", "proofs", "augment"),
+              config=lambda r: {"classifier": r.section("classifier"), "augment_intents": r.augmentations.intents},
               files=lambda r: _existing(CLASSIFIER_DATA, PROMPTS),
               code=CLASSIFY_CODE + ("swe_taskflow.candidates", "builder.pipeline.stages.classify_turns"),
               description="label every issue and question turn"),
@@ -115,14 +136,15 @@ def pipeline_stages() -> list[Stage]:
               description="build the sessions of each fixed condition"),
         Stage("select", select.run, needs=("split", "classify_turns"),
               config=lambda r: {"select": r.section("select"), "target": r.section("target"),
-                                "conditions": list(r.conditions.names)},
+                                "conditions": list(r.conditions.names),
+                                "max_augments": r.augmentations.max_per_session if r.augmentations.kinds else 0},
               files=_files_target, code=("swe_taskflow.select", "swe_taskflow.select_config",
                                          "swe_taskflow.select_families", "swe_taskflow.select_search",
                                          "swe_taskflow.target", "swe_taskflow.targets",
                                          "builder.pipeline.stages.select"),
               description="choose the TFAS-optimized session per task"),
-        Stage("write", write.run, needs=("ingest", "split", "questions", "proofs", "classify_turns", "assemble",
-                                         "select"),
+        Stage("write", write.run, needs=("ingest", "split", "questions", "proofs", "augment", "classify_turns",
+                                         "assemble", "select"),
               config=_write_config, code=("builder.release", "swe_taskflow.rows", "swe_taskflow.features",
                                           "swe_taskflow.select_config", "swe_taskflow.conditions",
                                           "swe_taskflow.manifest", "swe_taskflow.hashing",
@@ -130,7 +152,7 @@ def pipeline_stages() -> list[Stage]:
               description="write the release folder (parquet, card, manifest)"),
         Stage("verify", verify.run, needs=("write",), code=("swe_taskflow.verify", "builder.pipeline.stages.verify"),
               description="verify the release as an auditor would"),
-        Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "questions", "proofs",
+        Stage("report", report.run, needs=("ingest", "classify_prompts", "split", "questions", "proofs", "augment",
                                            "classify_turns", "assemble", "select", "write", "verify"),
               config=lambda r: {"release": r.section("release"), "conditions": r.section("conditions"),
                                 "select": r.section("select"), "classifier": r.section("classifier")},
@@ -140,5 +162,5 @@ def pipeline_stages() -> list[Stage]:
     ]
 
 
-STAGE_NAMES = ("ingest", "classify_prompts", "split", "questions", "proofs", "classify_turns", "assemble",
-               "select", "write", "verify", "report")
+STAGE_NAMES = ("ingest", "classify_prompts", "split", "questions", "proofs", "augment", "classify_turns",
+               "assemble", "select", "write", "verify", "report")

@@ -16,8 +16,8 @@ def materials_and_intents(ctx, pool_name: str | None = None):
     the text -> intent map."""
     splits = read_splits(ctx.input("split"))
     pool = read_pool(ctx.input("classify_turns") / "pool_labelled.jsonl")
-    if pool_name is not None:
-        pool = [q for q in pool if q.pool == pool_name]
+    if pool_name is not None:   # augmentation items belong to no question pool: the selection may use them all
+        pool = [q for q in pool if q.pool == pool_name or q.kind != "qa"]
     materials, pool_summary = build_materials(splits, pool)
     intents = {obj["text"]: obj["intent"] for _, obj in read_jsonl(ctx.input("classify_turns") / "intents.jsonl")}
     return materials, intents, pool_summary

@@ -5,6 +5,8 @@ classifier as every other corpus (paper Appendix A), so a benchmark's Task Flow 
 way the target's was. A question keeps both its pool's declared intent (``declared_intent``) and its
 label (``classified_intent``); ``classifier.question_intents`` says which one its turns carry
 (``declared`` by default: the paper adds repository questions as the explain intent).
+Augmentation turns (stage ``augment``) declare their kind's intent and are labelled the same way;
+``augmentations.intents`` says which one their turns carry, and every disagreement is reported.
 """
 
 from __future__ import annotations
@@ -18,9 +20,27 @@ from swe_taskflow.jsonl import write_jsonl
 from .common import label, read_pool, read_splits
 
 
+def disagreements(items, by_text) -> dict:
+    """Per augmentation kind: how many generated texts the classifier labels as the kind's declared intent,
+    which other labels it gives, and the items where it disagrees."""
+    out: dict = {}
+    for q in items:
+        if not q.question.strip():
+            continue
+        got = by_text[q.question].intent
+        k = out.setdefault(q.kind, {"texts": 0, "agree": 0, "declared": q.intent, "labels": Counter(), "items": []})
+        k["texts"] += 1
+        k["agree"] += int(got == q.intent)
+        k["labels"][got] += 1
+        if got != q.intent:
+            k["items"].append({"question_id": q.question_id, "status": q.status, "label": got})
+    return {kind: {**v, "labels": dict(sorted(v["labels"].items()))} for kind, v in sorted(out.items())}
+
+
 def run(ctx) -> None:
     splits = read_splits(ctx.input("split"))
     pool = read_pool(ctx.input("proofs") / "pool_validated.jsonl")
+    augments = read_pool(ctx.input("augment") / "items.jsonl") if "augment" in ctx.inputs else []
     materials, _ = build_materials(splits, pool)
     texts: dict[str, str] = {}
     for m in materials:  # every backbone's texts: swe_taskflow.conditions wants an intent for each
@@ -29,17 +49,22 @@ def run(ctx) -> None:
     for q in pool:
         if q.question.strip():        # a record of a task no question was mined for has no text
             texts.setdefault(q.question, "qa")
+    for q in augments:
+        if q.question.strip():
+            texts.setdefault(q.question, q.kind)
     order = list(texts)
     preds = label(ctx, order)
     by_text = dict(zip(order, preds))
     write_jsonl(ctx.out / "intents.jsonl",
                 ({"text": t, "kind": texts[t], "intent": p.intent, "confidence": round(p.confidence, 4)}
                  for t, p in zip(order, preds)))
-    declared = ctx.recipe.classifier.question_intents == "declared"
+    declared = {"qa": ctx.recipe.classifier.question_intents == "declared",
+                "augmentation": ctx.recipe.augmentations.intents == "declared"}
     labelled = []
-    for q in pool:
+    for q in (*pool, *augments):
         got = by_text[q.question].intent if q.question in by_text else q.intent
-        row = (q if declared else dataclasses.replace(q, intent=got)).to_dict()
+        keep = declared["qa" if q.kind == "qa" else "augmentation"]
+        row = (q if keep else dataclasses.replace(q, intent=got)).to_dict()
         row["declared_intent"] = q.intent
         row["classified_intent"] = got
         labelled.append(row)
@@ -47,6 +72,9 @@ def run(ctx) -> None:
     ctx.summary.update(
         texts=len(order), issue_texts=sum(1 for k in texts.values() if k == "issue"),
         question_texts=sum(1 for k in texts.values() if k == "qa"),
+        augment_texts=sum(1 for k in texts.values() if k not in ("qa", "issue")),
+        augment_intents=ctx.recipe.augmentations.intents,
+        augment_disagreements=disagreements(augments, by_text),
         intents=dict(sorted(Counter(p.intent for p in preds).items())),
         question_intents=ctx.recipe.classifier.question_intents,
         questions_matching_declared_intent=sum(1 for q in pool if q.question in by_text

@@ -17,7 +17,7 @@ def _summary(ctx, stage: str) -> dict:
 
 def _llm_usage(ctx) -> dict:
     usage: dict = {}
-    for stage in ("split", "questions"):
+    for stage in ("split", "questions", "augment"):
         if stage not in ctx.inputs:
             continue
         path = ctx.input(stage) / "_volatile" / "llm_usage.json"
@@ -90,6 +90,11 @@ def run(ctx) -> None:
         rec = json.loads((path / ".stage.json").read_text())
         stages.append({"stage": name, "key": rec["key"], "output_hash": rec["output_hash"]})
     notes = []
+    selection = json.loads(select_report.read_text()) if select_report.exists() else {}
+    augmentations = {"stage": _summary(ctx, "augment") if "augment" in ctx.inputs else {},
+                     "tfas": selection.get("with_and_without_augmentations", []),
+                     "disagreements": turns.get("augment_disagreements", {}),
+                     "intents": turns.get("augment_intents", "declared")}
     from builder.report.question_intents import compare
 
     target = load_target(ctx.input("select") / "target.json")
@@ -98,7 +103,7 @@ def run(ctx) -> None:
         release={"name": recipe.release.name, "version": recipe.release.version,
                  "release_id": write.get("release_id", "")},
         target=target, source_sessions=source, conditions=conditions,
-        counts=counts, selection=json.loads(select_report.read_text()) if select_report.exists() else {},
+        counts=counts, selection=selection, augmentations=augmentations,
         llm=_llm_usage(ctx), verify=json.loads((ctx.input("verify") / "verify.json").read_text()),
         stages=stages, notes=notes, split_rules=split_rules(recipe),
         question_intents=compare(target, turn_refs, labels, recipe.classifier.question_intents))

@@ -24,8 +24,10 @@ def split_rules(recipe) -> dict[str, str]:
     """Split -> how its candidates were selected (printed beside every TFAS: report, card)."""
     from swe_taskflow.select_config import describe_split
 
+    from ..recipe_augment import selection_config
+
     return {s.split: describe_split(s.condition, pool=s.pool, seed=recipe.conditions.seed,
-                                    config=recipe.select.to_config()) for s in recipe.splits()}
+                                    config=selection_config(recipe)) for s in recipe.splits()}
 
 
 def provenance(ctx) -> dict:

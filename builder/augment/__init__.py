@@ -1,0 +1,14 @@
+"""Generation and creation-time checks of the augmentation turns (execute, debug, planning, review).
+
+See docs/augmentations.md for each kind's contract. The pure parts (kinds, references, scorers)
+live in :mod:`swe_taskflow.augment`.
+"""
+
+from .checks import TaskContext, realize, test_command_of
+from .propose import ProposeConfig, propose
+from .run import augment_tasks
+from .spec import AugmentSpec, read_specs
+from .writers import LLMWriter, TemplateWriter, WriterError, get_writer
+
+__all__ = ["AugmentSpec", "read_specs", "TaskContext", "realize", "test_command_of", "ProposeConfig", "propose",
+           "augment_tasks", "TemplateWriter", "LLMWriter", "WriterError", "get_writer"]

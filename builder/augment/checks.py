@@ -1,0 +1,296 @@
+"""Creation-time checks: turn a spec into an item with its reference, or reject it with its reason.
+
+Per kind (docs/augmentations.md states each contract):
+
+- execute: the command runs twice in the sandbox with identical output; the facts asked for are
+  read from that output;
+- debug: the test is a FAIL_TO_PASS test; with the test patch it fails on the untouched repository
+  (twice, identically) with a readable failure; with the gold patch it passes; its location is code
+  the gold patch changes; the turn asks for a diagnosis, never a fix; the repository stays unchanged;
+- planning: the requirement is a later issue turn's own text; the files and symbols of the gold
+  patch it points at are the reference (at least one not already named by the turn);
+- review: the seeded defect is a catalogue mutation of the gold patch; the gold patch passes the
+  task's tests, the mutated one fails some of them (twice, identically).
+
+Every check is recorded (name, passed, detail); the first failing one rejects the item and is its
+reason. A sandbox that could not judge gives ``error``, never a rejection.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from swe_taskflow.augment import mutate as mut
+from swe_taskflow.augment.attribute import attribute, in_patch, test_locations
+from swe_taskflow.augment.diffs import Location, parse_patch, symbol_of_line
+from swe_taskflow.augment.kinds import kind as kind_of
+from swe_taskflow.augment.reference import debug_facts, execute_facts, failing_tests
+from swe_taskflow.augment.score import normalize, planning_entries, symbol_named, file_named
+from swe_taskflow.augment.testlog import outcome_of, parse_outcomes, same_test
+from swe_taskflow.augment.textcheck import check_text
+from swe_taskflow.proofs import INFRA_ERROR, ProofReport
+from swe_taskflow.schema import QAItem, Task
+
+from .scripts import script
+from .spec import AugmentSpec
+from .writers import WriterError
+
+MAX_REVIEW_DIFF_LINES = 200
+
+
+def test_command_of(task: Task) -> str:
+    """The command that runs the task's tests in its image, from the repository root (``Task.test_command``)."""
+    return task.test_command
+
+
+@dataclass
+class TaskContext:
+    """What the checks of one task read: the task, its split parts, a base checkout and a sandbox."""
+
+    task: Task
+    parts: tuple[str, ...] = ()
+    repo: Path | None = None
+    sandbox: Any = None
+    image: str | None = None
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """Base text of the Python files the gold patch touches (exact enclosing symbols)."""
+        if "sources" not in self.memo:
+            out = {}
+            if self.repo is not None and self.task.patch:
+                for fp in parse_patch(self.task.patch):
+                    p = self.repo / (fp.old_path or "")
+                    if fp.old_path and fp.old_path.endswith(".py") and p.is_file():
+                        out[fp.old_path] = p.read_text(encoding="utf-8", errors="replace")
+            self.memo["sources"] = out
+        return self.memo["sources"]
+
+    def no_sandbox_reason(self) -> str:
+        if self.repo is None:
+            return "no checkout of the task's repository"
+        if self.sandbox is None:
+            return "no sandbox"
+        if not test_command_of(self.task):
+            return "the task has no test command"
+        return ""
+
+
+class Rejected(Exception):
+    def __init__(self, check: str, detail: str, status: str = "rejected") -> None:
+        super().__init__(detail)
+        self.check, self.detail, self.status = check, detail, status
+
+
+class Record:
+    """The checks an item went through, in order, and what was derived so far (kept on a rejection)."""
+
+    def __init__(self) -> None:
+        self.checks: list[dict[str, Any]] = []
+        self.got: dict[str, Any] = {}
+
+    def ok(self, name: str, detail: str = "") -> None:
+        self.checks.append({"name": name, "passed": True, "detail": detail})
+
+    def require(self, cond: bool, name: str, detail: str, *, ok_detail: str = "") -> None:
+        self.checks.append({"name": name, "passed": bool(cond), "detail": ok_detail if cond else detail})
+        if not cond:
+            raise Rejected(name, detail)
+
+
+def _run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") -> ProofReport:
+    """Run the published script twice; both must pass (repository unchanged) and print the same bytes."""
+    runs = []
+    for _ in range(2):
+        r = ctx.sandbox.run_patched(ctx.repo, patched, text, image=ctx.image) if patched else \
+            ctx.sandbox.run(ctx.repo, text, image=ctx.image)
+        if r.status == INFRA_ERROR:
+            rec.checks.append({"name": "sandbox-run", "passed": False, "detail": r.reason})
+            raise Rejected("sandbox-run", r.reason, status="error")
+        why = re.sub(r" after [0-9.]+s", "", r.reason)      # no measured durations in recorded reasons
+        rec.require(r.status == "passed", "sandbox-run", f"{r.status}: {why}", ok_detail=f"{r.sandbox} {r.image}")
+        runs.append(r)
+    rec.require(runs[0].stdout_sha256 == runs[1].stdout_sha256, "repeatable",
+                "not repeatable: two runs of the same command printed different output",
+                ok_detail=f"two runs, stdout sha256 {runs[0].stdout_sha256[:12]}")
+    return runs[0]
+
+
+def _words(kind: str, ctx: TaskContext, spec: AugmentSpec, writer, material: Mapping[str, str],
+           rec: Record) -> str:
+    if spec.text:
+        return spec.text
+    try:
+        text = writer.write(kind, material, item_id=spec.item_id, style=spec.style)
+    except WriterError as exc:
+        raise Rejected("writer", str(exc)) from None
+    rec.got["question"] = text
+    return text
+
+
+def _text_ok(rec: Record, kind: str, text: str, **kw: Any) -> None:
+    bad = check_text(kind, text, **kw)
+    rec.require(not bad, "text-contract", "; ".join(f"{k}: {d}" for k, d in bad), ok_detail="kept")
+
+
+def _loc(d: Location) -> dict[str, Any]:
+    return d.to_dict()
+
+
+def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+    why = "no checkout of the task's repository" if ctx.repo is None else "no sandbox" if ctx.sandbox is None else ""
+    rec.require(not why, "sandbox-available", why)
+    text = script(spec.command, raw_output=spec.style == "output", kind="execute")
+    base = _run_twice(ctx, rec, text)
+    facts = execute_facts(spec.style, base.stdout_excerpt)
+    rec.require(bool(facts), "facts", f"the output holds no {spec.style} facts", ok_detail=f"{len(facts)} facts")
+    turn = _words("execute", ctx, spec, writer, {"command": spec.command}, rec)
+    _text_ok(rec, "execute", turn, command=spec.command, facts=facts)
+    summary = ", ".join(f"{f['name']} {f['value']}" for f in facts)
+    return {"text": turn, "script": text, "report": base, "facts": facts, "command": spec.command,
+            "reference_answer": f"Running `{spec.command}` gives: {summary}."}
+
+
+def _check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+    task = ctx.task
+    rec.require(any(same_test(t, spec.test) for t in task.fail_to_pass), "fail-to-pass",
+                f"{spec.test!r} is not a FAIL_TO_PASS test of the task")
+    why = ctx.no_sandbox_reason()
+    rec.require(not why, "sandbox-available", why)
+    command = test_command_of(task)
+    text = script(command, patches=(("the test patch", task.test_patch),), kind="debug")
+    base = _run_twice(ctx, rec, text)
+    facts, problem = debug_facts(spec.test, base.stdout_excerpt)
+    rec.got.update(proof_script=text, facts=facts or ())
+    rec.require(not problem, "fails-before-patch", problem, ok_detail=facts[-1]["value"] if facts else "")
+    fixed = ctx.sandbox.run_patched(ctx.repo, task.patch, text, image=ctx.image)
+    if fixed.status == INFRA_ERROR:
+        raise Rejected("fixed-by-gold-patch", fixed.reason, status="error")
+    after = outcome_of(parse_outcomes(fixed.stdout_excerpt), spec.test)
+    rec.require(after == "passed", "fixed-by-gold-patch", f"after the gold patch the test is {after or 'not run'}")
+    locs = _claimed_or(spec, ctx, lambda: test_locations(spec.test, facts[-1]["value"], task.patch,
+                                                         sources=ctx.sources))
+    rec.ok("location-in-gold-patch", f"{len(locs)} location(s)")
+    rec.got["locations"] = locs
+    failure = facts[-1]["value"]
+    turn = _words("debug", ctx, spec, writer, {"test": spec.test, "failure": failure}, rec)
+    _text_ok(rec, "debug", turn, locations=locs)
+    where = "; ".join(f"{x['path']} ({x['symbol'] or 'module level'}, lines {x['line_start']}-{x['line_end']})"
+                      for x in locs)
+    return {"text": turn, "script": text, "report": base, "facts": facts, "locations": locs, "command": command,
+            "reference_answer": f"`{spec.test}` fails with `{failure}`. The cause lies in code the fix changes: {where}."}
+
+
+def _claimed_or(spec: AugmentSpec, ctx: TaskContext, derive: Callable[[], list[Location]]) -> list[dict[str, Any]]:
+    rec_locs: list[Location]
+    if spec.locations:
+        rec_locs = [Location.from_dict(x) for x in spec.locations]
+        missing = [x for x in rec_locs if not in_patch(x, ctx.task.patch, sources=ctx.sources)]
+        if missing:
+            raise Rejected("location-in-gold-patch", "the gold patch changes none of: " +
+                           ", ".join(f"{x.path}:{x.symbol or '*'}" for x in missing))
+    else:
+        rec_locs = derive()
+        if not rec_locs:
+            raise Rejected("location-in-gold-patch", "the gold patch changes no code this item points at")
+    return [_loc(x) for x in rec_locs]
+
+
+def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+    parts = ctx.parts
+    ok = 0 <= spec.requirement_part < len(parts) and bool(spec.requirement.strip()) and \
+        normalize(spec.requirement) in normalize(parts[spec.requirement_part])
+    rec.require(ok, "requirement-in-part", f"the requirement is not text of split part {spec.requirement_part}")
+    locs = _claimed_or(spec, ctx, lambda: attribute(spec.requirement, ctx.task.patch, sources=ctx.sources))
+    rec.ok("location-in-gold-patch", f"{len(locs)} location(s)")
+    rec.got.update(locations=locs, facts=[{"name": "requirement", "value": spec.requirement}])
+    turn = _words("planning", ctx, spec, writer, {"requirement": spec.requirement}, rec)
+    _text_ok(rec, "planning", turn, requirement=spec.requirement)
+    t = normalize(turn)
+    paths = tuple(x["path"] for x in locs)
+    unstated = [v for k, v, p in planning_entries({"locations": locs})
+                if not (file_named(v, t, paths) if k == "file" else symbol_named(v, p, t))]
+    rec.require(bool(unstated), "unstated-reference", "the turn already names every file and symbol of its reference",
+                ok_detail=f"{len(unstated)} reference entries not named by the turn")
+    listing = "; ".join(f"{x['path']}" + (f" ({x['symbol']})" if x["symbol"] else "") for x in locs)
+    return {"text": turn, "locations": locs, "requirement_part": spec.requirement_part,
+            "facts": [{"name": "requirement", "value": spec.requirement}],
+            "reference_answer": f"A plan for this requirement changes: {listing}."}
+
+
+def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+    task = ctx.task
+    site = mut.find_site(task.patch, spec.mutation or {}) if task.patch else None
+    rec.require(site is not None, "mutation-in-catalogue", "the seeded defect is not a catalogue mutation of the gold patch",
+                ok_detail=f"{site.operator if site else ''}")
+    mutated = mut.review_diff(task.patch, site) + "\n"
+    n = mutated.count("\n") + 1
+    rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
+                f"(at most {MAX_REVIEW_DIFF_LINES})")
+    why = ctx.no_sandbox_reason()
+    rec.require(not why, "sandbox-available", why)
+    command = test_command_of(task)
+    tests = list(task.fail_to_pass) + list(task.pass_to_pass)
+    if "review-control" not in ctx.memo:
+        control = script(command, patches=(("the test patch", task.test_patch), ("the gold patch", task.patch)),
+                         kind="review")
+        ctx.memo["review-control"] = ctx.sandbox.run(ctx.repo, control, image=ctx.image)
+    control = ctx.memo["review-control"]
+    if control.status == INFRA_ERROR:
+        raise Rejected("gold-patch-passes", control.reason, status="error")
+    bad = failing_tests(control.stdout_excerpt, tests)
+    rec.require(control.status == "passed" and not bad and bool(parse_outcomes(control.stdout_excerpt)),
+                "gold-patch-passes", f"with the gold patch these tests fail: {bad}" if bad else
+                f"the control run did not run the tests ({control.status}: {control.reason})")
+    text = script(command, patches=(("the test patch", task.test_patch), ("the change under review", mutated)),
+                  kind="review")
+    base = _run_twice(ctx, rec, text)
+    caught = failing_tests(base.stdout_excerpt, tests)
+    rec.require(bool(caught), "defect-caught", "the seeded defect survives: every test passes with it",
+                ok_detail=f"{len(caught)} test(s) fail")
+    sym = symbol_of_line(task.patch, site.index)      # site.index counts lines of the gold patch
+    locs = [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
+    diff = mutated.rstrip("\n")
+    turn = _words("review", ctx, spec, writer, {"diff": diff}, rec)
+    _text_ok(rec, "review", turn, diff=diff, mutation=site.to_dict())
+    return {"text": turn, "script": text, "report": base, "facts": [{"name": "failing_test", "value": t} for t in caught],
+            "locations": locs, "mutation": site.to_dict(), "command": command,
+            "reference_answer": f"The change has a defect in {site.path} line {site.line}"
+                                + (f" ({sym})" if sym else "") + f": `{site.before.strip()}` became "
+                                f"`{site.after.strip()}` ({site.operator}); with it {', '.join(caught)} fail."}
+
+
+_CHECKS = {"execute": _check_execute, "debug": _check_debug, "planning": _check_planning, "review": _check_review}
+
+
+def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
+    """Run ``spec``'s checks; the item is ``accepted`` with its reference, or ``rejected``/``error`` with why."""
+    rec = Record()
+    k = kind_of(spec.kind)
+    generator = {**dict(spec.generator), "writer": dict(getattr(writer, "info", {}))} if not spec.text else \
+        dict(spec.generator)
+    base = dict(question_id=spec.item_id, instance_id=spec.instance_id, question=spec.text, reference_answer="",
+                pool=spec.pool, intent=k.intent, kind=spec.kind, generator=generator,
+                requirement_part=spec.requirement_part, command=spec.command,
+                mutation=dict(spec.mutation) if spec.mutation else None)
+    if spec.kind == "debug":
+        base["facts"] = [{"name": "test", "value": spec.test}]
+    try:
+        got = _CHECKS[spec.kind](spec, ctx, writer, rec)
+    except Rejected as exc:
+        if not rec.checks or rec.checks[-1]["name"] != exc.check:
+            rec.checks.append({"name": exc.check, "passed": False, "detail": exc.detail})
+        return QAItem(**{**base, **rec.got}, status=exc.status, reason=f"{exc.check}: {exc.detail}",
+                      checks=rec.checks)
+    report = got.pop("report", None)
+    item = {**base, "question": got.pop("text"), "reference_answer": got.pop("reference_answer"),
+            "proof_script": got.pop("script", ""), "proof_report": None if report is None else report.to_dict(),
+            **got}
+    return QAItem(**item, status="accepted", reason="", checks=rec.checks)
+
+
+__all__ = ["TaskContext", "realize", "test_command_of", "MAX_REVIEW_DIFF_LINES"]

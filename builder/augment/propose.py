@@ -1,0 +1,114 @@
+"""Propose augmentation specs for a task: which commands, tests, requirements and seeded defects.
+
+Deterministic given the task, its split and the seed: execute runs the task's test command; debug
+asks about the task's FAIL_TO_PASS tests in their given order; planning takes, for each later issue
+turn, the requirement item that points at the most gold-patch code; review tries catalogue
+mutations of the gold patch in a seeded order (the checks keep the first one the tests catch, and
+record the surviving ones as rejected). Where a kind cannot be proposed, :func:`propose` says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from swe_taskflow.augment import mutate as mut
+from swe_taskflow.augment.attribute import attribute
+from swe_taskflow.augment.kinds import AUGMENT_KINDS
+
+from ..split.structural import _items
+from .checks import TaskContext, test_command_of
+from .spec import AugmentSpec
+
+
+@dataclass(frozen=True)
+class ProposeConfig:
+    """How many specs of each kind a task gets."""
+
+    kinds: tuple[str, ...] = AUGMENT_KINDS
+    """Kinds to propose (any of execute, debug, planning, review)."""
+    per_kind: int = 2
+    """At most this many accepted items per kind and task (review: mutations tried until one is caught,
+    at most ``review_attempts``)."""
+    review_attempts: int = 4
+    """Seeded mutations tried per task before review gives up."""
+    execute_styles: tuple[str, ...] = ("counts",)
+    """What execute turns ask about the test command's run."""
+    seed: int = 0
+
+
+def _rng(seed: int, instance_id: str) -> np.random.Generator:
+    h = int.from_bytes(hashlib.sha256(instance_id.encode("utf-8")).digest()[:8], "big")
+    return np.random.default_rng([int(seed), h, 16])
+
+
+def _items_of(part: str) -> list[str]:
+    """A split part's requirement items (an interface section is a specification, not a requirement)."""
+    part = part.split("New interfaces introduced:\n", 1)[0].replace("Requirements:\n", "\n\n")
+    return [x.strip() for x in _items(part) if len(x.strip()) >= 20] if part.strip() else []
+
+
+def planning_requirements(ctx: TaskContext, limit: int) -> list[tuple[int, str]]:
+    """(part, requirement item) pairs: per later split part, the item pointing at the most gold-patch code."""
+    out = []
+    for p in range(len(ctx.parts) - 1, 0, -1):           # later turns first: the plan comes well ahead
+        best: tuple[int, str] | None = None
+        for item in _items_of(ctx.parts[p]):
+            n = len(attribute(item, ctx.task.patch, sources=ctx.sources))
+            if n and (best is None or n > best[0]):
+                best = (n, item)
+        if best:
+            out.append((p, best[1]))
+        if len(out) >= limit:
+            break
+    return sorted(out)
+
+
+def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[list[AugmentSpec], dict[str, str]]:
+    """Specs for ``ctx.task`` and, per kind not proposed, why (``{"review": "the task has no gold patch"}``)."""
+    task = ctx.task
+    iid = task.instance_id
+    gen = {"name": "propose", "provenance": "generated", "seed": config.seed}
+    specs: list[AugmentSpec] = []
+    why: dict[str, str] = {}
+    sandbox_why = ctx.no_sandbox_reason()
+    for kind in config.kinds:
+        if kind == "execute":
+            if sandbox_why:
+                why[kind] = sandbox_why
+                continue
+            for style in config.execute_styles[:config.per_kind]:
+                specs.append(AugmentSpec(f"{iid}::execute-{style}", iid, "execute", command=test_command_of(task),
+                                         style=style, generator=gen))
+        elif kind == "debug":
+            if sandbox_why or not task.fail_to_pass:
+                why[kind] = sandbox_why or "the task has no FAIL_TO_PASS test"
+                continue
+            for i, test in enumerate(task.fail_to_pass[:config.per_kind]):
+                specs.append(AugmentSpec(f"{iid}::debug-{i}", iid, "debug", test=test, generator=gen))
+        elif kind == "planning":
+            if len(ctx.parts) < 2 or not task.patch:
+                why[kind] = "the task has no ok split" if len(ctx.parts) < 2 else "the task has no gold patch"
+                continue
+            reqs = planning_requirements(ctx, config.per_kind)
+            if not reqs:
+                why[kind] = "no requirement item of a later turn points at gold-patch code"
+            for part, req in reqs:
+                specs.append(AugmentSpec(f"{iid}::planning-{part}", iid, "planning", requirement_part=part,
+                                         requirement=req, generator=gen))
+        elif kind == "review":
+            sites = mut.sites(task.patch) if task.patch else []
+            if sandbox_why or not sites:
+                why[kind] = sandbox_why or ("the task has no gold patch" if not task.patch else
+                                            "no catalogue mutation applies to the gold patch")
+                continue
+            order = _rng(config.seed, iid).permutation(len(sites))[:config.review_attempts]
+            for n, i in enumerate(order):
+                s = sites[int(i)]
+                specs.append(AugmentSpec(f"{iid}::review-{n}", iid, "review", mutation=s.to_dict(), generator=gen))
+    return specs, why
+
+
+__all__ = ["ProposeConfig", "propose", "planning_requirements"]

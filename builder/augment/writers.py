@@ -1,0 +1,106 @@
+"""Who words an augmentation turn: hand-written templates (offline) or an LLM (replayable).
+
+Both get the kind, the style (execute) and the material the turn must carry (command, test and
+failure, requirement, diff) and return the turn text; the contract checks
+(:mod:`swe_taskflow.augment.textcheck`) then judge whatever they wrote. A writer's ``info`` goes into
+each item's ``generator`` record (template file hash, or backend, model and prompt hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Mapping
+
+from swe_taskflow.errors import ConfigError
+
+from ..split.jsonreply import parse_json_object
+from ..split.prompts import PROMPTS_DIR, load_prompt, render
+
+STAGE_WRITE = "augment.write"
+TEMPLATES = PROMPTS_DIR / "augment_templates.json"
+#: What each kind's message must do (shown to the LLM writer; docs/augmentations.md states the same).
+CONTRACTS = {
+    "execute": "Ask the assistant to run the given command in the repository and report the facts asked for "
+               "({style}). Show the command verbatim in backticks.",
+    "debug": "Show the failing test's name and its failure message verbatim, and ask why it fails. Ask for a "
+             "diagnosis only: the assistant must not change any code or fix anything in this turn.",
+    "planning": "Quote the requirement verbatim and ask for a plan (which files and functions to change, in which "
+                "order) before any code is changed. Do not ask for the implementation.",
+    "review": "Ask for a review of the change shown as a diff: spot anything wrong, with file and line. The "
+              "assistant must not modify the repository. Put the literal placeholder {diff} where the diff goes.",
+}
+STYLE_WORDS = {"counts": "how many tests pass and how many fail", "failing": "which tests fail",
+               "output": "what the command prints"}
+
+
+class TemplateWriter:
+    """Hand-written phrasings (builder/prompts/augment_templates.json), one picked per item id."""
+
+    name = "template"
+
+    def __init__(self) -> None:
+        raw = TEMPLATES.read_text(encoding="utf-8")
+        self.templates = json.loads(raw)
+        self.info = {"name": self.name, "provenance": "hand-written",
+                     "templates_sha256": hashlib.sha256(raw.encode("utf-8")).hexdigest()}
+
+    def write(self, kind: str, material: Mapping[str, str], *, item_id: str, style: str = "") -> str:
+        options = self.templates[kind][style] if kind == "execute" else self.templates[kind]
+        pick = int.from_bytes(hashlib.sha256(item_id.encode("utf-8")).digest()[:4], "big") % len(options)
+        text = options[pick]
+        for key, value in material.items():
+            text = text.replace("{" + key + "}", value)
+        return text
+
+
+class LLMWriter:
+    """Asks a model (any builder.llm backend; replayable through its response store) for the wording."""
+
+    name = "llm"
+
+    def __init__(self, llm, *, prompt: str = "augment_write") -> None:
+        self.llm = llm
+        self.template, sha = load_prompt(prompt)
+        self.info = {"name": self.name, "llm": dict(llm.info), "prompt_sha256": sha}
+        self.last_reply: Any = None
+
+    def messages(self, kind: str, material: Mapping[str, str], *, style: str = "") -> list[dict[str, str]]:
+        """The exact request for one turn (tools that pre-record replies use it)."""
+        shown = {k: ("{diff}" if k == "diff" else v) for k, v in material.items()}
+        contract = CONTRACTS[kind].format(style=STYLE_WORDS.get(style, ""), diff="{diff}")
+        note = "Write {diff} literally where the diff goes; it is inserted afterwards." if kind == "review" else ""
+        body = "\n".join(f"- {k}:\n```\n{v}\n```" for k, v in shown.items())
+        return [{"role": "user", "content": render(self.template, kind=kind, contract=contract, material=body,
+                                                   placeholder_note=note)}]
+
+    def write(self, kind: str, material: Mapping[str, str], *, item_id: str, style: str = "") -> str:
+        reply = self.llm.complete(self.messages(kind, material, style=style), stage=STAGE_WRITE)
+        self.last_reply = reply
+        obj, why = parse_json_object(reply.text)
+        if obj is None or not isinstance(obj.get("text"), str):
+            raise WriterError(f"malformed writer reply: {why or 'no string field text'}")
+        text = obj["text"]
+        if kind == "review":
+            if "{diff}" not in text:
+                raise WriterError("malformed writer reply: the review text has no {diff} placeholder")
+            text = text.replace("{diff}", material["diff"])
+        return text
+
+
+class WriterError(Exception):
+    """The writer returned something that is not a turn (recorded as the item's rejection reason)."""
+
+
+def get_writer(name: str, *, llm=None):
+    if name == "template":
+        return TemplateWriter()
+    if name == "llm":
+        if llm is None:
+            raise ConfigError("the llm writer needs an LLM backend", field="augmentations.llm")
+        return LLMWriter(llm)
+    raise ConfigError("unknown augmentation writer", field="augmentations.writer", actual=name,
+                      expected=("template", "llm"))
+
+
+__all__ = ["TemplateWriter", "LLMWriter", "WriterError", "get_writer", "STAGE_WRITE", "CONTRACTS"]

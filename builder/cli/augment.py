@@ -1,0 +1,101 @@
+"""CLI: ``swe-taskflow augment run`` (generate and check execute/debug/planning/review turns) and
+``augment score`` (score an answer to one item deterministically). See docs/augmentations.md."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .split import add_llm_args, backend_from_args, write_usage
+
+
+def _run(args: argparse.Namespace) -> int:
+    from builder.augment import ProposeConfig, augment_tasks, get_writer, read_specs
+    from builder.split import get_splitter
+    from builder.split.tasks import load_tasks
+    from swe_taskflow.augment.kinds import AUGMENT_KINDS
+    from swe_taskflow.errors import ConfigError
+    from swe_taskflow.jsonl import read_jsonl, write_jsonl
+    from swe_taskflow.schema import SplitResult
+
+    kinds = tuple(args.kinds.split(",")) if args.kinds else AUGMENT_KINDS
+    for k in kinds:
+        if k not in AUGMENT_KINDS:
+            raise ConfigError("unknown augmentation kind", field="--kinds", expected=AUGMENT_KINDS, actual=k)
+    loaded = load_tasks(args.tasks)
+    tasks = [t for t in loaded if t.status == "ok"]
+    malformed = {t.instance_id: t.reason for t in loaded if t.status != "ok"}
+    if args.splits:
+        splits = {o["instance_id"]: SplitResult.from_dict(o, where=args.splits, row=n)
+                  for n, o in read_jsonl(args.splits)}
+    else:
+        splitter = get_splitter("structural")
+        splits = {t.instance_id: splitter.split(t) for t in tasks}
+    llm = backend_from_args(args) if args.llm else None
+    writer = get_writer("llm" if llm is not None else "template", llm=llm)
+    sandbox, repos = None, {}
+    if args.repos:
+        from builder.augment.sandbox import Sandbox
+        from swe_taskflow.verify_reprove import find_repo
+
+        sandbox = Sandbox(args.sandbox, image=args.image or None)
+        for t in tasks:
+            repo = find_repo(Path(args.repos), {"instance_id": t.instance_id, "repo": t.repo})
+            if repo is not None:
+                repos[t.instance_id] = repo
+    hand = [s for f in args.specs or () for s in read_specs(f, pool=Path(f).stem)]
+    config = ProposeConfig(kinds=kinds, per_kind=args.per_kind, seed=args.seed)
+    items, summary = augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos, config=config,
+                                   hand_specs=hand)
+    write_jsonl(args.out, (i.to_dict() for i in items))
+    write_usage(args, llm)
+    print(json.dumps({"tasks": len(tasks), "malformed_tasks": malformed, "out": str(args.out), **summary},
+                     sort_keys=True, default=str))
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    from swe_taskflow.augment.score import score_answer
+    from swe_taskflow.errors import InputError
+
+    try:
+        item = json.loads(Path(args.item).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the item ({exc})", path=args.item) from None
+    answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text(encoding="utf-8")
+    unchanged = None if args.repo_unchanged is None else args.repo_unchanged == "yes"
+    s = score_answer(item, answer, repo_unchanged=unchanged, turn_text=item.get("question", ""))
+    print(json.dumps(s.to_dict(), sort_keys=True))
+    return 0 if s.correct else 1
+
+
+def register(sub) -> None:
+    p = sub.add_parser("augment", help="verifiable execute/debug/planning/review turns (docs/augmentations.md)")
+    s = p.add_subparsers(dest="augment_command", metavar="SUBCOMMAND")
+    r = s.add_parser("run", help="generate augmentation turns for tasks and check each at creation",
+                     description="Planning turns need only the tasks (gold patch) and their splits; execute, "
+                                 "debug and review turns run in the proof sandbox against --repos checkouts "
+                                 "(one per task: <instance_id> or <owner>__<name>). Every item is written "
+                                 "with its checks and, when rejected, the reason.")
+    r.add_argument("--tasks", required=True, help="tasks JSONL (SWE-Bench Pro rows or normalized tasks)")
+    r.add_argument("--out", required=True, help="output ITEMS.jsonl (one item per line, every status)")
+    r.add_argument("--splits", help="SPLITS.jsonl from `split run` (default: split structurally)")
+    r.add_argument("--kinds", default="", help="comma-separated kinds (default: execute,debug,planning,review)")
+    r.add_argument("--repos", metavar="DIR", help="repository checkouts at each task's base commit")
+    r.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
+    r.add_argument("--image", default="", help="docker image (default: the task's own when present, else the "
+                                               "project's test image)")
+    r.add_argument("--specs", nargs="*", metavar="JSONL", help="hand-written specs to check as well")
+    r.add_argument("--per-kind", type=int, default=2, help="accepted items per kind and task, at most")
+    r.add_argument("--seed", type=int, default=0, help="seed of the review defects' order")
+    add_llm_args(r)
+    r.set_defaults(func=_run)
+    c = s.add_parser("score", help="score one answer against an item's hidden reference (deterministic part)",
+                     description="Exit 0 when the answer counts as correct, 1 otherwise; prints the score as JSON.")
+    c.add_argument("item", help="JSON file: one item (a line of ITEMS.jsonl or a release row's questions entry)")
+    c.add_argument("answer", help="answer text file, or - for stdin")
+    c.add_argument("--repo-unchanged", choices=("yes", "no"), default=None,
+                   help="whether the turn left the repository unchanged (debug and review score 0 otherwise)")
+    c.set_defaults(func=_score)

@@ -1,0 +1,106 @@
+"""The answer-turn kinds as data: each kind's declared intent, layout letter and placement rule.
+
+An *answer turn* is any turn that is not an issue turn: the agent answers in text and the answer is
+scored against a hidden reference. ``qa`` (repository questions, paper Section 3) and the four
+augmentations of docs/augmentations.md (execute, debug, planning, review) are the kinds.
+
+Placement rules are what keeps a turn valid where it sits in a session (``slot`` s = the gap before
+issue turn s; s = number of issue turns is after the last one):
+
+- ``any``: valid before and after the issue patch (QA: the generation contract requires it);
+- ``before-first-issue``: its reference was recorded on the untouched repository (execute, debug);
+- ``before-requirement``: right before the issue turn that reveals the requirement it plans (planning);
+- ``after-last-issue``: it shows a change built from the gold patch, so it never comes before the
+  issue work is done (review).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Sequence
+
+from ..errors import InputError
+from ..schema import ANSWER_KINDS
+from ..taxonomy import AUGMENTATION, check_intent
+
+PLACEMENTS = ("any", "before-first-issue", "before-requirement", "after-last-issue")
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    """One answer-turn kind."""
+
+    name: str
+    """The schema turn kind (``Turn.kind``, ``QAItem.kind``)."""
+    intent: str
+    """The intent the kind declares (the classifier's label is compared with it)."""
+    letter: str
+    """Its letter in a candidate layout (``I`` is an issue turn)."""
+    placement: str
+    """One of PLACEMENTS."""
+    sandbox: bool
+    """Whether its creation-time check runs in the task's sandbox."""
+
+    def __post_init__(self) -> None:
+        check_intent(self.intent, field="intent")
+        if self.placement not in PLACEMENTS:
+            raise InputError("unknown placement", field="placement", actual=self.placement, expected=PLACEMENTS)
+
+
+KINDS = MappingProxyType({k.name: k for k in (
+    AnswerKind("qa", "explain", "Q", "any", True),
+    AnswerKind("execute", "execute", "X", "before-first-issue", True),
+    AnswerKind("debug", "debug", "D", "before-first-issue", True),
+    AnswerKind("planning", "planning", "P", "before-requirement", False),
+    AnswerKind("review", "code-review", "R", "after-last-issue", True),
+)})
+#: The augmentation kinds this module adds beside ``qa``, in their fixed enumeration order.
+AUGMENT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k != "qa")
+BY_LETTER = MappingProxyType({k.letter: k for k in KINDS.values()})
+ISSUE_LETTER = "I"
+
+assert tuple(KINDS) == ANSWER_KINDS, "schema.ANSWER_KINDS and the kinds registry must agree"
+assert all(k.intent in AUGMENTATION.get(k.name, ()) for k in KINDS.values()), \
+    "taxonomy.json's augmentation map must list each kind's intent"
+
+
+def kind(name: str) -> AnswerKind:
+    """The registered kind, or an error listing the known ones."""
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise InputError("unknown answer kind", field="kind", actual=name, expected=tuple(KINDS)) from None
+
+
+def issue_turn_of_part(groups: Sequence[Sequence[int]], part: int) -> int:
+    """Index of the issue turn holding split part ``part`` (a turn without parts, the original prompt,
+    holds every part); -1 when no issue turn holds it."""
+    for t, g in enumerate(groups):
+        if not g or part in g:
+            return t
+    return -1
+
+
+def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: int = -1) -> tuple[int, ...]:
+    """The slots where an answer turn of kind ``name`` may sit, given the issue turns' split parts.
+
+    ``groups`` has one entry per issue turn (the split parts it holds); no issue turn at all (a
+    questions-only session) leaves slot 0 for ``any`` kinds and nothing for the others.
+    """
+    k = kind(name)
+    m = len(groups)
+    if k.placement == "any":
+        return tuple(range(m + 1))
+    if m == 0:
+        return ()
+    if k.placement == "before-first-issue":
+        return (0,)
+    if k.placement == "after-last-issue":
+        return (m,)
+    t = issue_turn_of_part(groups, requirement_part)
+    return (t,) if t >= 0 else ()
+
+
+__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "BY_LETTER", "ISSUE_LETTER", "kind",
+           "issue_turn_of_part", "allowed_slots"]
