@@ -38,7 +38,7 @@ def main() -> int:
     ap.add_argument("--sandbox", nargs="+", default=["docker", "bwrap"])
     args = ap.parse_args()
 
-    from builder.proofs import ProofConfig, build_test_image, run_proof, validate_pool
+    from builder.proofs import ProofConfig, build_test_image, run_proof, validate_pool_file
     from builder.proofs.treehash import tree_hash
     from swe_taskflow.jsonl import write_jsonl
     from swe_taskflow.schema import QAItem
@@ -80,7 +80,7 @@ def main() -> int:
                                for i in range(args.pool)])
             for jobs in (1, 2, 4):
                 t = time.perf_counter()
-                s = validate_pool(pool, root / "repos", root / f"out-{sandbox}-{jobs}.jsonl", sandbox=sandbox,
+                s = validate_pool_file(pool, root / "repos", root / f"out-{sandbox}-{jobs}.jsonl", sandbox=sandbox,
                                   jobs=jobs, cache_dir=None, config=cfg, progress=False)
                 dt = time.perf_counter() - t
                 print(f"{sandbox}: jobs={jobs}: {args.pool} proofs in {dt:.2f}s = {args.pool / dt:.1f} proofs/s "

@@ -67,7 +67,7 @@ BOTH = pytest.mark.parametrize("sandbox", [pytest.param("docker", marks=pytest.m
 @needs_bwrap
 @pytest.mark.parametrize("how", ["absolute", "dotdot", "link"])
 def test_a_pool_row_cannot_choose_the_mounted_folder(tmp_path, how):
-    from builder.proofs import validate_pool
+    from builder.proofs import validate_pool_file
 
     secret = tmp_path / "secret"
     secret.mkdir()
@@ -79,7 +79,7 @@ def test_a_pool_row_cannot_choose_the_mounted_folder(tmp_path, how):
     pool = tmp_path / "pool.jsonl"
     pool.write_text(json.dumps({"question_id": "q1", "instance_id": iid, "question": "?", "reference_answer": "r",
                                 "proof_script": "cat secret.txt\n"}) + "\n")
-    summary = validate_pool(pool, repos, tmp_path / "out.jsonl", sandbox="bwrap", config=CFG, progress=False)
+    summary = validate_pool_file(pool, repos, tmp_path / "out.jsonl", sandbox="bwrap", config=CFG, progress=False)
     out = (tmp_path / "out.jsonl").read_text()
     row = json.loads(out)
     assert SECRET not in out and summary["accepted"] == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main
-from builder.proofs import ProofConfig, build_test_image, resolve_sandbox, validate_pool
+from builder.proofs import ProofConfig, build_test_image, resolve_sandbox, validate_pool_file
 from builder.proofs.pool import repo_for
 from swe_taskflow.errors import ConfigError, SandboxError
 from swe_taskflow.jsonl import read_jsonl, write_jsonl
@@ -67,7 +67,7 @@ def test_repo_lookup_order(repos: Path):
 
 
 def _validate(pool, repos, out, sandbox, cache, jobs=2):
-    return validate_pool(pool, repos, out, sandbox=sandbox, jobs=jobs, cache_dir=cache, config=CFG, progress=False)
+    return validate_pool_file(pool, repos, out, sandbox=sandbox, jobs=jobs, cache_dir=cache, config=CFG, progress=False)
 
 
 def _check_rows(out: Path) -> dict:
@@ -121,7 +121,7 @@ def test_validate_pool_uses_task_images(pool, repos, tmp_path, docker_available)
     write_jsonl(tasks, [{"instance_id": "owner__proj-1", "repo": "owner/proj", "image_name": tag},
                         {"instance_id": "inst-direct", "image_name": "jefzda/sweap-images:not-on-this-machine"}])
     out = tmp_path / "out.jsonl"
-    s = validate_pool(pool, repos, out, sandbox="docker", jobs=2, cache_dir=None, config=CFG, progress=False,
+    s = validate_pool_file(pool, repos, out, sandbox="docker", jobs=2, cache_dir=None, config=CFG, progress=False,
                       tasks_path=tasks)
     rows = {obj["question_id"]: obj for _, obj in read_jsonl(out)}
     assert rows["q-pass"]["status"] == "accepted" and rows["q-pass"]["proof_report"]["image"] == tag
@@ -138,7 +138,7 @@ def test_validate_pool_gold_patch_from_tasks(pool, repos, tmp_path):
     tasks = tmp_path / "tasks.jsonl"
     write_jsonl(tasks, [{"instance_id": "owner__proj-1", "repo": "owner/proj", "patch": patch}])
     out = tmp_path / "out.jsonl"
-    s = validate_pool(pool, repos, out, sandbox="bwrap", jobs=2, config=CFG, progress=False, tasks_path=tasks)
+    s = validate_pool_file(pool, repos, out, sandbox="bwrap", jobs=2, config=CFG, progress=False, tasks_path=tasks)
     rows = {obj["question_id"]: obj for _, obj in read_jsonl(out)}
     assert (rows["q-pass"]["status"], rows["q-pass"]["reason"]) == ("rejected", "patch-mismatch: output drift")
     # q-pass drifted (its grep prints the patched line); q-fail, q-empty and q-write failed on the base run
@@ -151,10 +151,10 @@ def test_validate_pool_bad_row_names_file_and_line(tmp_path, repos):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(_item("q", "i", "echo")) + "\n" + json.dumps({"question_id": "x"}) + "\n")
     with pytest.raises(Exception) as err:
-        validate_pool(bad, repos, tmp_path / "o.jsonl", sandbox="bwrap", progress=False)
+        validate_pool_file(bad, repos, tmp_path / "o.jsonl", sandbox="bwrap", progress=False)
     assert "bad.jsonl:2" in str(err.value)
     with pytest.raises(ConfigError):
-        validate_pool(bad, repos, tmp_path / "o.jsonl", sandbox="bwrap", jobs=0, progress=False)
+        validate_pool_file(bad, repos, tmp_path / "o.jsonl", sandbox="bwrap", jobs=0, progress=False)
 
 
 def test_unknown_sandbox_and_none_available(monkeypatch):
@@ -211,7 +211,7 @@ def test_rows_rejected_before_any_proof_stay_rejected(repos, tmp_path):
     pool = tmp_path / "p.jsonl"
     write_jsonl(pool, rows)
     out = tmp_path / "o.jsonl"
-    s = validate_pool(pool, repos, out, sandbox="bwrap", config=CFG, progress=False)
+    s = validate_pool_file(pool, repos, out, sandbox="bwrap", config=CFG, progress=False)
     got = {obj["question_id"]: obj for _, obj in read_jsonl(out)}
     assert got["q-ok"]["status"] == "accepted"
     assert (got["q-leaky"]["status"], got["q-leaky"]["reason"]) == ("rejected", "leak (answer): the fix")

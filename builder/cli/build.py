@@ -28,7 +28,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from builder.pipeline.build import build, dry_run_text
-    from builder.pipeline.stages import pipeline_stages
+    from builder.pipeline.registry import pipeline_stages
 
     from builder.resources import resolve_recipe
     outcome = build(resolve_recipe(args.recipe), args.out, cache_dir=args.cache, dry_run=args.dry_run,

@@ -65,9 +65,9 @@ def _run(args) -> int:
 
 
 def _validate(args) -> int:
-    from builder.proofs import validate_pool
+    from builder.proofs import validate_pool_file
 
-    summary = validate_pool(args.pool, args.repos, args.out, image=args.image, sandbox=args.sandbox,
+    summary = validate_pool_file(args.pool, args.repos, args.out, image=args.image, sandbox=args.sandbox,
                             jobs=args.jobs, cache_dir=args.cache or f"{args.out}.cache",
                             tasks_path=args.tasks, timeout_s=args.timeout, progress=sys.stderr.isatty())
     print(json.dumps(summary, sort_keys=True))

@@ -24,7 +24,7 @@ from .recipe_checks import preflight
 from .progress import BuildProgress
 from .recipe import Recipe, load_recipe
 from .runner import StageResult, plan, run_stages
-from .stages import pipeline_stages
+from .registry import pipeline_stages
 
 
 @dataclass

@@ -1,4 +1,15 @@
-"""The content-addressed stage cache and the per-item cache, both safe against ``kill -9``.
+"""The build cache: one folder, one layout, safe against ``kill -9``.
+
+Layout of ``CACHE`` (``OUT/cache`` by default)::
+
+    stages/<stage>/<key>/      a finished stage's outputs (builder.pipeline.stage_data), summary.json
+                               and its record .stage.json; written only by the runner
+    items/<name>/<k2>/<k>.json one finished item (a split, a label, a proof report) keyed by its input
+                               hash k (k2: its first two hex digits); ``labels`` is shared by both
+                               classify stages, ``proofs`` holds proof reports
+    work/repos/<content>/      persistent scratch: stand-in repositories committed for proofs
+    tmp/<stage>-*/             a running stage's private folder, renamed into stages/ when it ends
+    .lock                      one build at a time
 
 A stage writes into a private temporary folder; only when it has finished is that folder renamed
 (one atomic ``rename``) to ``stages/<stage>/<key>``, with its record (``.stage.json``) inside. So a
@@ -43,11 +54,11 @@ class ItemCache:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
-    def _path(self, key: str) -> Path:
+    def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Any | None:
-        path = self._path(key)
+        path = self.path(key)
         if not path.exists():
             return None
         try:
@@ -56,7 +67,7 @@ class ItemCache:
             return None  # unreadable: recompute it
 
     def put(self, key: str, value: Any) -> None:
-        atomic_write_bytes(self._path(key), canonical_json(value))
+        atomic_write_bytes(self.path(key), canonical_json(value))
 
 
 class StageCache:
@@ -130,6 +141,10 @@ class StageCache:
 
     def items(self, name: str) -> ItemCache:
         return ItemCache(self.root / "items" / name)
+
+    def work_dir(self) -> Path:
+        """Persistent scratch shared by stages (``work/``): what is there is keyed by its own content."""
+        return self.root / "work"
 
 
 def _fsync_dir(path: Path) -> None:

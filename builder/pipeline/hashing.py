@@ -76,15 +76,11 @@ def paths_hash(paths: Iterable[Path], base: Path) -> str:
 def module_hash(name: str) -> str:
     """Hash of a module's source (all ``.py`` files of a package): a code change invalidates its stages.
 
-    A module that cannot be found hashes as ``"absent"`` so a recipe can still be planned (dry run)
-    before every part is installed; running such a stage fails with a clear error.
+    A stage names the modules that implement it; one that cannot be found is a broken checkout.
     """
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        spec = None
+    spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
-        return "absent"
+        raise ModuleNotFoundError(f"module {name!r} named by a pipeline stage's code is not installed", name=name)
     origin = Path(spec.origin)
     if spec.submodule_search_locations:  # a package: every .py file under it
         root = origin.parent

@@ -1,8 +1,9 @@
-"""One progress display for a whole build, on stderr.
+"""One progress display for a whole build, on stderr, built on ``rich.progress``.
 
-Per stage: items done, items failed, rate and time left. On a terminal the current stage's line
-is redrawn in place; elsewhere (CI logs, pipes) one line is printed when a stage starts, at most
-every few seconds while it runs, and when it ends, so logs stay short but a stuck stage is visible.
+Per stage: items done, items failed, rate and time left. On a terminal rich draws one live bar per
+stage; elsewhere (CI logs, pipes) one line is printed at most every few seconds while a stage runs and
+one when it ends, so logs stay short but a stuck stage is visible. ``quiet`` prints nothing.
+Stages only call :meth:`StageProgress.set_total` and :meth:`StageProgress.advance`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 def _fmt_s(seconds: float) -> str:
@@ -24,7 +28,7 @@ def _fmt_s(seconds: float) -> str:
 
 @dataclass
 class StageProgress:
-    """Counters of one stage; :meth:`advance` is called by the stage as items finish."""
+    """Counters of one stage; the stage calls :meth:`advance` as items finish."""
 
     name: str
     index: int
@@ -37,13 +41,17 @@ class StageProgress:
 
     def set_total(self, total: int) -> None:
         self.total = int(total)
-        self.display._draw(self, force=True)
+        self.display.update(self, force=True)
 
     def advance(self, n: int = 1, *, failed: int = 0) -> None:
         """``n`` items finished, ``failed`` of them without success (they still count as done)."""
         self.done += n
         self.failed += failed
-        self.display._draw(self)
+        self.display.update(self)
+
+    def restore(self, total: int | None, done: int, failed: int) -> None:
+        """The counts a cached run recorded."""
+        self.total, self.done, self.failed = total, done, failed
 
     def line(self, *, final: str | None = None) -> str:
         elapsed = time.monotonic() - self.started
@@ -60,7 +68,7 @@ class StageProgress:
 
 
 class BuildProgress:
-    """The build's display; ``quiet`` prints nothing."""
+    """The build's display: rich live bars on a terminal, timed lines elsewhere, nothing when ``quiet``."""
 
     def __init__(self, n_stages: int, *, stream: TextIO | None = None, quiet: bool = False,
                  interval_s: float | None = None) -> None:
@@ -70,39 +78,71 @@ class BuildProgress:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.interval_s = interval_s if interval_s is not None else (0.1 if self.tty else 5.0)
         self._last = 0.0
-        self._open_line = False
+        self._bars: Progress | None = None
+        self._tasks: dict[str, TaskID] = {}
+
+    def _live(self) -> Progress | None:
+        if self.quiet or not self.tty:
+            return None
+        if self._bars is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                  TextColumn("{task.fields[failed]:>3} failed"), TimeRemainingColumn(),
+                                  TextColumn("{task.fields[status]}"),
+                                  console=Console(file=self.stream), refresh_per_second=10)
+            self._bars.start()
+        return self._bars
 
     def stage(self, name: str, index: int) -> StageProgress:
         sp = StageProgress(name=name, index=index, n_stages=self.n_stages, display=self)
-        self._draw(sp, force=True)
+        bars = self._live()
+        if bars is not None:
+            self._tasks[name] = bars.add_task(f"[{index}/{self.n_stages}] {name:<16}", total=None, failed=0,
+                                              status="")
         return sp
 
-    def _write(self, text: str, *, final: bool) -> None:
+    def update(self, sp: StageProgress, *, force: bool = False) -> None:
+        """Show ``sp``'s counts: the live bar on a terminal; a line in logs at most every ``interval_s``."""
         if self.quiet:
             return
-        if self.tty:
-            self.stream.write("\r\x1b[2K" + text + ("\n" if final else ""))
-            self._open_line = not final
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def _draw(self, sp: StageProgress, *, force: bool = False) -> None:
+        bars = self._live()
+        if bars is not None:
+            bars.update(self._tasks[sp.name], total=sp.total, completed=sp.done, failed=sp.failed)
+            return
         now = time.monotonic()
-        if force and not self.tty:  # logs: no line for every start or total, only timed updates and the end
-            force = False
-            if now - self._last < self.interval_s:
-                return
-        if not force and now - self._last < self.interval_s:
+        if now - self._last < self.interval_s:   # logs: no line for every start or total, only timed updates
             return
         self._last = now
-        self._write(sp.line(), final=False)
+        self._write(sp.line())
 
     def finish(self, sp: StageProgress, status: str) -> None:
-        self._write(sp.line(final=status), final=True)
+        if self.quiet:
+            return
+        bars = self._live()
+        if bars is not None:
+            bars.update(self._tasks[sp.name], total=sp.total if sp.total is not None else sp.done,
+                        completed=sp.done, failed=sp.failed, status=status)
+            bars.stop_task(self._tasks[sp.name])
+            return
+        self._write(sp.line(final=status))
 
     def note(self, text: str) -> None:
-        if self._open_line and self.tty and not self.quiet:
-            self.stream.write("\n")
-            self._open_line = False
-        self._write(text, final=True)
+        if self.quiet:
+            return
+        bars = self._live()
+        if bars is not None:
+            bars.console.print(text)
+            return
+        self._write(text)
+
+    def close(self) -> None:
+        """End the live display (the finished bars stay on screen)."""
+        if self._bars is not None:
+            self._bars.stop()
+            self._bars = None
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text + "\n")
+        self.stream.flush()

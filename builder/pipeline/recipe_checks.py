@@ -82,7 +82,7 @@ def preflight(recipe: "Recipe") -> None:
     try:
         from swe_taskflow.target import load_target
 
-        from .stages.select import target_path
+        from .recipe_derived import target_path
 
         load_target(target_path(recipe))
     except TaskflowError as exc:

@@ -9,7 +9,7 @@ volatile files (wall times) left out, so two builds of the same inputs end with 
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -18,42 +18,52 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, TaskflowError
 
+from . import artifacts
 from .cache import ItemCache, StageCache
 from .hashing import module_hash, paths_hash, sha256_json
 from .progress import BuildProgress, StageProgress
+from .recipe import Recipe
+from .stage_data import StageRef
 
 #: Bump when the cache layout or key material changes: every stage is rebuilt.
-PIPELINE_VERSION = 1
+PIPELINE_VERSION = 2
 
 
 @dataclass
 class StageContext:
-    """What a running stage sees: its recipe, its upstream outputs, where to write, progress, item cache."""
+    """What a running stage sees besides its typed inputs: the recipe, progress, its item cache, the
+    build's work area (persistent scratch such as committed stand-in repositories) and its upstream
+    stages' keys and hashes. It never sees the cache folder or another stage's files."""
 
     name: str
-    recipe: Any
-    out: Path
-    inputs: Mapping[str, Path]
-    items: ItemCache
+    recipe: Recipe
     progress: StageProgress
-    cache: StageCache
-    summary: dict[str, Any] = field(default_factory=dict)
+    items: ItemCache
+    work: Path
+    upstream: Mapping[str, StageRef] = field(default_factory=dict)
+    _out: Path | None = None
 
-    def input(self, stage: str) -> Path:
-        try:
-            return self.inputs[stage]
-        except KeyError:
-            raise ConfigError(f"stage '{self.name}' did not declare '{stage}' among its inputs") from None
+    def folder(self, name: str) -> Path:
+        """A folder output (declared with ``artifacts.folder(name)``) for the stage to fill."""
+        assert self._out is not None
+        path = self._out / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One pipeline step. ``run`` writes its outputs into ``ctx.out``; what it returns is ignored."""
+    """One pipeline step: ``run(inputs, ctx) -> outputs``, typed by ``inputs`` and ``outputs``.
+
+    ``inputs`` is a dataclass whose fields are named after the upstream stages it consumes and typed
+    by their Outputs; the runner loads them. ``outputs`` declares the stage's files
+    (builder.pipeline.artifacts); the runner writes them.
+    """
 
     name: str
-    run: Callable[[StageContext], Any]
-    needs: tuple[str, ...] = ()
-    """Upstream stages whose outputs this stage reads (their hashes enter its key)."""
+    run: Callable[[Any, StageContext], Any]
+    inputs: type | None = None
+    outputs: type | None = None
     config: Callable[[Any], Any] = lambda recipe: {}
     """The recipe data this stage depends on (hashed into its key)."""
     files: Callable[[Any], Sequence[Path]] = lambda recipe: ()
@@ -63,6 +73,13 @@ class Stage:
     version: int = 1
     """Bump to rebuild this stage's cached outputs after a change outside ``code``."""
     description: str = ""
+    items: str | None = None
+    """The item cache it uses (default: its own name; the two classify stages share ``labels``)."""
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """Upstream stages whose outputs this stage reads (their hashes enter its key)."""
+        return tuple(f.name for f in dataclasses.fields(self.inputs)) if self.inputs is not None else ()
 
 
 @dataclass
@@ -146,7 +163,17 @@ def run_stages(stages: Sequence[Stage], recipe: Any, cache: StageCache, *,
                           actual=sorted(unknown) or until)
     progress = progress or BuildProgress(len(stages), quiet=True)
     results: list[StageResult] = []
-    paths: dict[str, Path] = {}
+    done: dict[str, StageResult] = {}
+    loaded: dict[str, Any] = {}
+
+    def outputs_of(name: str) -> Any:
+        """An upstream stage's typed outputs, read from its cache folder once per build."""
+        if name not in loaded:
+            spec = by_name[name]
+            loaded[name] = artifacts.load(spec.outputs, done[name].path) if spec.outputs is not None else None
+        return loaded[name]
+
+    by_name = {s.name: s for s in stages}
     hashes: dict[str, str] = {}
     cache.lock()
     try:
@@ -159,47 +186,56 @@ def run_stages(stages: Sequence[Stage], recipe: Any, cache: StageCache, *,
             sp = progress.stage(st.name, i)
             if record is not None:
                 summary = record.get("summary", {})
-                sp.total = summary.get("items_total")
-                sp.done = summary.get("items_done", 0)
-                sp.failed = summary.get("items_failed", 0)
+                sp.restore(summary.get("items_total"), summary.get("items_done", 0), summary.get("items_failed", 0))
                 progress.finish(sp, "cached")
                 res = StageResult(st.name, key, "cached", cache.stage_dir(st.name, key), record["output_hash"],
                                   summary=summary)
             else:
-                t0 = time.monotonic()
-                tmp = cache.new_tmp(st.name)
-                ctx = StageContext(st.name, recipe, tmp, {n: paths[n] for n in st.needs}, cache.items(st.name),
-                                   sp, cache)
-                try:
-                    st.run(ctx)
-                except TaskflowError as exc:   # keep its type and fields; say which stage it stopped
-                    progress.finish(sp, "FAILED")
-                    if not exc.message.startswith("stage '"):
-                        exc.message = f"stage '{st.name}': {exc.message}"
-                        exc.args = (str(exc),)
-                    raise
-                except Exception as exc:
-                    progress.finish(sp, "FAILED")
-                    raise TaskflowError(f"stage '{st.name}' failed: {type(exc).__name__}: {exc}") from exc
-                except BaseException:   # Ctrl-C, SIGTERM: the half-written stage output is debris
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    raise
-                wall = time.monotonic() - t0
-                summary = {"items_total": sp.total if sp.total is not None else sp.done,
-                           "items_done": sp.done, "items_failed": sp.failed, **ctx.summary}
-                # The summary must be derived from content only (no times) so cached and fresh runs agree.
-                (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n",
-                                                  encoding="utf-8")
-                record = cache.commit(st.name, key, tmp, {"inputs": material, "summary": summary,
-                                                          "wall_s": round(wall, 3)})
-                progress.finish(sp, "ran")
-                res = StageResult(st.name, key, "ran", cache.stage_dir(st.name, key), record["output_hash"], wall,
-                                  summary)
-            paths[st.name] = res.path  # type: ignore[assignment]
+                res = _run_one(st, key, material, recipe, cache, sp, progress,
+                               {n: outputs_of(n) for n in st.needs}, {n: StageRef(done[n].key, hashes[n])
+                                                                      for n in st.needs})
+            done[st.name] = res
             hashes[st.name] = res.output_hash  # type: ignore[assignment]
             results.append(res)
             if until is not None and st.name == until:
                 break
     finally:
+        progress.close()
         cache.unlock()
     return results
+
+
+def _run_one(st: Stage, key: str, material: dict[str, Any], recipe: Any, cache: StageCache, sp: StageProgress,
+             progress: BuildProgress, upstream: dict[str, Any], refs: dict[str, StageRef]) -> StageResult:
+    """Run one stage into a private folder, write its outputs and summary, and commit it to the cache."""
+    t0 = time.monotonic()
+    tmp = cache.new_tmp(st.name)
+    ctx = StageContext(st.name, recipe, sp, cache.items(st.items or st.name), cache.work_dir(), refs, tmp)
+    inputs = st.inputs(**upstream) if st.inputs is not None else None
+    try:
+        outputs = st.run(inputs, ctx)
+        counts = {"items_total": sp.total if sp.total is not None else sp.done, "items_done": sp.done,
+                  "items_failed": sp.failed}
+        if st.outputs is not None:
+            if not isinstance(outputs, st.outputs):
+                raise TypeError(f"returned {type(outputs).__name__}, not {st.outputs.__name__}")
+            artifacts.save(outputs, tmp, counts)
+        else:
+            artifacts.write_summary(tmp, counts)
+    except TaskflowError as exc:   # keep its type and fields; say which stage it stopped
+        progress.finish(sp, "FAILED")
+        if not exc.message.startswith("stage '"):
+            exc.message = f"stage '{st.name}': {exc.message}"
+            exc.args = (str(exc),)
+        raise
+    except Exception as exc:
+        progress.finish(sp, "FAILED")
+        raise TaskflowError(f"stage '{st.name}' failed: {type(exc).__name__}: {exc}") from exc
+    except BaseException:   # Ctrl-C, SIGTERM: the half-written stage output is debris
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    summary = artifacts.read_summary(tmp)
+    wall = time.monotonic() - t0
+    record = cache.commit(st.name, key, tmp, {"inputs": material, "summary": summary, "wall_s": round(wall, 3)})
+    progress.finish(sp, "ran")
+    return StageResult(st.name, key, "ran", cache.stage_dir(st.name, key), record["output_hash"], wall, summary)

@@ -8,9 +8,10 @@ from swe_taskflow.proofs import ProofReport, classify_outcome
 
 from .config import ProofConfig
 from .image import DEFAULT_IMAGE, build_test_image
-from .pool import validate_pool
+from .pool import PoolResult, PoolSummary, ProofTask, validate_pool, validate_pool_file
 from .run import SANDBOXES, resolve_sandbox, run_proof
 from .treehash import tree_hash
 
-__all__ = ["DEFAULT_IMAGE", "ProofConfig", "ProofReport", "SANDBOXES", "build_test_image",
-           "classify_outcome", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool"]
+__all__ = ["DEFAULT_IMAGE", "PoolResult", "PoolSummary", "ProofConfig", "ProofReport", "ProofTask", "SANDBOXES",
+           "build_test_image", "classify_outcome", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool",
+           "validate_pool_file"]

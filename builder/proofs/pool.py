@@ -1,5 +1,8 @@
 """Validate a question pool: every row's proof, in parallel, resumable, nothing dropped.
 
+:func:`validate_pool` takes typed items and returns typed results (the build's proofs stage calls it);
+:func:`validate_pool_file` is the same over JSONL files (``swe-taskflow proofs validate``).
+
 Repository lookup for a question: ``repos_dir/<instance_id>`` if that folder exists, else
 ``repos_dir/<repo with "/" replaced by "__">`` (the repo name comes from the tasks file, or from the
 instance id's ``owner__name-NNN`` prefix when no tasks file is given).
@@ -7,16 +10,18 @@ instance id's ``owner__name-NNN`` prefix when no tasks file is given).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
-from swe_taskflow.errors import InputError, SandboxError
-from swe_taskflow.jsonl import read_jsonl, read_records, write_jsonl
+from swe_taskflow.errors import ConfigError, InputError, SandboxError
+from swe_taskflow.jsonl import read_jsonl, read_records, write_json, write_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report, rejection_cause
 from swe_taskflow.safepath import inside
 from swe_taskflow.schema import QAItem
@@ -35,10 +40,15 @@ class ProofCache:
         if self.dir is not None:
             self.dir.mkdir(parents=True, exist_ok=True)
 
+    def path(self, key: str) -> Path:
+        """``<k2>/<key>.json``: the layout of every per-item cache (builder.pipeline.cache)."""
+        assert self.dir is not None
+        return self.dir / key[:2] / f"{key}.json"
+
     def get(self, key: str) -> ProofReport | None:
         if self.dir is None or not key:
             return None
-        path = self.dir / f"{key}.json"
+        path = self.path(key)
         if not path.exists():
             return None
         try:
@@ -49,9 +59,7 @@ class ProofCache:
     def put(self, key: str, report: ProofReport) -> None:
         if self.dir is None or not key or report.status == INFRA_ERROR:
             return
-        from swe_taskflow.jsonl import write_json
-
-        write_json(self.dir / f"{key}.json", report.to_dict())
+        write_json(self.path(key), report.to_dict())
 
 
 def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path | None:
@@ -73,156 +81,239 @@ def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path |
     return None
 
 
-def _load_tasks(tasks_path: str | os.PathLike | None) -> dict[str, Mapping[str, Any]]:
-    if tasks_path is None:
-        return {}
-    tasks: dict[str, Mapping[str, Any]] = {}
-    for lineno, obj in read_jsonl(tasks_path):
-        if "instance_id" not in obj:
-            raise InputError("missing field", path=str(tasks_path), row=lineno, field="instance_id")
-        tasks[obj["instance_id"]] = obj
-    return tasks
+@dataclass(frozen=True)
+class ProofTask:
+    """What a proof needs from its task: the repository name (folder lookup), the image to run in
+    (Docker, when no image is forced) and the gold patch to re-run after (empty: none)."""
+
+    repo: str = ""
+    image_name: str = ""
+    patch: str = ""
+
+
+@dataclass
+class PoolSummary:
+    """Counts of one validation (``rejected_by_cause``: output-drift / failure, see
+    :func:`swe_taskflow.proofs.rejection_cause`; ``not_run``: rejected before any proof ran)."""
+
+    total: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    error: int = 0
+    cached: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+    rejected_by_cause: dict[str, int] = field(default_factory=dict)
+    not_run: int = 0
+    sandbox: str = ""
+    image: str = ""
+    image_id: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class PoolResult:
+    """Every input item, in order, with its ``proof_report``, ``status`` and ``reason``; and the counts."""
+
+    items: list[QAItem]
+    summary: PoolSummary
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One item's proof: its report (None when the item was refused before any sandbox) and whether cached."""
+
+    report: ProofReport | None
+    cached: bool = False
+    refused: str = ""
+
+
+class _Images:
+    """(sandbox, image, id, digest) per image name, memoized; an image that cannot be resolved raises
+    its SandboxError again on every lookup."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._seen: dict[str | None, tuple[str, str, str, str] | SandboxError] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str | None) -> tuple[str, str, str, str]:
+        with self._lock:
+            if name not in self._seen:
+                try:
+                    self._seen[name] = (self.kind, *image_identity(self.kind, name))
+                except SandboxError as exc:
+                    self._seen[name] = exc
+            got = self._seen[name]
+        if isinstance(got, SandboxError):
+            raise got
+        return got
 
 
 def _rejected_before_proof(item: QAItem) -> bool:
     return item.status == "rejected" and item.proof_report is None
 
 
-def validate_pool(pool_path, repos_dir, out_path, *, image: str | None = None, sandbox: str = "auto",
-                  jobs: int = 2, cache_dir=None, tasks_path=None, config: ProofConfig | None = None,
-                  timeout_s: float | None = None, progress: bool = True) -> dict[str, Any]:
-    """Run every question's proof and write the pool back with ``proof_report``, ``status`` and ``reason``.
-
-    accepted = proof passed; rejected = a failed proof (reason = its status, and for ``patch-mismatch``
-    whether the output drifted or the run after the patch failed); error = the sandbox could not judge
-    (infrastructure-error). A row already rejected before any proof ran (by generation checks) is kept
-    as it is: no proof can accept it. With ``tasks_path`` (Task JSONL) a task's ``patch`` is the
-    gold patch, its ``repo`` names the repository folder and (Docker, without ``image``) its
-    ``image_name`` is the image to run in. ``jobs`` bounds the containers at once.
-    Returns ``{"total", "accepted", "rejected", "error", "cached", "by_status", "rejected_by_cause",
-    "not_run", "sandbox"}`` (``rejected_by_cause``: output-drift / failure, see
-    :func:`swe_taskflow.proofs.rejection_cause`).
-    """
-    if int(jobs) < 1:
-        from swe_taskflow.errors import ConfigError
-
-        raise ConfigError("jobs must be at least 1", field="jobs", actual=jobs)
-    config = config or ProofConfig()
-    if timeout_s is not None:
-        from dataclasses import replace
-
-        config = replace(config, timeout_s=float(timeout_s))
-    repos_dir = Path(repos_dir)
-    items: list[QAItem] = read_records(pool_path, QAItem, unique="question_id")
-    tasks = _load_tasks(tasks_path)
-    kind = resolve_sandbox(sandbox)
-    identities: dict[str, tuple[str, str, str, str] | str] = {}
-    id_lock = threading.Lock()
-
-    def identity(name: str | None) -> tuple[str, str, str, str] | str:
-        """(sandbox, image, id, digest) for an image, or the infrastructure error saying why not; memoized."""
-        with id_lock:
-            if name not in identities:
-                try:
-                    identities[name] = (kind, *image_identity(kind, name))
-                except SandboxError as exc:
-                    identities[name] = str(exc)
-            return identities[name]
-
-    default = identity(image)
-    image_name, img_id = (default[1], default[2]) if isinstance(default, tuple) else (image or "", "")
-    cache = ProofCache(cache_dir)
-
-    refused: dict[str, str] = {}
-
-    def one(item: QAItem) -> tuple[ProofReport | None, bool]:
-        task = tasks.get(item.instance_id, {})
-        # --image wins; else (docker) the task's own image_name; else the local test image
-        wanted = image or (task.get("image_name") if kind == "docker" else None) or None
-        resolved = identity(wanted) if wanted != image else default
-        if isinstance(resolved, str):
-            return infrastructure_report(resolved, sandbox=kind, image=wanted or image_name,
-                                         limits=config.limits()), False
-        try:
-            repo = repo_for(repos_dir, item.instance_id, task.get("repo"))
-        except InputError as exc:   # the row names a folder outside --repos: rejected, never mounted
-            refused[item.question_id] = f"refused: {exc.field}: {exc.message} ({exc.actual!r})"
-            return None, False
-        if repo is None:
-            return infrastructure_report(f"no repository folder for {item.instance_id} under {repos_dir}",
-                                         sandbox=kind, image=resolved[1], limits=config.limits()), False
-        if not item.proof_script.strip():
-            from swe_taskflow.proofs import ProofFacts, RunFacts
-
-            facts = ProofFacts(base=RunFacts(not_run="empty proof script"))
-            return ProofReport.from_facts(facts, sandbox=kind, image=resolved[1], image_id=resolved[2],
-                                          image_digest=resolved[3], limits=config.limits()), False
-        patch = task.get("patch") or None
-        try:
-            key = cache_key(item.proof_script, resolved[2], tree_hash(repo), patch, config, kind)
-        except SandboxError:
-            key = ""
-        hit = cache.get(key)
-        if hit is not None:
-            return hit, True
-        report = run_proof(repo, item.proof_script, image=resolved[1], sandbox=kind, timeout_s=config.timeout_s,
-                           gold_patch=patch, config=config, _resolved=resolved)
-        cache.put(report.cache_key, report)
-        return report, False
-
-    from tqdm import tqdm
-
-    results: list[tuple[ProofReport, bool] | None] = [None] * len(items)
-    todo = [i for i, item in enumerate(items) if not _rejected_before_proof(item)]
-    pool = ThreadPoolExecutor(max_workers=int(jobs))
+def _prove(item: QAItem, task: ProofTask, *, repos_dir: Path, image: str | None, images: _Images,
+           cache: ProofCache, config: ProofConfig) -> _Outcome:
+    """One item's proof: refused (a folder outside repos_dir), an infrastructure report, a cached or a fresh one."""
+    kind = images.kind
+    # --image wins; else (docker) the task's own image_name; else the local test image
+    wanted = image or (task.image_name if kind == "docker" else None) or None
     try:
-        with tqdm(total=len(todo), desc="proofs", unit="q", disable=not progress or None) as bar:
-            futures = {pool.submit(one, items[i]): i for i in todo}
-            from concurrent.futures import as_completed
+        resolved = images.get(wanted)
+    except SandboxError as exc:
+        return _Outcome(infrastructure_report(str(exc), sandbox=kind, image=wanted or "", limits=config.limits()))
+    try:
+        repo = repo_for(repos_dir, item.instance_id, task.repo or None)
+    except InputError as exc:   # the row names a folder outside repos_dir: rejected, never mounted
+        return _Outcome(None, refused=f"refused: {exc.field}: {exc.message} ({exc.actual!r})")
+    if repo is None:
+        return _Outcome(infrastructure_report(f"no repository folder for {item.instance_id} under {repos_dir}",
+                                              sandbox=kind, image=resolved[1], limits=config.limits()))
+    if not item.proof_script.strip():
+        from swe_taskflow.proofs import ProofFacts, RunFacts
 
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    results[i] = fut.result()
-                except SandboxError as exc:
-                    results[i] = (infrastructure_report(str(exc), sandbox=kind, image=image_name,
-                                                        limits=config.limits()), False)
-                bar.update(1)
+        facts = ProofFacts(base=RunFacts(not_run="empty proof script"))
+        return _Outcome(ProofReport.from_facts(facts, sandbox=kind, image=resolved[1], image_id=resolved[2],
+                                               image_digest=resolved[3], limits=config.limits()))
+    patch = task.patch or None
+    try:
+        key = cache_key(item.proof_script, resolved[2], tree_hash(repo), patch, config, kind)
+    except SandboxError:
+        key = ""
+    hit = cache.get(key)
+    if hit is not None:
+        return _Outcome(hit, cached=True)
+    report = run_proof(repo, item.proof_script, image=resolved[1], sandbox=kind, timeout_s=config.timeout_s,
+                       gold_patch=patch, config=config, _resolved=resolved)
+    cache.put(report.cache_key, report)
+    return _Outcome(report)
+
+
+def _run_parallel(todo: Sequence[int], prove: Callable[[int], _Outcome], jobs: int,
+                  on_done: Callable[[int, _Outcome], None]) -> None:
+    """Prove ``todo`` on ``jobs`` threads, calling ``on_done`` as each finishes; Ctrl-C stops every sandbox."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = {pool.submit(prove, i): i for i in todo}
+        for fut in as_completed(futures):
+            on_done(futures[fut], fut.result())
     except BaseException:   # Ctrl-C, SIGTERM: stop the running sandboxes now, start no other
         hygiene.kill_active()
         pool.shutdown(wait=True, cancel_futures=True)
         hygiene.CANCELLED.clear()
         raise
     pool.shutdown(wait=True)
-    rows = []
-    summary: dict[str, Any] = {"total": len(items), "accepted": 0, "rejected": 0, "error": 0, "cached": 0,
-                               "by_status": {}, "rejected_by_cause": {}, "not_run": 0, "sandbox": kind,
-                               "image": image_name, "image_id": img_id}
-    for item, res in zip(items, results):
-        if res is None:                       # rejected before any proof: kept with its own reason
-            rows.append(item.to_dict())
-            summary["rejected"] += 1
-            summary["not_run"] += 1
-            continue
-        report, was_cached = res
-        if report is None:                    # names a folder outside --repos: refused, never mounted
-            rows.append({**item.to_dict(), "proof_report": None, "status": "rejected",
-                         "reason": refused[item.question_id]})
-            summary["rejected"] += 1
-            summary["by_status"]["refused"] = summary["by_status"].get("refused", 0) + 1
-            continue
-        status = "accepted" if report.status == PASSED else "error" if report.status == INFRA_ERROR else "rejected"
-        row = item.to_dict()
-        cause, where = rejection_cause(report)
-        reason = report.status
-        if report.status == "patch-mismatch":
-            reason += ": output drift" if cause == "output-drift" else ": failed after the gold patch"
-        if cause:
-            summary["rejected_by_cause"][cause] = summary["rejected_by_cause"].get(cause, 0) + 1
-        row.update(proof_report=report.to_dict(), status=status, reason=reason)
-        rows.append(row)
-        summary[status] += 1
-        summary["cached"] += int(was_cached)
-        summary["by_status"][report.status] = summary["by_status"].get(report.status, 0) + 1
-    write_jsonl(out_path, rows)
-    return summary
+
+
+def _judge(item: QAItem, outcome: _Outcome | None, summary: PoolSummary) -> QAItem:
+    """The item with its verdict (accepted / rejected / error, and why), counted into ``summary``."""
+    def bump(counts: dict[str, int], key: str) -> None:
+        counts[key] = counts.get(key, 0) + 1
+
+    if outcome is None:                       # rejected before any proof: kept with its own reason
+        summary.rejected += 1
+        summary.not_run += 1
+        return item
+    report = outcome.report
+    if report is None:                        # names a folder outside repos_dir: refused, never mounted
+        summary.rejected += 1
+        bump(summary.by_status, "refused")
+        return dataclasses.replace(item, proof_report=None, status="rejected", reason=outcome.refused)
+    status = "accepted" if report.status == PASSED else "error" if report.status == INFRA_ERROR else "rejected"
+    cause, _ = rejection_cause(report)
+    reason = report.status
+    if report.status == "patch-mismatch":
+        reason += ": output drift" if cause == "output-drift" else ": failed after the gold patch"
+    if cause:
+        bump(summary.rejected_by_cause, cause)
+    setattr(summary, status, getattr(summary, status) + 1)
+    summary.cached += int(outcome.cached)
+    bump(summary.by_status, report.status)
+    return dataclasses.replace(item, proof_report=report.to_dict(), status=status, reason=reason)
+
+
+def _check_jobs(jobs: int) -> None:
+    if int(jobs) < 1:
+        raise ConfigError("jobs must be at least 1", field="jobs", actual=jobs)
+
+
+def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
+                  tasks: Mapping[str, ProofTask] | None = None, image: str | None = None, sandbox: str = "auto",
+                  jobs: int = 2, cache_dir: str | os.PathLike | None = None, config: ProofConfig | None = None,
+                  timeout_s: float | None = None,
+                  on_item: Callable[[QAItem], None] | None = None) -> PoolResult:
+    """Run every item's proof and return each item with ``proof_report``, ``status`` and ``reason``.
+
+    accepted = proof passed; rejected = a failed proof (reason = its status, and for ``patch-mismatch``
+    whether the output drifted or the run after the patch failed); error = the sandbox could not judge
+    (infrastructure-error). An item already rejected before any proof ran (by generation checks) is kept
+    as it is: no proof can accept it. ``tasks`` (by instance id) gives each proof its repository name,
+    image and gold patch. ``jobs`` bounds the sandboxes at once; ``on_item`` is called with each judged
+    item as its proof finishes (progress).
+    """
+    _check_jobs(jobs)
+    config = config or ProofConfig()
+    if timeout_s is not None:
+        config = dataclasses.replace(config, timeout_s=float(timeout_s))
+    images = _Images(resolve_sandbox(sandbox))
+    try:
+        _, image_name, img_id, _ = images.get(image)
+    except SandboxError:
+        image_name, img_id = image or "", ""
+    summary = PoolSummary(total=len(items), sandbox=images.kind, image=image_name, image_id=img_id)
+    tasks = tasks or {}
+    cache = ProofCache(cache_dir)
+    judged: list[QAItem] = list(items)
+    todo = [i for i, item in enumerate(items) if not _rejected_before_proof(item)]
+
+    def prove(i: int) -> _Outcome:
+        try:
+            return _prove(items[i], tasks.get(items[i].instance_id, ProofTask()), repos_dir=Path(repos_dir),
+                          image=image, images=images, cache=cache, config=config)
+        except SandboxError as exc:
+            return _Outcome(infrastructure_report(str(exc), sandbox=images.kind, image=image_name,
+                                                  limits=config.limits()))
+
+    def done(i: int, outcome: _Outcome) -> None:
+        judged[i] = _judge(items[i], outcome, summary)
+        if on_item is not None:
+            on_item(judged[i])
+
+    _run_parallel(todo, prove, int(jobs), done)
+    for i, item in enumerate(items):
+        if _rejected_before_proof(item):
+            _judge(item, None, summary)
+    return PoolResult(judged, summary)
+
+
+def _load_tasks(tasks_path: str | os.PathLike | None) -> dict[str, ProofTask]:
+    if tasks_path is None:
+        return {}
+    tasks: dict[str, ProofTask] = {}
+    for lineno, obj in read_jsonl(tasks_path):
+        if "instance_id" not in obj:
+            raise InputError("missing field", path=str(tasks_path), row=lineno, field="instance_id")
+        tasks[obj["instance_id"]] = ProofTask(repo=obj.get("repo") or "", image_name=obj.get("image_name") or "",
+                                              patch=obj.get("patch") or "")
+    return tasks
+
+
+def validate_pool_file(pool_path, repos_dir, out_path, *, tasks_path=None, progress: bool = True,
+                       **kwargs: Any) -> dict[str, Any]:
+    """:func:`validate_pool` over files: the pool JSONL in, the validated pool JSONL out, the counts returned.
+
+    ``tasks_path``: Task JSONL whose ``patch`` is the gold patch, ``repo`` names the repository folder
+    and ``image_name`` (Docker, without ``image``) the image to run in.
+    """
+    _check_jobs(kwargs.get("jobs", 2))
+    items: list[QAItem] = read_records(pool_path, QAItem, unique="question_id")
+    tasks = _load_tasks(tasks_path)
+    from tqdm import tqdm
+
+    with tqdm(total=len(items), desc="proofs", unit="q", disable=not progress or None) as bar:
+        result = validate_pool(items, repos_dir, tasks=tasks, on_item=lambda _: bar.update(1), **kwargs)
+    write_jsonl(out_path, (q.to_dict() for q in result.items))
+    return result.summary.to_dict()

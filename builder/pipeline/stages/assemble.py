@@ -3,38 +3,35 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
-from swe_taskflow.candidates import build_materials
 from swe_taskflow.conditions import FIXED_CONDITIONS, assemble
-from swe_taskflow.jsonl import read_jsonl, write_json, write_jsonl
 
-from .common import read_pool, read_splits
-
-
-def materials_and_intents(ctx, pool_name: str | None = None):
-    """Task materials (splits + accepted questions of ``pool_name``, relabelled; every pool when None) and
-    the text -> intent map."""
-    splits = read_splits(ctx.input("split"))
-    pool = read_pool(ctx.input("classify_turns") / "pool_labelled.jsonl")
-    if pool_name is not None:   # augmentation items belong to no question pool: the selection may use them all
-        pool = [q for q in pool if q.pool == pool_name or q.kind != "qa"]
-    materials, pool_summary = build_materials(splits, pool)
-    intents = {obj["text"]: obj["intent"] for _, obj in read_jsonl(ctx.input("classify_turns") / "intents.jsonl")}
-    return materials, intents, pool_summary
+from ..materials import materials_and_intents
+from ..stage_data import AssembleOutputs as Outputs
+from ..stage_data import AssembleSummary as Summary
+from ..stage_data import ClassifyTurnsOutputs, SplitOutputs
 
 
-def run(ctx) -> None:
+@dataclass(frozen=True)
+class Inputs:
+    split: SplitOutputs
+    classify_turns: ClassifyTurnsOutputs
+
+
+def run(inputs: Inputs, ctx) -> Outputs:
     specs = [s for s in ctx.recipe.splits() if s.condition in FIXED_CONDITIONS]
     ctx.progress.set_total(len(specs))
-    statuses, pools = {}, {}
+    statuses, pools, conditions = {}, {}, {}
     for spec in specs:
         if spec.pool not in pools:
-            pools[spec.pool] = materials_and_intents(ctx, spec.pool)
+            pools[spec.pool] = materials_and_intents(inputs.split.splits, inputs.classify_turns.labelled,
+                                                     inputs.classify_turns.intents, spec.pool)
         materials, intents, _ = pools[spec.pool]
         rows = assemble(materials, intents, conditions=[spec.condition], seed=ctx.recipe.conditions.seed)[spec.condition]
-        write_jsonl(ctx.out / "conditions" / f"{spec.split}.jsonl", (r.to_dict() for r in rows))
+        conditions[spec.split] = [r.to_dict() for r in rows]
         statuses[spec.split] = dict(sorted(Counter(r.status for r in rows).items()))
         ctx.progress.advance(failed=int(all(r.session is None for r in rows)))
     summaries = {str(p): v[2].to_dict() for p, v in pools.items() if p is not None}
-    write_json(ctx.out / "pool_summary.json", summaries)
-    ctx.summary.update(conditions=[s.split for s in specs], row_status=statuses, pool=summaries)
+    return Outputs(conditions=conditions, pool_summary=summaries,
+                   summary=Summary(conditions=[s.split for s in specs], row_status=statuses, pool=summaries))

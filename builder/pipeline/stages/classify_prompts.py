@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
-from swe_taskflow.jsonl import write_jsonl
+from ..stage_data import ClassifyPromptsOutputs as Outputs
+from ..stage_data import ClassifyPromptsSummary as Summary
+from ..stage_data import IngestOutputs
+from .common import label
 
-from .common import label, read_tasks
+
+@dataclass(frozen=True)
+class Inputs:
+    ingest: IngestOutputs
 
 
-def run(ctx) -> None:
-    tasks = [t for t in read_tasks(ctx.input("ingest")) if t.status == "ok"]
-    preds = label(ctx, [t.original_prompt for t in tasks])
+def run(inputs: Inputs, ctx) -> Outputs:
+    tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
+    preds, info = label(ctx, [t.original_prompt for t in tasks])
     rows = [{"session_id": t.instance_id, "messages": [{"intent": p.intent, "confidence": round(p.confidence, 4)}]}
             for t, p in zip(tasks, preds)]
-    write_jsonl(ctx.out / "source_sessions.jsonl", rows)
-    ctx.summary["intents"] = dict(sorted(Counter(p.intent for p in preds).items()))
+    return Outputs(source_sessions=rows,
+                   summary=Summary(intents=dict(sorted(Counter(p.intent for p in preds).items())), classifier=info))

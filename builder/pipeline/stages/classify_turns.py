@@ -13,11 +13,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from dataclasses import dataclass
 
 from swe_taskflow.candidates import build_materials
-from swe_taskflow.jsonl import write_jsonl
 
-from .common import label, read_pool, read_splits
+from ..stage_data import AugmentOutputs
+from ..stage_data import ClassifyTurnsOutputs as Outputs
+from ..stage_data import ClassifyTurnsSummary as Summary
+from ..stage_data import ProofsOutputs, SplitOutputs
+from .common import label
+
+
+@dataclass(frozen=True)
+class Inputs:
+    split: SplitOutputs
+    proofs: ProofsOutputs
+    augment: AugmentOutputs
 
 
 def disagreements(items, by_text) -> dict:
@@ -37,10 +48,10 @@ def disagreements(items, by_text) -> dict:
     return {kind: {**v, "labels": dict(sorted(v["labels"].items()))} for kind, v in sorted(out.items())}
 
 
-def run(ctx) -> None:
-    splits = read_splits(ctx.input("split"))
-    pool = read_pool(ctx.input("proofs") / "pool_validated.jsonl")
-    augments = read_pool(ctx.input("augment") / "items.jsonl") if "augment" in ctx.inputs else []
+def run(inputs: Inputs, ctx) -> Outputs:
+    splits = inputs.split.splits
+    pool = inputs.proofs.validated
+    augments = inputs.augment.items
     materials, _ = build_materials(splits, pool)
     texts: dict[str, str] = {}
     for m in materials:  # every backbone's texts: swe_taskflow.conditions wants an intent for each
@@ -53,11 +64,10 @@ def run(ctx) -> None:
         if q.question.strip():
             texts.setdefault(q.question, q.kind)
     order = list(texts)
-    preds = label(ctx, order)
+    preds, info = label(ctx, order)
     by_text = dict(zip(order, preds))
-    write_jsonl(ctx.out / "intents.jsonl",
-                ({"text": t, "kind": texts[t], "intent": p.intent, "confidence": round(p.confidence, 4)}
-                 for t, p in zip(order, preds)))
+    intents = [{"text": t, "kind": texts[t], "intent": p.intent, "confidence": round(p.confidence, 4)}
+               for t, p in zip(order, preds)]
     declared = {"qa": ctx.recipe.classifier.question_intents == "declared",
                 "augmentation": ctx.recipe.augmentations.intents == "declared"}
     labelled = []
@@ -68,9 +78,8 @@ def run(ctx) -> None:
         row["declared_intent"] = q.intent
         row["classified_intent"] = got
         labelled.append(row)
-    write_jsonl(ctx.out / "pool_labelled.jsonl", labelled)
-    ctx.summary.update(
-        texts=len(order), issue_texts=sum(1 for k in texts.values() if k == "issue"),
+    return Outputs(intents=intents, labelled=labelled, summary=Summary(
+        classifier=info, texts=len(order), issue_texts=sum(1 for k in texts.values() if k == "issue"),
         question_texts=sum(1 for k in texts.values() if k == "qa"),
         augment_texts=sum(1 for k in texts.values() if k not in ("qa", "issue")),
         augment_intents=ctx.recipe.augmentations.intents,
@@ -78,4 +87,4 @@ def run(ctx) -> None:
         intents=dict(sorted(Counter(p.intent for p in preds).items())),
         question_intents=ctx.recipe.classifier.question_intents,
         questions_matching_declared_intent=sum(1 for q in pool if q.question in by_text
-                                               and by_text[q.question].intent == q.intent))
+                                               and by_text[q.question].intent == q.intent)))

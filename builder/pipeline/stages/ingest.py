@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
 
+from builder.sources import load_tasks
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.jsonl import write_json, write_jsonl
 from swe_taskflow.schema import Task
 
-from .common import need_module
+from ..stage_data import IngestOutputs as Outputs
+from ..stage_data import IngestSummary as Summary
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """No upstream stage: the recipe's ``[source]`` is the input."""
 
 
 def _load(recipe) -> tuple[list[Task], dict]:
@@ -17,9 +25,7 @@ def _load(recipe) -> tuple[list[Task], dict]:
     local = recipe.resolve(spec)
     if local.exists():
         spec = str(local)
-    sources = need_module("builder.sources", "issue 3, sources")
-    load = sources.load_tasks(spec, source=sec.source or None, revision=sec.revision or None, split=sec.split,
-                              limit=None)
+    load = load_tasks(spec, source=sec.source or None, revision=sec.revision or None, split=sec.split, limit=None)
     prov = dict(load.provenance)
     # Record paths as the recipe spells them, never this machine's absolute paths.
     if local.exists():
@@ -28,9 +34,7 @@ def _load(recipe) -> tuple[list[Task], dict]:
     return list(load.tasks), prov
 
 
-def _rel(path: str, local, spec: str) -> str:
-    from pathlib import Path
-
+def _rel(path: str, local: Path, spec: str) -> str:
     p = Path(path)
     try:
         return (Path(spec) / p.resolve().relative_to(local.resolve())).as_posix() if local.is_dir() else spec
@@ -38,7 +42,7 @@ def _rel(path: str, local, spec: str) -> str:
         return p.name
 
 
-def run(ctx) -> None:
+def run(inputs: Inputs, ctx) -> Outputs:
     recipe = ctx.recipe
     sec = recipe.source
     tasks, provenance = _load(recipe)
@@ -54,8 +58,7 @@ def run(ctx) -> None:
     ctx.progress.set_total(len(tasks))
     statuses = Counter(t.status for t in tasks)
     reasons = Counter(t.reason for t in tasks if t.status != "ok")
-    write_jsonl(ctx.out / "tasks.jsonl", (t.to_dict() for t in tasks))
-    write_json(ctx.out / "provenance.json", provenance)
     ctx.progress.advance(len(tasks), failed=len(tasks) - statuses.get("ok", 0))
-    ctx.summary.update(tasks=len(tasks), by_status=dict(sorted(statuses.items())),
-                       malformed_reasons=dict(sorted(reasons.items())))
+    return Outputs(tasks=tasks, provenance=provenance,
+                   summary=Summary(tasks=len(tasks), by_status=dict(sorted(statuses.items())),
+                                   malformed_reasons=dict(sorted(reasons.items()))))

@@ -4,34 +4,41 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from dataclasses import dataclass
 
+from builder import llm, qa
+from builder.proofs.pool import repo_for
 from swe_taskflow.errors import ConfigError, InputError
-from swe_taskflow.jsonl import write_json, write_jsonl
+from swe_taskflow.jsonl import read_records
+from swe_taskflow.schema import QAItem
 
-from .common import need_module, read_pool, read_tasks
-from .repos import materialize
+from ..repos import materialize
+from ..stage_data import IngestOutputs
+from ..stage_data import QuestionsOutputs as Outputs
+from ..stage_data import QuestionsSummary as Summary
 
 
-def _from_pools(ctx, task_ids: set[str]):
+@dataclass(frozen=True)
+class Inputs:
+    ingest: IngestOutputs
+
+
+def _from_pools(recipe, task_ids: set[str]) -> tuple[list[QAItem], list[QAItem]]:
     items, unknown = [], []
-    for pool in ctx.recipe.questions.pools:
-        for q in read_pool(ctx.recipe.resolve(pool.path)):
+    for pool in recipe.questions.pools:
+        for q in read_records(recipe.resolve(pool.path), QAItem, unique="question_id"):
             q = dataclasses.replace(q, pool=pool.name, status="candidate", reason="", proof_report=None)
             (items if q.instance_id in task_ids else unknown).append(q)
     return items, unknown
 
 
-def _generate(ctx, tasks):
+def _generate(ctx, tasks) -> Outputs:
     """Mine questions from each task's solving trajectory; a task without one, or whose run did not solve
-    it, gets one rejected record saying why (and a row in ``trajectories.jsonl``)."""
+    it, gets one rejected record saying why (and a row in ``trajectories``)."""
     sec = ctx.recipe.questions
-    qa = need_module("builder.qa", "issue 4, generation")
-    llm = need_module("builder.llm", "issue 4, generation")
     store = llm.ResponseStore(str(ctx.recipe.resolve(sec.responses))) if sec.responses else None
     backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
-    from builder.proofs.pool import repo_for
-
-    repos_dir, _ = materialize(ctx.recipe, ctx.cache.root, tasks)
+    repos_dir, _ = materialize(ctx.recipe, ctx.work, tasks)
     traj_dir = ctx.recipe.resolve(sec.trajectories)
     resolved = qa.load_resolved(ctx.recipe.resolve(sec.resolved)) if sec.resolved else {}
     items, status_rows = [], []
@@ -54,31 +61,31 @@ def _generate(ctx, tasks):
                             "reason": got[0].reason if skipped else ""})
         items.extend(dataclasses.replace(q, pool=q.pool or "generated") for q in got)
         ctx.progress.advance(failed=int(skipped))
-    write_jsonl(ctx.out / "trajectories.jsonl", status_rows)
-    write_json(ctx.out / "_volatile" / "llm_usage.json", backend.ledger.to_dict())
-    ctx.summary["trajectories"] = dict(sorted(Counter(
+    trajectories = dict(sorted(Counter(
         r["reason"].split(":")[0] if r["status"] == "skipped" else "mined" for r in status_rows).items()))
-    return items, []
+    return Outputs(pool=items, trajectories=status_rows, llm_usage=backend.ledger.to_dict(),
+                   summary=Summary(trajectories=trajectories))
 
 
-def run(ctx) -> None:
-    tasks = [t for t in read_tasks(ctx.input("ingest")) if t.status == "ok"]
+def run(inputs: Inputs, ctx) -> Outputs:
+    tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     mode = ctx.recipe.questions.mode
+    unknown: list[QAItem] = []
     if mode == "none":
-        items, unknown = [], []
+        out = Outputs()
     elif mode == "pool":
-        items, unknown = _from_pools(ctx, {t.instance_id for t in tasks})
+        items, unknown = _from_pools(ctx.recipe, {t.instance_id for t in tasks})
+        out = Outputs(pool=items)
         ctx.progress.set_total(len(items) + len(unknown))
         ctx.progress.advance(len(items) + len(unknown), failed=len(unknown))
     else:
-        items, unknown = _generate(ctx, tasks)
+        out = _generate(ctx, tasks)
     seen: set[str] = set()
-    for q in items:
+    for q in out.pool:
         if q.question_id in seen:
             raise ConfigError("duplicate question id across pools", field="question_id", actual=q.question_id)
         seen.add(q.question_id)
-    write_jsonl(ctx.out / "pool.jsonl", (q.to_dict() for q in items))
-    write_jsonl(ctx.out / "unknown_task.jsonl",
-                ({**q.to_dict(), "status": "rejected", "reason": "unknown-task"} for q in unknown))
-    ctx.summary.update(mode=mode, candidates=len(items), unknown_task=len(unknown),
-                       by_pool=dict(sorted(Counter(q.pool for q in items).items())))
+    out.unknown_task = [{**q.to_dict(), "status": "rejected", "reason": "unknown-task"} for q in unknown]
+    out.summary = dataclasses.replace(out.summary, mode=mode, candidates=len(out.pool), unknown_task=len(unknown),
+                                      by_pool=dict(sorted(Counter(q.pool for q in out.pool).items())))
+    return out

@@ -2,32 +2,32 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+import dataclasses
+from dataclasses import dataclass
 
+from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.jsonl import write_json, write_jsonl
+from swe_taskflow.select import select
 from swe_taskflow.target import load_target
 
+from ..materials import materials_and_intents
 from ..recipe_augment import selection_config
-from .assemble import materials_and_intents
-from .common import need_module
+from ..recipe_derived import target_path
+from ..stage_data import ClassifyTurnsOutputs
+from ..stage_data import SelectOutputs as Outputs
+from ..stage_data import SelectSummary as Summary
+from ..stage_data import SplitOutputs
 
 
-def target_path(recipe) -> Path:
-    if recipe.target.path == "default":
-        targets = need_module("swe_taskflow.targets", "issue 8, the default target")
-        return Path(targets.default_target_path())
-    return recipe.resolve(recipe.target.path)
+@dataclass(frozen=True)
+class Inputs:
+    split: SplitOutputs
+    classify_turns: ClassifyTurnsOutputs
 
 
 def augmentation_table(materials, intents, target, config, selection) -> dict:
     """TFAS (with S_L, S_T, S_R) of the optimized selection without the augmentations, with each kind
     alone, and with all of them: the same search, seed and constraints, only the family differs."""
-    import dataclasses
-
-    from swe_taskflow.augment.kinds import AUGMENT_KINDS
-    from swe_taskflow.select import select
 
     def row(name, sel) -> dict:
         rep = sel.report()
@@ -45,32 +45,26 @@ def augmentation_table(materials, intents, target, config, selection) -> dict:
     return out
 
 
-def run(ctx) -> None:
+def run(inputs: Inputs, ctx) -> Outputs:
     path = target_path(ctx.recipe)
     if not path.exists():
         raise ConfigError("target file not found", path=str(ctx.recipe.path), field="target.path", actual=str(path))
     target = load_target(path)
-    shutil.copyfile(path, ctx.out / "target.json")
     if "tfas_optimized" not in ctx.recipe.conditions.names:
-        ctx.summary.update(selected=False, target=target.name)
-        return
-    from swe_taskflow.select import select
-
+        return Outputs(target=path, summary=Summary(selected=False, target=target.name))
     config = selection_config(ctx.recipe)     # validated when the recipe was loaded
-    max_aug = config.max_augments_per_task
     spec = next(s for s in ctx.recipe.splits() if s.condition == "tfas_optimized")
-    materials, intents, _ = materials_and_intents(ctx, spec.pool)
+    materials, intents, _ = materials_and_intents(inputs.split.splits, inputs.classify_turns.labelled,
+                                                  inputs.classify_turns.intents, spec.pool)
     ctx.progress.set_total(len(materials))
     selection = select(materials, intents, target, config)
-    rows = selection.rows()
-    write_jsonl(ctx.out / "conditions" / "tfas_optimized.jsonl", (r.to_dict() for r in rows))
-    write_jsonl(ctx.out / "selection.jsonl", selection.selection_rows())
     report = selection.report()
-    if max_aug:
+    if config.max_augments_per_task:
         report["with_and_without_augmentations"] = augmentation_table(materials, intents, target, config, selection)
-    write_json(ctx.out / "select_report.json", report)
     ctx.progress.advance(len(materials))
-    ctx.summary.update(selected=True, target=target.name, score=report["score"], config_text=report["config_text"],
-                       constraints=report["constraints"],
-                       sessions_by_questions=report["sessions_by_questions"], placement=report["placement"],
-                       questions_by_slot=report["questions_by_slot"])
+    return Outputs(
+        target=path, conditions={"tfas_optimized": [r.to_dict() for r in selection.rows()]},
+        selection=selection.selection_rows(), report=report,
+        summary=Summary(selected=True, target=target.name, score=report["score"], config_text=report["config_text"],
+                        constraints=report["constraints"], sessions_by_questions=report["sessions_by_questions"],
+                        placement=report["placement"], questions_by_slot=report["questions_by_slot"]))

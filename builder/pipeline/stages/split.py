@@ -2,28 +2,33 @@
 
 An ok split then goes through the evaluation-context checks (swe_taskflow.context_checks, mode
 ``split.context_checks``); one that fails them stays single-turn (status ``failed``, its violations
-listed). Each task's checkpoint attribution of its FAIL_TO_PASS tests goes to ``context.jsonl``.
+listed). Each task's checkpoint attribution of its FAIL_TO_PASS tests goes to ``context``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 import dataclasses
+from collections import Counter
+from dataclasses import dataclass
 
+from builder import llm, split
 from swe_taskflow.context_checks import check_context
-from swe_taskflow.jsonl import write_json, write_jsonl
+from swe_taskflow.hashing import json_sha256
 from swe_taskflow.schema import SplitResult
 
-from ..hashing import sha256_json
-from .common import need_module, read_tasks
+from ..stage_data import IngestOutputs
+from ..stage_data import SplitOutputs as Outputs
+from ..stage_data import SplitSummary as Summary
+
+
+@dataclass(frozen=True)
+class Inputs:
+    ingest: IngestOutputs
 
 
 def make_splitter(recipe):
-    split = need_module("builder.split", "issue 4, generation")
     sec = recipe.split
     if sec.splitter == "llm":
-        llm = need_module("builder.llm", "issue 4, generation")
         store = llm.ResponseStore(str(recipe.resolve(sec.responses))) if sec.responses else None
         cfg = {"model": sec.model} if sec.model else {}
         backend = llm.get_backend(sec.llm, store=store, **cfg)
@@ -31,15 +36,15 @@ def make_splitter(recipe):
     return split.get_splitter(sec.splitter)
 
 
-def run(ctx) -> None:
-    tasks = [t for t in read_tasks(ctx.input("ingest")) if t.status == "ok"]
+def run(inputs: Inputs, ctx) -> Outputs:
+    tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     splitter = make_splitter(ctx.recipe)
     info = dict(getattr(splitter, "info", {}) or {})
     ctx.progress.set_total(len(tasks))
     mode = ctx.recipe.split.context_checks
     results, context = [], []
     for task in tasks:
-        key = sha256_json({"splitter": info, "task": task.to_dict()})
+        key = json_sha256({"splitter": info, "task": task.to_dict()})
         cached = ctx.items.get(key)
         if cached is not None:
             res = SplitResult.from_dict(cached)
@@ -54,15 +59,15 @@ def run(ctx) -> None:
                                           violations=tuple(res.violations) + tuple(v.to_dict() for v in rep.violations))
         results.append(res)
         ctx.progress.advance(failed=int(res.status != "ok"))
-    write_jsonl(ctx.out / "splits.jsonl", (r.to_dict() for r in results))
-    write_jsonl(ctx.out / "context.jsonl", context)
     ledger = getattr(getattr(splitter, "llm", None), "ledger", None)
-    if ledger is not None:  # calls made by this run only (cached items cost nothing): volatile
-        write_json(ctx.out / "_volatile" / "llm_usage.json", ledger.to_dict())
     violations = Counter(v.get("kind", "?") for r in results for v in r.violations)
-    ctx.summary.update(splitter=info, context_checks=mode,
-                       context_failed=sum(1 for c in context if not c["ok"]),
-                       tests_unattributed=sum(len(c["unattributed"]) for c in context),
-                       by_status=dict(sorted(Counter(r.status for r in results).items())),
-                       reasons=dict(sorted(Counter(r.reason for r in results if r.status != "ok").items())),
-                       violations=dict(sorted(violations.items())))
+    return Outputs(
+        splits=results, context=context,
+        # calls made by this run only (cached items cost nothing): volatile
+        llm_usage=ledger.to_dict() if ledger is not None else None,
+        summary=Summary(splitter=info, context_checks=mode,
+                        context_failed=sum(1 for c in context if not c["ok"]),
+                        tests_unattributed=sum(len(c["unattributed"]) for c in context),
+                        by_status=dict(sorted(Counter(r.status for r in results).items())),
+                        reasons=dict(sorted(Counter(r.reason for r in results if r.status != "ok").items())),
+                        violations=dict(sorted(violations.items()))))

@@ -3,73 +3,72 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
+from dataclasses import dataclass
 
-from swe_taskflow.jsonl import read_jsonl
-from swe_taskflow.schema import QAItem, Session
+from builder.release import write_release
+from swe_taskflow.hashing import file_sha256
+from swe_taskflow.rows import build_row
+from swe_taskflow.schema import Session
 
-from ..hashing import sha256_file
-from .common import need_module, read_splits, read_tasks
-
-
-def condition_files(ctx) -> dict[str, Path]:
-    """Split name -> its ConditionRow JSONL, in the recipe's order."""
-    found = {p.stem: p for p in (ctx.input("assemble") / "conditions").glob("*.jsonl")}
-    found.update({p.stem: p for p in (ctx.input("select") / "conditions").glob("*.jsonl")})
-    return {s.split: found[s.split] for s in ctx.recipe.splits() if s.split in found}
+from ..materials import condition_rows, labelled_items
+from ..recipe_derived import split_rules
+from ..stage_data import (AssembleOutputs, AugmentOutputs, ClassifyTurnsOutputs, IngestOutputs, ProofsOutputs,
+                          QuestionsOutputs, SelectOutputs, SplitOutputs)
+from ..stage_data import WriteOutputs as Outputs
+from ..stage_data import WriteSummary as Summary
 
 
-def split_rules(recipe) -> dict[str, str]:
-    """Split -> how its candidates were selected (printed beside every TFAS: report, card)."""
-    from swe_taskflow.select_config import describe_split
+@dataclass(frozen=True)
+class Inputs:
+    ingest: IngestOutputs
+    split: SplitOutputs
+    questions: QuestionsOutputs
+    proofs: ProofsOutputs
+    augment: AugmentOutputs
+    classify_turns: ClassifyTurnsOutputs
+    assemble: AssembleOutputs
+    select: SelectOutputs
 
-    from ..recipe_augment import selection_config
 
-    return {s.split: describe_split(s.condition, pool=s.pool, seed=recipe.conditions.seed,
-                                    config=selection_config(recipe)) for s in recipe.splits()}
-
-
-def provenance(ctx) -> dict:
+def provenance(inputs: Inputs, ctx) -> dict:
+    """The manifest's provenance: source, recipe, models and prompts, seeds, selection rules, stage hashes."""
     recipe = ctx.recipe
-    summaries = {name: json.loads((path / "summary.json").read_text()) for name, path in ctx.inputs.items()
-                 if (path / "summary.json").exists()}
-    proofs = summaries.get("proofs", {})
+    classifier = inputs.classify_turns.summary.classifier or {}
+    splitter = inputs.split.summary.splitter or {}
+    proofs = inputs.proofs.summary
     return {
-        "source": json.loads((ctx.input("ingest") / "provenance.json").read_text()),
-        "recipe": {"file": recipe.path.name, "sha256": sha256_file(recipe.path), "content": recipe.raw},
+        "source": inputs.ingest.provenance,
+        "recipe": {"file": recipe.path.name, "sha256": file_sha256(recipe.path), "content": recipe.raw},
         "models": {
-            "classifier": summaries.get("classify_turns", {}).get("classifier", {}),
-            "splitter": summaries.get("split", {}).get("splitter", {}),
+            "classifier": classifier,
+            "splitter": splitter,
             "questions": {"mode": recipe.questions.mode, "pools": [p.name for p in recipe.questions.pools],
                           "llm": recipe.questions.llm or None, "model": recipe.questions.model or None},
-            "proofs": {k: proofs.get(k) for k in ("sandbox", "image", "image_id", "gold_patch", "repos")},
+            "proofs": {k: getattr(proofs, k) for k in ("sandbox", "image", "image_id", "gold_patch", "repos")},
         },
-        "prompts": {"splitter": summaries.get("split", {}).get("splitter", {}).get("prompt_sha256"),
-                    "classifier": summaries.get("classify_turns", {}).get("classifier", {}).get("prompt_sha256")},
+        "prompts": {"splitter": splitter.get("prompt_sha256"), "classifier": classifier.get("prompt_sha256")},
         "seeds": {"conditions": recipe.conditions.seed, "select": recipe.select.seed},
         "selection": split_rules(recipe),
-        "pipeline": {name: json.loads((path / ".stage.json").read_text())["output_hash"]
-                     for name, path in ctx.inputs.items() if (path / ".stage.json").exists()},
+        "pipeline": {name: ref.output_hash for name, ref in ctx.upstream.items()},
     }
 
 
-def question_rows(ctx, out_splits: dict[str, list]) -> dict:
+def question_rows(inputs: Inputs, recipe, out_splits: dict[str, list]) -> dict:
     """Which rows carry questions and why the others carry none, as data (the card and report render it).
 
     A question belongs to the one task whose repository it is about (its pool row names that task);
     every other task carries none: no candidate names it, or every candidate was rejected.
     """
-    tasks = {t.instance_id: t for t in read_tasks(ctx.input("ingest"))}
+    tasks = {t.instance_id: t for t in inputs.ingest.tasks}
     by_task: dict[str, dict] = {}
-    for _, q in read_jsonl(ctx.input("proofs") / "pool_validated.jsonl"):
-        entry = by_task.setdefault(q["instance_id"], {"candidates": 0, "accepted": 0, "rejected_by_reason": {}})
+    for q in inputs.proofs.validated:
+        entry = by_task.setdefault(q.instance_id, {"candidates": 0, "accepted": 0, "rejected_by_reason": {}})
         entry["candidates"] += 1
-        if q["status"] == "accepted":
+        if q.status == "accepted":
             entry["accepted"] += 1
         else:
             reasons = entry["rejected_by_reason"]
-            reasons[q["reason"] or q["status"]] = reasons.get(q["reason"] or q["status"], 0) + 1
+            reasons[q.reason or q.status] = reasons.get(q.reason or q.status, 0) + 1
     with_questions, without = [], {"no candidate question names the task": 0, "every candidate was rejected": 0}
     for iid, task in tasks.items():
         entry = by_task.get(iid)
@@ -81,8 +80,8 @@ def question_rows(ctx, out_splits: dict[str, list]) -> dict:
         with_questions.append({"instance_id": iid, "repo": task.repo, "base_commit": task.base_commit,
                                "image_name": task.image_name, "source": task.source,
                                "provenance": str(task.extra.get("provenance") or task.source), **entry})
-    names = ctx.recipe.pool_names()   # the pool tfas_optimized draws from: conditions.pool, else the first
-    return {"pool": ctx.recipe.conditions.pool or (names[0] if names else None),
+    names = recipe.pool_names()   # the pool tfas_optimized draws from: conditions.pool, else the first
+    return {"pool": recipe.conditions.pool or (names[0] if names else None),
             "rule": "a question is attached only to the task whose repository it is about, and proved in that "
                     "repository at its base_commit",
             "tasks": len(tasks), "tasks_with_candidates": with_questions,
@@ -91,43 +90,38 @@ def question_rows(ctx, out_splits: dict[str, list]) -> dict:
             "rows": {c: len(rows) for c, rows in out_splits.items()}}
 
 
-def run(ctx) -> None:
-    rows_mod = need_module("swe_taskflow.rows", "issue 6, releases")
-    release = need_module("builder.release", "issue 6, releases")
-    tasks = {t.instance_id: t for t in read_tasks(ctx.input("ingest"))}
-    splits = {s.instance_id: s for s in read_splits(ctx.input("split"))}
-    questions = {}
-    for n, obj in read_jsonl(ctx.input("classify_turns") / "pool_labelled.jsonl"):
-        questions[obj["question_id"]] = QAItem.from_dict(obj, row=n)
-    files = condition_files(ctx)
-    pool_of = {s.split: s.pool for s in ctx.recipe.splits()}
+def run(inputs: Inputs, ctx) -> Outputs:
+    recipe = ctx.recipe
+    tasks = {t.instance_id: t for t in inputs.ingest.tasks}
+    splits = {s.instance_id: s for s in inputs.split.splits}
+    questions = {q.question_id: q for q in labelled_items(inputs.classify_turns.labelled)}
+    files = condition_rows(recipe, inputs.assemble.conditions, inputs.select.conditions)
+    pool_of = {s.split: s.pool for s in recipe.splits()}
     ctx.progress.set_total(len(files))
     out_splits: dict[str, list] = {}
     skipped: dict[str, dict[str, int]] = {}
-    for cond, path in files.items():
+    for cond, cond_rows in files.items():
+        where = f"{cond} condition rows"
         rows = []
-        for n, obj in read_jsonl(path):
+        for n, obj in enumerate(cond_rows, start=1):
             if obj.get("session") is None:  # e.g. qa_only for a task without questions: counted, not written
                 skipped.setdefault(cond, {}).setdefault(obj.get("status", "?"), 0)
                 skipped[cond][obj.get("status", "?")] += 1
                 continue
-            session = Session.from_dict(obj["session"], where=str(path), row=n)
+            session = Session.from_dict(obj["session"], where=where, row=n)
             if pool_of[cond] is not None:
                 # A split is built from one pool: its rows name it even where a task got no question from it.
                 session = dataclasses.replace(session, question_pool=pool_of[cond])
             iid = session.instance_id
-            rows.append(rows_mod.build_row(tasks[iid], session, splits.get(iid), questions, where=str(path), row=n))
+            rows.append(build_row(tasks[iid], session, splits.get(iid), questions, where=where, row=n))
         out_splits[cond] = rows
         ctx.progress.advance()
-    target = ctx.input("select") / "target.json"
-    prov = provenance(ctx)
-    prov["question_rows"] = question_rows(ctx, out_splits)
-    manifest = release.write_release(ctx.out / "release", name=ctx.recipe.release.name,
-                                     version=ctx.recipe.release.version, splits=out_splits,
-                                     target_path=target, provenance=prov,
-                                     repo_id=ctx.recipe.release.repo_id or None,
-                                     license=ctx.recipe.release.license,
-                                     description=ctx.recipe.release.description)
-    ctx.summary.update(rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
-                       question_rows=prov["question_rows"],
-                       release_id=getattr(manifest, "release_id", ""))
+    prov = provenance(inputs, ctx)
+    prov["question_rows"] = question_rows(inputs, recipe, out_splits)
+    manifest = write_release(ctx.folder("release"), name=recipe.release.name, version=recipe.release.version,
+                             splits=out_splits, target_path=inputs.select.target, provenance=prov,
+                             repo_id=recipe.release.repo_id or None, license=recipe.release.license,
+                             description=recipe.release.description)
+    return Outputs(release=ctx.folder("release"), summary=Summary(
+        rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
+        question_rows=prov["question_rows"], release_id=getattr(manifest, "release_id", "")))

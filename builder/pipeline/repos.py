@@ -1,4 +1,5 @@
-"""Repositories the proofs run against: real checkouts, or a bundled folder made into a git repository.
+"""Repositories (and images) the proofs run against: real checkouts, or a bundled folder made into a git
+repository; shared by the questions, proofs and augment stages.
 
 A bundled folder (e.g. the example's ``ticketdesk``) is the repository of the tasks whose ``repo`` is
 the recipe's ``repos.bundled_repo``, and only of those. It is committed reproducibly
@@ -15,18 +16,25 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
+from builder.bundled import bundled_tasks
+from builder.bundled.image import build_task_image
+from builder.bundled.repo import commit_folder
 from swe_taskflow.errors import ConfigError
 
-from ..hashing import tree_hash
+from .hashing import tree_hash
 
 
-def materialize(recipe, cache_root: Path, tasks: Iterable) -> tuple[Path, dict]:
+def build_images(recipe, tasks) -> dict:
+    """Build (or reuse) the local image of every bundled task among ``tasks``: tag -> image id."""
+    return {b.task.image_name: build_task_image(b.task, b.files)["image_id"] for b in bundled_tasks(recipe, tasks)}
+
+
+def materialize(recipe, work: Path, tasks: Iterable) -> tuple[Path, dict]:
     """A ``repos_dir`` with the lookup builder.proofs uses (``<owner>__<name>``), and what it holds.
 
     ``tasks``: the tasks whose questions need a repository; bundled ones must be at the bundled commit.
+    ``work``: the build's work area (builder.pipeline.cache: ``work/``).
     """
-    from builder.bundled.repo import commit_folder
-
     sec = recipe.repos
     if sec.path:
         return recipe.resolve(sec.path), {"kind": "checkouts", "path": sec.path}
@@ -34,10 +42,9 @@ def materialize(recipe, cache_root: Path, tasks: Iterable) -> tuple[Path, dict]:
         raise ConfigError("no repositories configured", path=str(recipe.path), field="repos")
     src = recipe.resolve(sec.bundled)
     content = tree_hash(src)
-    root = cache_root / "work" / "repos" / content[:24]
+    root = work / "repos" / content[:24]
     name = sec.bundled_repo.replace("/", "__")
     if not (root / ".commit").exists():
-        work = cache_root / "work"
         work.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".repos-", dir=work))
         (tmp / ".commit").write_text(commit_folder(src, tmp / name) + "\n")
