@@ -170,7 +170,6 @@ def _stage_dir(outcome, name: str) -> Path:
 
 def section_tfas(args: argparse.Namespace) -> None:
     from builder.pipeline.build import build
-    from builder.pipeline.stages.common import read_splits
     from swe_taskflow.candidates import build_materials
     from swe_taskflow.jsonl import read_jsonl
     from swe_taskflow.select import SelectConfig, describe, select
@@ -206,7 +205,7 @@ def section_tfas(args: argparse.Namespace) -> None:
     # contrast: the same tasks, the optimizer free to merge split turns or keep the original (no preset, no
     # long-slice filter: with the filter and no questions only the 3 split turns qualify)
     target = load_target(_stage_dir(outcome, "select") / "target.json")
-    splits = read_splits(_stage_dir(outcome, "split"))
+    splits = outcome.outputs("split").splits
     materials, _ = build_materials(splits, [])
     intents = {o["text"]: o["intent"] for _, o in read_jsonl(_stage_dir(outcome, "classify_turns") / "intents.jsonl")}
     cfg = SelectConfig(apply_target_filter=False)

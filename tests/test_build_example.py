@@ -36,26 +36,12 @@ pytestmark = pytest.mark.slow
 
 def _target_line(tmp: Path) -> str:
     """A snapshot of the project's default target (copied, so that edits to the shipped file while the tests
-    run cannot change their inputs), or a synthetic target when none is shipped."""
+    run cannot change their inputs). A checkout without it is broken: the test fails, it does not substitute."""
     import shutil
 
-    try:
-        from swe_taskflow.targets import default_target_path
+    from swe_taskflow.targets import default_target_path
 
-        shutil.copyfile(default_target_path(), tmp / "target.json")
-        return f'path = "{tmp / "target.json"}"'
-    except Exception:  # noqa: BLE001 - no shipped target in this checkout
-        pass
-    import numpy as np
-
-    from swe_taskflow.flow import count_sessions
-    from swe_taskflow.target import Target
-    from swe_taskflow.taxonomy import RETAINED
-
-    rng = np.random.default_rng(7)
-    sessions = [[RETAINED[i] for i in rng.integers(0, len(RETAINED), size=rng.integers(3, 8))] for _ in range(200)]
-    Target.from_counts(count_sessions(sessions, min_messages=3), name="test-synthetic", population="synthetic",
-                       min_messages=3, provisional=True).save(tmp / "target.json")
+    shutil.copyfile(default_target_path(), tmp / "target.json")
     return f'path = "{tmp / "target.json"}"'
 
 

@@ -360,7 +360,7 @@ def test_a_failing_stage_names_the_stage(tmp_path, raised, words):
     from swe_taskflow.errors import TaskflowError
 
     with pytest.raises(TaskflowError) as info:
-        run_stages([Stage("boom", lambda ctx: raised())], load_recipe(EXAMPLE), StageCache(tmp_path / "cache"))
+        run_stages([Stage("boom", lambda inputs, ctx: raised())], load_recipe(EXAMPLE), StageCache(tmp_path / "cache"))
     assert "stage 'boom'" in str(info.value), str(info.value)
     for w in words:
         assert w in str(info.value), str(info.value)

@@ -15,10 +15,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import pytest
 
+from builder.pipeline import artifacts
 from builder.pipeline.cache import StageCache
 from builder.pipeline.hashing import tree_hash
 from builder.pipeline.progress import BuildProgress
@@ -35,28 +37,52 @@ def _recipe(tmp_path: Path, n: int = 5, factor: int = 2):
     return SimpleNamespace(base=tmp_path, data=data, factor=factor)
 
 
+@dataclass
+class NumsSummary:
+    total: int | None = None
+
+
+@dataclass
+class Nums:
+    nums: list = artifacts.rows("nums.jsonl")
+    summary: NumsSummary = field(default_factory=NumsSummary)
+
+
+@dataclass
+class Scaled:
+    scaled: list = artifacts.rows("scaled.jsonl")
+    clock: dict | None = artifacts.document("clock.json", volatile=True)   # must not change the hash
+    summary: NumsSummary = field(default_factory=NumsSummary)
+
+
+@dataclass(frozen=True)
+class NoInputs:
+    pass
+
+
+@dataclass(frozen=True)
+class ScaleInputs:
+    ingest: Nums
+
+
 def _stages(calls: list[str]):
-    def ingest(ctx):
+    def ingest(inputs, ctx):
         calls.append("ingest")
         nums = [int(x) for x in ctx.recipe.data.read_text().split()]
         ctx.progress.set_total(len(nums))
-        (ctx.out / "nums.json").write_text(json.dumps(nums))
         ctx.progress.advance(len(nums))
+        return Nums(nums=[{"n": x} for x in nums])
 
-    def scale(ctx):
+    def scale(inputs, ctx):
         calls.append("scale")
-        nums = json.loads((ctx.input("ingest") / "nums.json").read_text())
-        out = [x * ctx.recipe.factor for x in nums]
-        (ctx.out / "scaled.json").write_text(json.dumps(out))
-        (ctx.out / "_volatile").mkdir()
-        (ctx.out / "_volatile" / "clock.txt").write_text(str(time.time()))  # must not change the hash
-        ctx.summary["total"] = sum(out)
+        out = [{"n": x["n"] * ctx.recipe.factor} for x in inputs.ingest.nums]
         ctx.progress.set_total(len(out))
-        ctx.progress.advance(len(out), failed=sum(1 for x in out if x == 0))
+        ctx.progress.advance(len(out), failed=sum(1 for x in out if x["n"] == 0))
+        return Scaled(scaled=out, clock={"t": time.time()}, summary=NumsSummary(total=sum(x["n"] for x in out)))
 
     return [
-        Stage("ingest", ingest, files=lambda r: [r.data]),
-        Stage("scale", scale, needs=("ingest",), config=lambda r: {"factor": r.factor}),
+        Stage("ingest", ingest, NoInputs, Nums, files=lambda r: [r.data]),
+        Stage("scale", scale, ScaleInputs, Scaled, config=lambda r: {"factor": r.factor}),
     ]
 
 
@@ -69,8 +95,7 @@ def test_second_run_is_cached_and_hashes_agree(tmp_path):
     assert [r.status for r in first] == ["ran", "ran"]
     assert [r.status for r in second] == ["cached", "cached"]
     assert [r.output_hash for r in first] == [r.output_hash for r in second]
-    scaled = json.loads((second[1].path / "scaled.json").read_text())
-    assert scaled == [0, 2, 4, 6, 8]
+    assert artifacts.load(Scaled, second[1].path).scaled == [{"n": x} for x in (0, 2, 4, 6, 8)]
     assert second[1].summary["total"] == 20 and second[1].summary["items_failed"] == 1
 
 
@@ -81,7 +106,7 @@ def test_clean_builds_in_two_caches_give_identical_hashes(tmp_path):
     b = run_stages(_stages([]), recipe, StageCache(tmp_path / "b"))
     assert [(r.key, r.output_hash) for r in a] == [(r.key, r.output_hash) for r in b]
     # the volatile file differs but is outside the content hash
-    assert (a[1].path / "_volatile" / "clock.txt").read_text() != (b[1].path / "_volatile" / "clock.txt").read_text()
+    assert artifacts.load(Scaled, a[1].path).clock != artifacts.load(Scaled, b[1].path).clock
     assert tree_hash(a[1].path) == a[1].output_hash
 
 
@@ -102,7 +127,7 @@ def test_input_file_change_reruns_everything(tmp_path):
     calls.clear()
     res = run_stages(_stages(calls), recipe, StageCache(tmp_path / "c"))
     assert calls == ["ingest", "scale"]
-    assert json.loads((res[1].path / "scaled.json").read_text()) == [14, 16]
+    assert artifacts.load(Scaled, res[1].path).scaled == [{"n": 14}, {"n": 16}]
 
 
 def test_plan_reports_cached_and_pending(tmp_path):
@@ -119,19 +144,23 @@ def test_tampered_cache_entry_is_rebuilt(tmp_path):
     calls: list[str] = []
     recipe = _recipe(tmp_path)
     res = run_stages(_stages(calls), recipe, StageCache(tmp_path / "c"))
-    (res[1].path / "scaled.json").write_text("[999]")
+    (res[1].path / "scaled.jsonl").write_text('{"n": 999}\n')
     calls.clear()
     res2 = run_stages(_stages(calls), recipe, StageCache(tmp_path / "c"))
     assert calls == ["scale"]
-    assert json.loads((res2[1].path / "scaled.json").read_text()) == [0, 2, 4, 6, 8]
+    assert artifacts.load(Scaled, res2[1].path).scaled == [{"n": x} for x in (0, 2, 4, 6, 8)]
 
 
 def test_failing_stage_leaves_no_cache_entry(tmp_path):
-    def boom(ctx):
-        (ctx.out / "half.json").write_text("{")
+    @dataclass(frozen=True)
+    class BoomInputs:
+        scale: Scaled
+
+    def boom(inputs, ctx):
+        (ctx.folder("half") / "half.json").write_text("{")
         raise RuntimeError("disk on fire")
 
-    stages = [*_stages([]), Stage("boom", boom, needs=("scale",))]
+    stages = [*_stages([]), Stage("boom", boom, BoomInputs)]
     with pytest.raises(TaskflowError, match="stage 'boom' failed: RuntimeError: disk on fire"):
         run_stages(stages, _recipe(tmp_path), StageCache(tmp_path / "c"))
     assert not (tmp_path / "c" / "stages" / "boom").exists()
@@ -174,7 +203,26 @@ _TOY = textwrap.dedent("""
     from builder.pipeline.cache import StageCache
     from builder.pipeline.runner import Stage, run_stages
 
-    def slow(ctx):
+    from dataclasses import dataclass
+    from builder.pipeline import artifacts
+
+    @dataclass
+    class Squares:
+        squares: list = artifacts.rows("squares.jsonl")
+
+    @dataclass
+    class Total:
+        total: dict | None = artifacts.document("total.json")
+
+    @dataclass(frozen=True)
+    class NoInputs:
+        pass
+
+    @dataclass(frozen=True)
+    class TotalInputs:
+        slow: Squares
+
+    def slow(inputs, ctx):
         ctx.progress.set_total(40)
         out = []
         for i in range(40):
@@ -186,14 +234,14 @@ _TOY = textwrap.dedent("""
                 ctx.items.put(key, got)
             out.append(got)
             ctx.progress.advance()
-        (ctx.out / "squares.json").write_text(json.dumps(out))
+        return Squares(out)
 
-    def total(ctx):
-        sq = json.loads((ctx.input("slow") / "squares.json").read_text())
-        (ctx.out / "total.json").write_text(json.dumps(sum(x["sq"] for x in sq)))
+    def total(inputs, ctx):
+        return Total({"total": sum(x["sq"] for x in inputs.slow.squares)})
 
     recipe = SimpleNamespace(base=Path("."))
-    res = run_stages([Stage("slow", slow), Stage("total", total, needs=("slow",))], recipe, StageCache(sys.argv[1]))
+    res = run_stages([Stage("slow", slow, NoInputs, Squares), Stage("total", total, TotalInputs, Total)], recipe,
+                     StageCache(sys.argv[1]))
     print(json.dumps({r.name: r.output_hash for r in res}))
 """)
 

@@ -67,7 +67,8 @@ def test_repo_lookup_order(repos: Path):
 
 
 def _validate(pool, repos, out, sandbox, cache, jobs=2):
-    return validate_pool_file(pool, repos, out, sandbox=sandbox, jobs=jobs, cache_dir=cache, config=CFG, progress=False)
+    return validate_pool_file(pool, repos, out, sandbox=sandbox, jobs=jobs, cache_dir=cache, config=CFG,
+                              progress=False)
 
 
 def _check_rows(out: Path) -> dict:

@@ -7,6 +7,7 @@ import json
 from types import SimpleNamespace
 
 from builder.pipeline.recipe import load_recipe
+from builder.pipeline.stage_data import IngestOutputs
 from builder.pipeline.stages import questions
 from swe_taskflow.jsonl import read_jsonl, write_jsonl
 from swe_taskflow.schema import Task
@@ -43,23 +44,18 @@ def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp
     recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
                       '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\ntrajectories = "trajs"\n'
                       'resolved = "results.json"\n[repos]\npath = "repos"\n')
-    ingest = tmp_path / "ingest"
     tasks = [Task(instance_id=i, source="x", source_revision="", repo="o/r", base_commit="", original_prompt="p",
                   problem_statement="p") for i in ("a__a-1", "b__b-2", "c__c-3")]
-    write_jsonl(ingest / "tasks.jsonl", (t.to_dict() for t in tasks))
-    out = tmp_path / "out"
-    ctx = SimpleNamespace(name="questions", recipe=load_recipe(recipe), out=out, inputs={"ingest": ingest},
-                          progress=_Progress(), cache=SimpleNamespace(root=tmp_path / "cache"), summary={},
-                          input=lambda s: {"ingest": ingest}[s])
-    questions.run(ctx)     # an LLM call would be a replay miss: none is made
-    status = {r["instance_id"]: r for _, r in read_jsonl(out / "trajectories.jsonl")}
+    ctx = SimpleNamespace(name="questions", recipe=load_recipe(recipe), progress=_Progress(), work=tmp_path / "work")
+    # an LLM call would be a replay miss: none is made
+    out = questions.run(questions.Inputs(ingest=IngestOutputs(tasks=tasks)), ctx)
+    status = {r["instance_id"]: r for r in out.trajectories}
     assert {k: v["status"] for k, v in status.items()} == {"a__a-1": "skipped", "b__b-2": "skipped", "c__c-3": "skipped"}
     assert "LimitsExceeded" in status["a__a-1"]["reason"]
     assert "did not resolve" in status["b__b-2"]["reason"] and status["b__b-2"]["resolved"] is False
     assert status["c__c-3"]["reason"].startswith("no-trajectory")
-    pool = [r for _, r in read_jsonl(out / "pool.jsonl")]
-    assert sorted(r["question_id"] for r in pool) == ["a__a-1::trajectory-not-solving",
-                                                      "b__b-2::trajectory-not-solving", "c__c-3::no-trajectory"]
-    assert all(r["status"] == "rejected" for r in pool)
-    assert ctx.summary["trajectories"] == {"no-trajectory": 1, "trajectory-not-solving": 2}
+    assert sorted(q.question_id for q in out.pool) == ["a__a-1::trajectory-not-solving",
+                                                       "b__b-2::trajectory-not-solving", "c__c-3::no-trajectory"]
+    assert all(q.status == "rejected" for q in out.pool)
+    assert out.summary.trajectories == {"no-trajectory": 1, "trajectory-not-solving": 2}
     assert ctx.progress.failed == 3

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
-from . import outdir
+from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
 from .recipe_checks import preflight
 from .progress import BuildProgress
@@ -37,6 +37,12 @@ class BuildOutcome:
     report: Path | None = None
     dry_run: bool = False
     extra: dict = field(default_factory=dict)
+
+    def outputs(self, stage: str):
+        """The typed outputs of a stage of this build (builder.pipeline.stage_data), read from the cache."""
+        spec = {s.name: s for s in pipeline_stages()}[stage]
+        path = next(r.path for r in self.results if r.name == stage)
+        return artifacts.load(spec.outputs, path)
 
     def hashes(self) -> dict[str, str | None]:
         """Stage name -> content hash of its output (what two builds of the same inputs share)."""
