@@ -56,28 +56,24 @@ def _existing(*paths: Path) -> list[Path]:
     return [p for p in paths if p.exists()]
 
 
-def _resolved_sandbox(r) -> str:
-    """The sandbox ``auto`` picks on this machine now (part of the proofs key: docker and bwrap differ)."""
-    if not r.proofs.enabled or r.questions.mode == "none":
+def _sandbox_here(r, used: bool) -> str:
+    """The sandbox ``auto`` picks on this machine now, where the stage uses one (part of its key: docker
+    and bwrap runs differ); planning must not fail, running reports why none is usable."""
+    if not used:
         return "none"
     try:
         return resolve_sandbox(r.proofs.sandbox)
-    except Exception as exc:  # noqa: BLE001 - planning must not fail; running reports it
+    except Exception as exc:  # noqa: BLE001
         return f"unavailable: {type(exc).__name__}"
 
 
 def _proofs_config(r):
-    return {"proofs": r.section("proofs"), "repos": r.section("repos"), "resolved_sandbox": _resolved_sandbox(r)}
+    used = bool(r.proofs.enabled) and r.questions.mode != "none"
+    return {"proofs": r.section("proofs"), "repos": r.section("repos"), "resolved_sandbox": _sandbox_here(r, used)}
 
 
 def _augment_sandbox(r):
-    """The sandbox the augmentation checks would use here (docker and bwrap runs differ: part of the key)."""
-    if not r.augmentations.kinds and not r.augmentations.specs:
-        return "none"
-    try:
-        return resolve_sandbox(r.proofs.sandbox)
-    except Exception as exc:  # noqa: BLE001 - planning must not fail; running reports it
-        return f"unavailable: {type(exc).__name__}"
+    return _sandbox_here(r, bool(r.augmentations.kinds or r.augmentations.specs))
 
 
 def _write_config(r):

@@ -193,7 +193,7 @@ def run_stages(stages: Sequence[Stage], recipe: Any, cache: StageCache, *,
             else:
                 res = _run_one(st, key, material, recipe, cache, sp, progress,
                                {n: outputs_of(n) for n in st.needs}, {n: StageRef(done[n].key, hashes[n])
-                                                                      for n in st.needs})
+                                                                      for n in done if n in st.needs})
             done[st.name] = res
             hashes[st.name] = res.output_hash  # type: ignore[assignment]
             results.append(res)

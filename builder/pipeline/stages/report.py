@@ -20,17 +20,19 @@ from ..stage_data import ReportSummary as Summary
 
 @dataclass(frozen=True)
 class Inputs:
-    ingest: IngestOutputs
+    """The release and its verification, then every stage whose counts the report shows."""
+
+    write: WriteOutputs
+    verify: VerifyOutputs
+    select: SelectOutputs
+    assemble: AssembleOutputs
     classify_prompts: ClassifyPromptsOutputs
+    classify_turns: ClassifyTurnsOutputs
+    ingest: IngestOutputs
     split: SplitOutputs
     questions: QuestionsOutputs
     proofs: ProofsOutputs
     augment: AugmentOutputs
-    classify_turns: ClassifyTurnsOutputs
-    assemble: AssembleOutputs
-    select: SelectOutputs
-    write: WriteOutputs
-    verify: VerifyOutputs
 
 
 def _llm_usage(inputs: Inputs) -> dict:
