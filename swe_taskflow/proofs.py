@@ -15,19 +15,11 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping
 
 from .errors import InputError
-from .schema import PROOF_STATUSES
+from .schema import (FAILED_EXIT, INFRA_ERROR, MODIFIED_REPO, NO_EVIDENCE, OOM, PASSED, PATCH_MISMATCH,
+                     PROOF_STATUSES, TIMEOUT)
 
 #: Version of the report layout (bumped when a field changes meaning).
 REPORT_VERSION = 1
-
-PASSED = "passed"
-FAILED_EXIT = "failed-exit"
-NO_EVIDENCE = "no-evidence"
-MODIFIED_REPO = "modified-repo"
-TIMEOUT = "timeout"
-OOM = "oom"
-PATCH_MISMATCH = "patch-mismatch"
-INFRA_ERROR = "infrastructure-error"
 
 #: The sandbox's marker for a write that the read-only repository mount refused.
 READ_ONLY_MARKERS = ("Read-only file system", "EROFS")

@@ -22,8 +22,16 @@ SPLIT_STATUSES = ("ok", "ineligible", "failed")
 #: an answer; its hidden reference lives in the row's ``questions`` item). See docs/augmentations.md.
 TURN_KINDS = ("issue", "qa", "execute", "debug", "planning", "review")
 ANSWER_KINDS = TURN_KINDS[1:]
-PROOF_STATUSES = ("passed", "failed-exit", "no-evidence", "modified-repo", "timeout", "oom",
-                  "patch-mismatch", "infrastructure-error")
+#: A proof's outcome (docs/proofs.md): the names below are the only spelling of each status.
+PASSED = "passed"
+FAILED_EXIT = "failed-exit"
+NO_EVIDENCE = "no-evidence"
+MODIFIED_REPO = "modified-repo"
+TIMEOUT = "timeout"
+OOM = "oom"
+PATCH_MISMATCH = "patch-mismatch"
+INFRA_ERROR = "infrastructure-error"
+PROOF_STATUSES = (PASSED, FAILED_EXIT, NO_EVIDENCE, MODIFIED_REPO, TIMEOUT, OOM, PATCH_MISMATCH, INFRA_ERROR)
 CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
               "qa_random", "qa_only", "tfas_optimized")
 SPLIT_NAME_RE = re.compile(r"^\w+(\.\w+)*$")

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..proofs.config import SANDBOXES
 from .split import add_llm_args, backend_from_args, write_usage
 
 
@@ -84,7 +85,7 @@ def register(sub) -> None:
     r.add_argument("--splits", help="SPLITS.jsonl from `split run` (default: split structurally)")
     r.add_argument("--kinds", default="", help="comma-separated kinds (default: execute,debug,planning,review)")
     r.add_argument("--repos", metavar="DIR", help="repository checkouts at each task's base commit")
-    r.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
+    r.add_argument("--sandbox", default="auto", choices=SANDBOXES)
     r.add_argument("--image", default="", help="docker image (default: the task's own when present, else the "
                                                "project's test image)")
     r.add_argument("--specs", nargs="*", metavar="JSONL", help="hand-written specs to check as well")

@@ -11,12 +11,10 @@ from typing import Any, Mapping
 from swe_taskflow.errors import ConfigError, SandboxError
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
-from .config import ProofConfig
+from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE
 from .patch import PatchError, patched_copy
 from .treehash import tree_hash
-
-SANDBOXES = ("auto", "docker", "bwrap")
 
 
 def resolve_sandbox(sandbox: str) -> str:
