@@ -12,7 +12,7 @@ import pytest
 import rfc8785
 
 from builder.release import write_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
 from swe_taskflow.errors import InputError, VerifyError
 from swe_taskflow.features import schema_differences, session_features
 from swe_taskflow.manifest import load_manifest
