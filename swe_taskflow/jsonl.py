@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from .atomic import open_atomic
 from .errors import InputError
@@ -163,6 +163,15 @@ def read_json(path: str | os.PathLike, what: str = "JSON file") -> Any:
     """One JSON document from a regular UTF-8 file; every failure names the file."""
     p = check_input_file(path, what)
     return loads(decode(p.read_bytes(), path=str(p)), path=str(p))
+
+
+def check_format(doc: Mapping[str, Any], fmt: str, version: int, *, kind: str, name: str, where: str) -> None:
+    """A versioned document's ``format`` and ``format_version`` are checked, never guessed."""
+    if doc.get("format") != fmt:
+        raise InputError(f"not a {name}", path=where, field="format", expected=fmt, actual=doc.get("format"))
+    if doc.get("format_version") != version:
+        raise InputError(f"unsupported {kind} format version", path=where, field="format_version",
+                         expected=version, actual=doc.get("format_version"))
 
 
 def dumps_line(obj: Any) -> str:

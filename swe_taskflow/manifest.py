@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from .errors import InputError, VerifyError
 from .hashing import json_sha256
+from .jsonl import check_format
 
 FORMAT = "swe-taskflow/manifest"
 FORMAT_VERSION = 2
@@ -149,12 +150,7 @@ def _file(d: Mapping[str, Any], where: str, fld: str) -> FileEntry:
 
 def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> Manifest:
     """Parse a manifest document; the format and version are checked, not guessed."""
-    if doc.get("format") != FORMAT:
-        raise InputError("not a swe-taskflow manifest", path=where, field="format", expected=FORMAT,
-                         actual=doc.get("format"))
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise InputError("unsupported manifest format version", path=where, field="format_version",
-                         expected=FORMAT_VERSION, actual=doc.get("format_version"))
+    check_format(doc, FORMAT, FORMAT_VERSION, kind="manifest", name="swe-taskflow manifest", where=where)
     try:
         splits = tuple(SplitEntry(
             config=s["config"], name=s["name"], rows=int(s["rows"]), sha256=s["sha256"],
