@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..proofs.config import SANDBOXES
 from .split import add_llm_args, backend_from_args, write_usage
+from .groups import command_group
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -73,8 +74,8 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("augment", help="verifiable execute/debug/planning/review turns (docs/augmentations.md)")
-    s = p.add_subparsers(dest="augment_command", metavar="SUBCOMMAND")
+    s = command_group(sub, "augment", dest="augment_command",
+                      help="verifiable execute/debug/planning/review turns (docs/augmentations.md)")
     r = s.add_parser("run", help="generate augmentation turns for tasks and check each at creation",
                      description="Planning turns need only the tasks (gold patch) and their splits; execute, "
                                  "debug and review turns run in the proof sandbox against --repos checkouts "

@@ -8,11 +8,12 @@ import json
 import sys
 
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="export a release to an agent harness (Harbor)")
-    esub = p.add_subparsers(dest="export_command", metavar="FORMAT", required=True)
+    esub = command_group(sub, "export", dest="export_command", metavar="FORMAT", required=True,
+                         help="export a release to an agent harness (Harbor)")
     e = esub.add_parser("harbor", help="write a condition as a Harbor dataset: one multi-step task per row",
                         description="One [[steps]] entry per user turn; a checkpoint verifier per issue turn "
                                     "(the source's tests on the cumulative repository), an answer-copying verifier "
@@ -37,8 +38,8 @@ def register(sub) -> None:
     e.add_argument("--json", action="store_true", help="print the export index as JSON")
     e.set_defaults(func=cmd_export_harbor)
 
-    p = sub.add_parser("evaluate", help="evaluation results of agents run on a release")
-    vsub = p.add_subparsers(dest="evaluate_command", metavar="COMMAND", required=True)
+    vsub = command_group(sub, "evaluate", dest="evaluate_command", metavar="COMMAND", required=True,
+                         help="evaluation results of agents run on a release")
     v = vsub.add_parser("import", help="read Harbor job folders: judge answers, aggregate, plot, add trajectories",
                         description="Binds every trial to its release row (split and row hashes), judges answer "
                                     "turns (qa: an LLM judge through the project's backends and response store), "

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
-    p = sub.add_parser("flow", help="measure, score, compare and plot Task Flows",
+    fs = command_group(sub, "flow", dest="flow_command", required=True,
+                       help="measure, score, compare and plot Task Flows",
                        description="Task Flows (P_L, P_T, P_R) and TFAS, exactly as the paper's Appendix F.")
-    fs = p.add_subparsers(dest="flow_command", metavar="SUBCOMMAND", required=True)
 
     m = fs.add_parser("measure", help="measure the Task Flow of a sessions file into a target file",
                       description="Measure P_L, P_T, P_R of SESSIONS.jsonl and write them as a target Task-Flow "

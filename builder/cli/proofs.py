@@ -9,11 +9,12 @@ from swe_taskflow.schema import INFRA_ERROR, PASSED
 
 from ..proofs.config import SANDBOXES
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
-    p = sub.add_parser("proofs", help="run and validate proof scripts in a sandbox (docker or bubblewrap)")
-    ps = p.add_subparsers(dest="proofs_command", metavar="SUBCOMMAND")
+    ps = command_group(sub, "proofs", dest="proofs_command",
+                       help="run and validate proof scripts in a sandbox (docker or bubblewrap)")
 
     r = ps.add_parser("run", help="run one proof script against a repository; exit 0 only when it passed")
     r.add_argument("--repo", required=True, help="repository folder (mounted read-only at /repo)")

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from . import argtypes
+from .groups import command_group
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -46,8 +47,8 @@ def _generate(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     from builder.cli.split import add_llm_args
-    p = sub.add_parser("qa", help="mine repository questions from solving trajectories")
-    s = p.add_subparsers(dest="qa_command", metavar="SUBCOMMAND")
+    s = command_group(sub, "qa", dest="qa_command",
+                      help="mine repository questions from solving trajectories")
     g = s.add_parser("generate", help="propose, check and review 1-3 questions per task")
     g.add_argument("--tasks", required=True, help="tasks JSONL")
     g.add_argument("--trajectories", required=True, metavar="DIR", help="folder of <instance_id>.traj.json(.gz)")

@@ -7,6 +7,7 @@ import json
 import sys
 
 from . import argtypes
+from .groups import command_group
 
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
@@ -89,8 +90,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("split", help="split issues into three ordered user turns; check splits")
-    s = p.add_subparsers(dest="split_command", metavar="SUBCOMMAND")
+    s = command_group(sub, "split", dest="split_command",
+                      help="split issues into three ordered user turns; check splits")
     r = s.add_parser("run", help="split every task (structural by default, or with --llm)")
     r.add_argument("--tasks", required=True, help="tasks JSONL (SWE-Bench Pro rows or normalized tasks)")
     r.add_argument("--out", required=True, help="output SPLITS.jsonl: one SplitResult row per task")
