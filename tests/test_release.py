@@ -124,7 +124,7 @@ def test_tfas_matches_an_independent_implementation(built):
 
 
 def test_card_declares_configs_features_tfas_and_hidden_columns(built):
-    from swe_taskflow.verify import read_front_matter
+    from swe_taskflow.verify_checks import read_front_matter
     folder, splits, manifest, _ = built
     text = (folder / "README.md").read_text()
     meta = read_front_matter(text, where="README.md")

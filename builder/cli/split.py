@@ -50,15 +50,11 @@ def _run(args: argparse.Namespace) -> int:
         splitter = get_splitter("llm", llm=llm)
     else:
         splitter = get_splitter("structural")
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        def tqdm(x, **_):
-            return x
+    from swe_taskflow.progress import track
+
     workers = args.max_concurrency if llm is not None else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(tqdm(pool.map(splitter.split, tasks), total=len(tasks), desc="split",
-                            disable=not sys.stderr.isatty(), file=sys.stderr))
+        results = list(track(pool.map(splitter.split, tasks), total=len(tasks), desc="split", unit="tasks"))
     write_jsonl(args.out, (r.to_dict() for r in results))
     write_usage(args, llm)
     counts = Counter(r.status for r in results)

@@ -30,7 +30,7 @@ from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_s
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
 from swe_taskflow.schema import SPLIT_NAME_RE
 from swe_taskflow.target import load_target
-from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
+from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
