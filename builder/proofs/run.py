@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError, SandboxError
+from swe_taskflow.hashing import sha256_hex
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
 from .config import SANDBOXES, ProofConfig
@@ -49,10 +49,15 @@ def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
 
 def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
               sandbox: str) -> str:
-    """sha256 of every input that determines a proof's outcome."""
+    """sha256 of every input that determines a proof's outcome.
+
+    Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
+    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
+    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
+    """
     blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
                        "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return sha256_hex(blob.encode())
 
 
 def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofConfig) -> RunFacts:
@@ -122,5 +127,5 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     key = cache_key(script, img_id, base.tree_sha_before, gold_patch, config, kind) if base.tree_sha_before else ""
     return ProofReport.from_facts(
         facts, sandbox=kind, image=image_name, image_id=img_id, image_digest=digest,
-        gold_patch_sha256=hashlib.sha256(gold_patch.encode()).hexdigest() if gold_patch else "",
+        gold_patch_sha256=sha256_hex(gold_patch.encode()) if gold_patch else "",
         limits=config.limits(), cache_key=key)
