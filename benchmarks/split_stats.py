@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from builder.split import get_splitter  # noqa: E402
-from builder.split.tasks import load_tasks  # noqa: E402
+from builder.sources import load_tasks  # noqa: E402
 from swe_taskflow import context_checks as cc  # noqa: E402
 from swe_taskflow import split_checks as sc  # noqa: E402
 
@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--drops", type=int, default=1, help="requirement sentences dropped per task")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    tasks = load_tasks(args.tasks)
+    tasks = load_tasks(args.tasks).tasks
     splitter = get_splitter("structural")
     t0 = time.perf_counter()
     results = [splitter.split(t) for t in tasks]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builder.split import get_splitter
-from builder.split.tasks import load_tasks
+from builder.sources import load_tasks
 from swe_taskflow.context_checks import check_context, words_of_test, words
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.split_checks import sentences
@@ -21,12 +21,12 @@ BACKGROUND = ("Some background: the project is maintained by a small team, and t
 @pytest.fixture(scope="module")
 def splits():
     sp = get_splitter("structural")
-    out = [(t, sp.split(t)) for t in load_tasks(TASKS)]
+    out = [(t, sp.split(t)) for t in load_tasks(TASKS).tasks]
     return [(t, r) for t, r in out if r.status == "ok"]
 
 
 def test_verbatim_structural_splits_pass_and_every_test_gets_one_checkpoint(splits):
-    assert len(splits) == len(load_tasks(TASKS)) == 17   # every example task splits
+    assert len(splits) == len(load_tasks(TASKS).tasks) == 17   # every example task splits
     for task, res in splits:
         rep = check_context(task.original_prompt, res.parts, task.fail_to_pass)
         assert rep.ok, (task.instance_id, rep.violations)
@@ -100,9 +100,9 @@ def test_attribution_does_not_depend_on_the_hash_seed():
     import subprocess
     import sys
 
-    code = ("import json, sys; from builder.split import get_splitter; from builder.split.tasks import load_tasks; "
+    code = ("import json, sys; from builder.split import get_splitter; from builder.sources import load_tasks; "
             "from swe_taskflow.context_checks import check_context; sp = get_splitter('structural'); "
-            f"out = [check_context(t.original_prompt, r.parts, t.fail_to_pass).to_dict() for t in load_tasks({str(TASKS)!r}) "
+            f"out = [check_context(t.original_prompt, r.parts, t.fail_to_pass).to_dict() for t in load_tasks({str(TASKS)!r}).tasks "
             "for r in [sp.split(t)] if r.status == 'ok']; print(json.dumps(out))")
     root = Path(__file__).resolve().parents[1]
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,

@@ -11,7 +11,7 @@ import pytest
 
 from builder.cli import main
 from builder.llm import ResponseStore, get_backend
-from builder.split.tasks import load_tasks
+from builder.sources import load_tasks
 from builder.qa import (STAGE_GENERATE, STAGE_REVIEW, generate_questions, generation_messages, leaks, patch_facts,
                         read_trajectory, review_messages)
 from swe_taskflow.errors import ConfigError, InputError
@@ -162,7 +162,7 @@ def test_cli_qa_generate(task, traj_path, traj, repo, llm, store, tmp_path, caps
     other = Task(instance_id="no-such-task", source="x", source_revision="", repo="r", base_commit="",
                  original_prompt="p", problem_statement="p")
     tasks.write_text(json.dumps(task.to_dict()) + "\n" + json.dumps(other.to_dict()) + "\n")
-    loaded = load_tasks(tasks)[0]          # the prompt as the CLI will see it
+    loaded = load_tasks(tasks).tasks[0]          # the prompt as the CLI will see it
     put(llm, store, generation_messages(loaded, traj, repos / IID, 3), "qa_generate_astropy_12907.json",
         STAGE_GENERATE)
     good = json.loads(fixture_text("qa_generate_astropy_12907.json"))["questions"][0]

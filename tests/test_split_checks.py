@@ -10,7 +10,7 @@ import re
 import pytest
 
 from builder.split import get_splitter
-from builder.split.tasks import load_tasks
+from builder.sources import load_tasks
 from swe_taskflow.split_checks import (KINDS, check_split, extract_artifacts, normalize, requirement_sentences,
                                        violation_kinds)
 
@@ -21,7 +21,7 @@ AMAZON = "instance_internetarchive__openlibrary-2fe532a33635aab7a9bfea5d977f6a72
 
 @pytest.fixture(scope="module")
 def tasks(pro_sample):
-    return load_tasks(pro_sample)
+    return load_tasks(pro_sample).tasks
 
 
 def _task(tasks, prefix):
@@ -65,7 +65,7 @@ def test_structural_split_passes_on_real_tasks(tasks, structural):
 @pytest.mark.data
 def test_structural_split_passes_on_every_4th_of_the_731(shared_dir, structural):
     """Every 4th of the 731 tasks (all 731: benchmarks/split_stats.py)."""
-    tasks = load_tasks(shared_dir / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl")
+    tasks = load_tasks(shared_dir / "data/swe-bench-pro/swe_bench_pro_public_731.jsonl").tasks
     assert len(tasks) == 731
     _structural_split_passes(tasks[::4], structural)
 

@@ -8,7 +8,7 @@ import pytest
 
 from builder.cli import main
 from builder.split import get_splitter
-from builder.split.tasks import load_tasks
+from builder.sources import load_tasks
 
 QUTE = "instance_qutebrowser__qutebrowser-5e0d6dc1483cb3336ea0e3dcbd4fe4aa00fc1742"
 
@@ -19,7 +19,7 @@ def pro_file(pro_sample):
 
 
 def test_split_check_cli(pro_file, tmp_path, capsys):
-    task = next(t for t in load_tasks(pro_file) if t.instance_id.startswith(QUTE))
+    task = next(t for t in load_tasks(pro_file).tasks if t.instance_id.startswith(QUTE))
     parts = list(get_splitter("structural").split(task).parts)
     cases = [{"issue": task.original_prompt, "turns": parts},
              {"issue": task.original_prompt, "turns": [parts[0], "As split above, here is the rest.\n" + parts[1], parts[2]]},

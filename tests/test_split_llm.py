@@ -16,7 +16,7 @@ from builder.cli import main
 from builder.llm import ResponseStore, get_backend
 from builder.split import get_splitter
 from builder.split.llm_splitter import STAGE_CHECK, STAGE_WRITE
-from builder.split.tasks import load_tasks
+from builder.sources import load_tasks
 from swe_taskflow.errors import ConfigError, ReplayMissError
 
 FIX = Path(__file__).parent / "fixtures" / "llm"
@@ -33,7 +33,7 @@ def fixture_text(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def task(pro_sample):
-    tasks = load_tasks(pro_sample)
+    tasks = load_tasks(pro_sample).tasks
     return next(t for t in tasks if t.instance_id.startswith(QUTE))
 
 

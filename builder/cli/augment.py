@@ -16,7 +16,7 @@ from .groups import command_group
 def _run(args: argparse.Namespace) -> int:
     from builder.augment import ProposeConfig, augment_tasks, get_writer, read_specs
     from builder.split import get_splitter
-    from builder.split.tasks import load_tasks
+    from builder.sources import load_tasks
     from swe_taskflow.augment.kinds import AUGMENT_KINDS
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import read_jsonl, write_jsonl
@@ -26,7 +26,7 @@ def _run(args: argparse.Namespace) -> int:
     for k in kinds:
         if k not in AUGMENT_KINDS:
             raise ConfigError("unknown augmentation kind", field="--kinds", expected=AUGMENT_KINDS, actual=k)
-    loaded = load_tasks(args.tasks)
+    loaded = load_tasks(args.tasks).tasks
     tasks = [t for t in loaded if t.status == "ok"]
     malformed = {t.instance_id: t.reason for t in loaded if t.status != "ok"}
     if args.splits:

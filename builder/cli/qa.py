@@ -15,7 +15,7 @@ def _generate(args: argparse.Namespace) -> int:
 
     from builder.cli.split import backend_from_args, write_usage
     from builder.qa import find_trajectory, generate_questions, load_resolved, skipped_task
-    from builder.split.tasks import load_tasks
+    from builder.sources import load_tasks
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import write_jsonl
     from swe_taskflow.safepath import is_inside
@@ -23,7 +23,7 @@ def _generate(args: argparse.Namespace) -> int:
 
     if not args.llm:
         raise ConfigError("qa generate needs a model", field="--llm", expected=("openai", "transformers", "replay"))
-    tasks = load_tasks(args.tasks)
+    tasks = load_tasks(args.tasks).tasks
     llm = backend_from_args(args)
     resolved = load_resolved(args.resolved) if args.resolved else {}
     items: list[QAItem] = []

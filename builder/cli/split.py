@@ -40,10 +40,10 @@ def _run(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from builder.split import get_splitter
-    from builder.split.tasks import load_tasks
+    from builder.sources import load_tasks
     from swe_taskflow.jsonl import write_jsonl
 
-    tasks = load_tasks(args.tasks)
+    tasks = load_tasks(args.tasks).tasks
     llm = None
     if args.llm:
         llm = backend_from_args(args)

@@ -8,6 +8,7 @@ folder, reads it through ``datasets.load_dataset`` and returns every row as a
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +43,10 @@ def _local_revision(files: list[dict[str, Any]]) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def load_tasks(spec: str, *, source: str | None = None, revision: str | None = None, split: str = "test",
-               limit: int | None = None) -> SourceLoad:
-    """Read ``spec`` and normalize its rows; ``limit`` keeps the first N rows (all are reported)."""
+def load_tasks(spec: str | os.PathLike, *, source: str | None = None, revision: str | None = None,
+               split: str = "test", limit: int | None = None) -> SourceLoad:
+    """Read ``spec`` (a file, folder or Hub id) and normalize its rows; ``limit`` keeps the first N rows (all are reported)."""
+    spec = os.fspath(spec)
     if source is not None:
         get_source(source)
     rows, problems, prov = load_rows(spec, revision=revision, split=split)
