@@ -11,9 +11,12 @@ from swe_taskflow.errors import ConfigError, SandboxError
 from swe_taskflow.hashing import sha256_hex
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
+from ..hygiene import sweep_host
+from . import bwrap_runner, docker_runner
 from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE
 from .patch import PatchError, patched_copy
+from .sandbox import SANDBOX_ADAPTERS
 from .treehash import tree_hash
 
 
@@ -21,15 +24,10 @@ def resolve_sandbox(sandbox: str) -> str:
     """``auto`` = docker when a daemon answers, else bwrap; SandboxError when neither exists."""
     if sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", field="sandbox", actual=sandbox, expected=SANDBOXES)
-    from ..hygiene import sweep_host
-
     sweep_host()   # what a killed predecessor left: scratch folders and cgroups of dead owners
-    from .bwrap_runner import bwrap_available
-    from .docker_runner import docker_answers
-
-    if sandbox == "docker" or (sandbox == "auto" and docker_answers()):
+    if sandbox == "docker" or (sandbox == "auto" and docker_runner.docker_answers()):
         return "docker"
-    if sandbox == "bwrap" or bwrap_available():
+    if sandbox == "bwrap" or bwrap_runner.bwrap_available():
         return "bwrap"
     raise SandboxError("no proof sandbox: no Docker daemon answers and bubblewrap (bwrap) is not installed",
                        hint="start dockerd (.ci/start-docker.sh) or apt-get install bubblewrap")
@@ -38,13 +36,9 @@ def resolve_sandbox(sandbox: str) -> str:
 def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
     """(image name, image id, registry digest or "") the proof runs with; SandboxError when a docker image is missing."""
     if sandbox == "docker":
-        from .docker_runner import docker_client, image_info
-
         name = image or DEFAULT_IMAGE
-        return (name, *image_info(docker_client(), name))
-    from .bwrap_runner import host_toolchain_id
-
-    return "host", host_toolchain_id(), ""
+        return (name, *docker_runner.image_info(docker_runner.docker_client(), name))
+    return "host", bwrap_runner.host_toolchain_id(), ""
 
 
 def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
@@ -66,14 +60,7 @@ def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofCon
         before = tree_hash(repo)
     except SandboxError as exc:
         return RunFacts(infra_error=str(exc))
-    if sandbox == "docker":
-        from .docker_runner import run_in_docker
-
-        facts = run_in_docker(repo, script, image=image, config=config)
-    else:
-        from .bwrap_runner import run_in_bwrap
-
-        facts = run_in_bwrap(repo, script, config=config)
+    facts = SANDBOX_ADAPTERS[sandbox].run(repo, script, image=image, config=config)
     try:
         after = tree_hash(repo)
     except SandboxError as exc:
