@@ -4,13 +4,11 @@ Docker (the task image, or the local test image) is the main sandbox, bubblewrap
 see docs/proofs.md. Statuses and the classifier live in the pure core, :mod:`swe_taskflow.proofs`.
 """
 
-from swe_taskflow.proofs import ProofReport, classify_outcome
-
-from .config import ProofConfig
+from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE, build_test_image
 from .pool import validate_pool
-from .run import SANDBOXES, resolve_sandbox, run_proof
+from .run import resolve_sandbox, run_proof
 from .treehash import tree_hash
 
-__all__ = ["DEFAULT_IMAGE", "ProofConfig", "ProofReport", "SANDBOXES", "build_test_image",
-           "classify_outcome", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool"]
+__all__ = ["DEFAULT_IMAGE", "ProofConfig", "SANDBOXES", "build_test_image", "resolve_sandbox", "run_proof",
+           "tree_hash", "validate_pool"]
