@@ -11,12 +11,12 @@ proof: they get ``infrastructure-error`` and a row keeps status ``error``, not `
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from .errors import InputError
 from .schema import (FAILED_EXIT, INFRA_ERROR, MODIFIED_REPO, NO_EVIDENCE, OOM, PASSED, PATCH_MISMATCH,
-                     PROOF_STATUSES, TIMEOUT)
+                     PROOF_STATUSES, TIMEOUT, record_from_dict, record_to_dict)
 
 #: Version of the report layout (bumped when a field changes meaning).
 REPORT_VERSION = 1
@@ -67,9 +67,7 @@ class RunFacts:
     not_run: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["command"] = list(self.command)
-        return d
+        return record_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RunFacts":
@@ -198,20 +196,11 @@ class ProofReport:
         return self.status == PASSED
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["commands"] = [list(c) for c in self.commands]
-        d["exit_codes"] = list(self.exit_codes)
-        d["limits"] = dict(self.limits)
-        d["runs"] = dict(self.runs)
-        return d
+        return record_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "ProofReport":
-        names = {f.name for f in fields(cls)}
-        for required in ("status", "reason", "sandbox"):
-            if required not in data:
-                raise InputError("missing field for ProofReport", path=where, row=row, field=required)
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return record_from_dict(cls, data, where=where, row=row, check_types=False)
 
     @classmethod
     def from_facts(cls, facts: ProofFacts, *, sandbox: str, image: str = "", image_id: str = "",

@@ -8,7 +8,7 @@ writer; these are the in-memory shapes every stage agrees on.
 from __future__ import annotations
 
 import re
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Mapping
 
 from .errors import InputError
@@ -37,7 +37,26 @@ CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first"
 SPLIT_NAME_RE = re.compile(r"^\w+(\.\w+)*$")
 
 
-def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None):
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return record_to_dict(value)
+    return value
+
+
+def record_to_dict(record: Any) -> dict[str, Any]:
+    """A record's fields as JSON-ready data (tuples as lists, mappings as dicts, at every depth), field order."""
+    return {f.name: _plain(getattr(record, f.name)) for f in fields(record)}
+
+
+def record_from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None,
+                     check_types: bool = True):
+    """A frozen record dataclass from a JSON object: fields without a default are required, unknown keys
+    are ignored, values are type-checked against the annotations (``check_types``), and a check of
+    ``__post_init__`` that fails is re-raised naming ``where`` and ``row``."""
     names = {f.name for f in fields(cls)}
     required = {f.name for f in fields(cls)
                 if f.default is MISSING and f.default_factory is MISSING}
@@ -47,7 +66,8 @@ def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | 
     missing = sorted(required - set(data))
     if missing:
         raise InputError(f"missing field for {cls.__name__}", path=where, row=row, field=missing[0])
-    check_field_types(cls, data, where=where, row=row)
+    if check_types:
+        check_field_types(cls, data, where=where, row=row)
     try:
         return cls(**{k: v for k, v in data.items() if k in names})
     except InputError as exc:   # a check in __post_init__: add where it happened
@@ -94,15 +114,11 @@ class Task:
         object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["fail_to_pass"] = list(self.fail_to_pass)
-        d["pass_to_pass"] = list(self.pass_to_pass)
-        d["extra"] = dict(self.extra)
-        return d
+        return record_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Task":
-        return _from(cls, data, where=where, row=row)
+        return record_from_dict(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)
@@ -132,7 +148,7 @@ class SplitResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "SplitResult":
-        return _from(cls, data, where=where, row=row)
+        return record_from_dict(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)
@@ -188,19 +204,11 @@ class QAItem:
                              actual=self.requirement_part)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["evidence"] = [dict(e) for e in self.evidence]
-        d["generator"] = dict(self.generator)
-        d["reviewer"] = dict(self.reviewer)
-        d["proof_report"] = None if self.proof_report is None else dict(self.proof_report)
-        for name in ("facts", "locations", "checks"):
-            d[name] = [dict(x) for x in getattr(self, name)]
-        d["mutation"] = None if self.mutation is None else dict(self.mutation)
-        return d
+        return record_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "QAItem":
-        return _from(cls, data, where=where, row=row)
+        return record_from_dict(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)
@@ -226,7 +234,7 @@ class Turn:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Turn":
-        return _from(cls, data, where=where, row=row)
+        return record_from_dict(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)
