@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..proofs.config import SANDBOXES
-from .split import add_llm_args, backend_from_args, write_usage
+from .split import add_llm_args, add_tasks_arg, backend_from_args, write_usage
 from .groups import command_group
 
 
@@ -81,7 +81,7 @@ def register(sub) -> None:
                                  "debug and review turns run in the proof sandbox against --repos checkouts "
                                  "(one per task: <instance_id> or <owner>__<name>). Every item is written "
                                  "with its checks and, when rejected, the reason.")
-    r.add_argument("--tasks", required=True, help="tasks JSONL (SWE-Bench Pro rows or normalized tasks)")
+    add_tasks_arg(r)
     r.add_argument("--out", required=True, help="output ITEMS.jsonl (one item per line, every status)")
     r.add_argument("--splits", help="SPLITS.jsonl from `split run` (default: split structurally)")
     r.add_argument("--kinds", default="", help="comma-separated kinds (default: execute,debug,planning,review)")

@@ -10,6 +10,13 @@ from . import argtypes
 from .groups import command_group
 
 
+def add_tasks_arg(p: argparse.ArgumentParser) -> None:
+    """``--tasks``: the source tasks of the commands that work task by task (split, qa, augment)."""
+    p.add_argument("--tasks", required=True, metavar="SPEC",
+                   help="source tasks: a file (JSONL, JSON, parquet, CSV of SWE-Bench Pro / Verified / Lite rows "
+                        "or normalized tasks), a folder or a Hub dataset id")
+
+
 def add_llm_args(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that call a model (split, qa)."""
     p.add_argument("--llm", default=None, metavar="NAME", help="LLM backend: openai, transformers, replay")
@@ -89,9 +96,9 @@ def register(sub) -> None:
     s = command_group(sub, "split", dest="split_command",
                       help="split issues into three ordered user turns; check splits")
     r = s.add_parser("run", help="split every task (structural by default, or with --llm)")
-    r.add_argument("--tasks", required=True, help="tasks JSONL (SWE-Bench Pro rows or normalized tasks)")
-    r.add_argument("--out", required=True, help="output SPLITS.jsonl: one SplitResult row per task")
+    add_tasks_arg(r)
     add_llm_args(r)
+    r.add_argument("--out", required=True, help="output SPLITS.jsonl: one SplitResult row per task")
     r.set_defaults(func=_run)
     c = s.add_parser("check", help="run the deterministic split checks on CASES.jsonl ({issue, turns} per line)")
     c.add_argument("cases", help="JSONL, each line {\"issue\": str, \"turns\": [str, ...]}")

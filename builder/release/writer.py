@@ -78,6 +78,16 @@ def normalize_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _write_shards(folder: str, split: str, rows: list[Mapping[str, Any]], feats, tmp: Path):
+    """A split's rows as parquet shards under ``folder``: (bytes of row data, the file entries)."""
+    nbytes, files = 0, []
+    for i, rel in enumerate(shard_paths(folder, split, len(rows))):
+        chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
+        nbytes += _write_parquet(chunk, feats, tmp / rel)
+        files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+    return nbytes, files
+
+
 def _write_parquet(rows: list[dict[str, Any]], features, path: Path) -> int:
     """Write rows with the declared schema; returns the in-memory arrow size (README num_bytes)."""
     import pyarrow as pa
@@ -188,12 +198,7 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
                     if prev != q["proof_report_sha256"]:
                         raise InputError("one question carries different proof reports", path=f"split {split}",
                                          row=n, field=q["question_id"], expected=prev, actual=q["proof_report_sha256"])
-            paths = shard_paths("data", split, len(rows))
-            nbytes, files = 0, []
-            for i, rel in enumerate(paths):
-                chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
-                nbytes += _write_parquet(chunk, sfeat, tmp / rel)
-                files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+            nbytes, files = _write_shards("data", split, rows, sfeat, tmp)
             session_rows[split] = rows
             split_hashes[split] = split_sha256(r[ROW_HASH_FIELD] for r in rows)
             row_hashes[split] = {r["instance_id"]: r[ROW_HASH_FIELD] for r in rows}
@@ -216,12 +221,7 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
                                          path=f"trajectories {split}", row=n, field="split_sha256/row_sha256",
                                          expected=[split_hashes[split], row_hashes[split].get(r["instance_id"])],
                                          actual=[r["split_sha256"], r["row_sha256"]])
-                paths = shard_paths("trajectories", split, len(rows))
-                nbytes, files = 0, []
-                for i, rel in enumerate(paths):
-                    chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
-                    nbytes += _write_parquet(chunk, tfeat, tmp / rel)
-                    files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+                nbytes, files = _write_shards("trajectories", split, rows, tfeat, tmp)
                 entries.append(SplitEntry(TRAJECTORY_CONFIG, split, len(rows),
                                           split_sha256(r[TRAJ_HASH_FIELD] for r in rows), features_sha256(tfeat),
                                           tuple(files), nbytes, condition=split))
