@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from .errors import InputError
 from .fieldtypes import check_field_types
@@ -77,8 +77,23 @@ def record_from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, 
         raise exc from None
 
 
+class Record:
+    """Base of the frozen record dataclasses: one JSON form (:meth:`to_dict`) and one checked reader."""
+
+    #: Check values against the field annotations when reading (records whose producers predate the
+    #: type checks turn it off).
+    check_types: ClassVar[bool] = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return record_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None):
+        return record_from_dict(cls, data, where=where, row=row, check_types=cls.check_types)
+
+
 @dataclass(frozen=True)
-class Task:
+class Task(Record):
     """A verified source task, normalized across SWE-Bench Pro / Verified / Lite.
 
     ``original_prompt`` is the single-message issue as the source benchmark gives it to an agent.
@@ -113,16 +128,9 @@ class Task:
         object.__setattr__(self, "fail_to_pass", tuple(self.fail_to_pass))
         object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
 
-    def to_dict(self) -> dict[str, Any]:
-        return record_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Task":
-        return record_from_dict(cls, data, where=where, row=row)
-
 
 @dataclass(frozen=True)
-class SplitResult:
+class SplitResult(Record):
     """A task's issue split into ordered parts (3 when ``status == 'ok'``), or why it stayed single-turn."""
 
     instance_id: str
@@ -141,18 +149,10 @@ class SplitResult:
         if self.status == "ok" and (len(self.parts) != 3 or any(not p.strip() for p in self.parts)):
             raise InputError("an ok split must have 3 non-empty parts", field="parts", actual=len(self.parts))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"instance_id": self.instance_id, "status": self.status, "parts": list(self.parts),
-                "violations": [dict(v) for v in self.violations], "splitter": dict(self.splitter),
-                "reason": self.reason, "original_prompt": self.original_prompt}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "SplitResult":
-        return record_from_dict(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)
-class QAItem:
+class QAItem(Record):
     """An answer turn's item: a repository question (``kind == "qa"``) or an augmentation turn
     (execute, debug, planning, review), with its hidden reference, evidence and proof.
 
@@ -203,16 +203,9 @@ class QAItem:
             raise InputError("requirement_part must be an integer", field="requirement_part",
                              actual=self.requirement_part)
 
-    def to_dict(self) -> dict[str, Any]:
-        return record_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "QAItem":
-        return record_from_dict(cls, data, where=where, row=row)
-
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Record):
     """One user turn in delivery order; ``split_parts`` / ``question_id`` link it to its source."""
 
     turn_index: int
@@ -228,13 +221,6 @@ class Turn:
         check_intent(self.intent, field="intent")
         object.__setattr__(self, "split_parts", tuple(int(i) for i in self.split_parts))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn_index": self.turn_index, "kind": self.kind, "text": self.text, "intent": self.intent,
-                "split_parts": list(self.split_parts), "question_id": self.question_id}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Turn":
-        return record_from_dict(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)

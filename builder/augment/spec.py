@@ -10,18 +10,20 @@ locations); the creation-time checks (:mod:`.checks`) run it and return a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.augment.reference import EXECUTE_STYLES
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
-from swe_taskflow.schema import record_from_dict, record_to_dict
+from swe_taskflow.schema import Record
 
 
 @dataclass(frozen=True)
-class AugmentSpec:
+class AugmentSpec(Record):
     """One proposed augmentation turn."""
+
+    check_types: ClassVar[bool] = False   # __post_init__ checks kind and style; other fields are free text
 
     item_id: str
     instance_id: str
@@ -52,12 +54,6 @@ class AugmentSpec:
             raise InputError("unknown execute style", field="style", actual=self.style, expected=EXECUTE_STYLES)
         object.__setattr__(self, "locations", tuple(dict(x) for x in self.locations))
 
-    def to_dict(self) -> dict[str, Any]:
-        return record_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "AugmentSpec":
-        return record_from_dict(cls, data, where=where, row=row, check_types=False)
 
 
 def read_specs(path, *, pool: str) -> list[AugmentSpec]:
