@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from .errors import InputError, VerifyError
 from .hashing import json_sha256
 from .jsonl import check_format
+from .schema import Record
 
 FORMAT = "swe-taskflow/manifest"
 FORMAT_VERSION = 2
@@ -33,15 +34,12 @@ FLOAT_TOL = 1e-9
 
 
 @dataclass(frozen=True)
-class FileEntry:
+class FileEntry(Record):
     """One file of the release: path relative to the release root, sha256 of its bytes, size."""
 
     path: str
     sha256: str
     size: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "sha256": self.sha256, "size": self.size}
 
 
 @dataclass(frozen=True)
