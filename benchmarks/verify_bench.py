@@ -9,13 +9,16 @@ time to build the rows and write the release. Synthetic rows are marked as such 
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from builder.release import write_release
-from builder.release.synthetic import synthetic_splits, uniform_target
-from swe_taskflow.verify import verify_release
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests.support, run from anywhere
+
+from builder.release import write_release  # noqa: E402
+from swe_taskflow.verify import verify_release  # noqa: E402
+from tests.support.synthetic import synthetic_splits, uniform_target  # noqa: E402
 
 
 def main() -> None:

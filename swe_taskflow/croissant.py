@@ -80,7 +80,7 @@ def _models_text(manifest: Manifest) -> list[str]:
 def croissant_doc(manifest: Manifest, *, target_name: str | None = None,
                   target_provisional: bool | None = None) -> dict[str, Any]:
     """The Croissant document of a release (``manifest.croissant`` and ``readme`` are not used)."""
-    from .verify import features_for
+    from .verify_checks import features_for
     prov = manifest.provenance
     src = prov.get("source") or {}
     recipe = prov.get("recipe") or {}

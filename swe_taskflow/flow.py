@@ -102,17 +102,23 @@ def _normalize(v: np.ndarray, name: str) -> np.ndarray:
     return np.asarray(v, dtype=np.float64) / total
 
 
+def _corpus_arrays(codes, lengths) -> tuple[np.ndarray, np.ndarray]:
+    """Intent codes and session lengths as int64 arrays; a FlowError when the lengths do not cover the codes."""
+    codes = np.asarray(codes, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if int(lengths.sum()) != codes.size:
+        raise FlowError("session lengths do not add up to the number of messages",
+                        expected=int(lengths.sum()), actual=int(codes.size))
+    return codes, lengths
+
+
 def counts_from_codes(codes: np.ndarray, lengths: np.ndarray) -> FlowCounts:
     """Count a whole corpus at once.
 
     ``codes``: int array of intent indexes (into INTENTS) of all messages, sessions concatenated
     in order; ``lengths``: messages per session (each >= 1), summing to ``len(codes)``.
     """
-    codes = np.asarray(codes, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if int(lengths.sum()) != codes.size:
-        raise FlowError("session lengths do not add up to the number of messages",
-                        expected=int(lengths.sum()), actual=int(codes.size))
+    codes, lengths = _corpus_arrays(codes, lengths)
     n_sess = lengths.size
     L = np.bincount(length_bins(lengths), minlength=N_L).astype(np.float64)
     rp, edge_sess, edges = _retained_and_edges(codes, lengths)
@@ -167,11 +173,7 @@ def session_count_matrix(codes: np.ndarray, lengths: np.ndarray):
     """
     from scipy import sparse
 
-    codes = np.asarray(codes, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if int(lengths.sum()) != codes.size:
-        raise FlowError("session lengths do not add up to the number of messages",
-                        expected=int(lengths.sum()), actual=int(codes.size))
+    codes, lengths = _corpus_arrays(codes, lengths)
     n_sess = lengths.size
     pos = RETAINED_POSITION[codes] if codes.size else np.zeros(0, dtype=np.int64)
     msg_sess = np.repeat(np.arange(n_sess), lengths)[pos >= 0]

@@ -1,4 +1,12 @@
-"""Content hashes that do not depend on any file writer.
+"""Content hashes that do not depend on any file writer: the project's one place for canonical JSON.
+
+Two canonical forms, each with one job (see CHANGELOG.md):
+
+- :func:`canonical_json` / :func:`json_sha256`: RFC 8785 (JCS), strict (non-JSON values are refused).
+  Everything a release publishes is hashed this way: rows, splits, features, manifests, recipes.
+- :func:`key_json` / :func:`sha256_json`: Python's compact sorted ``json.dumps`` with ``default=str``.
+  Addresses of build work (stage cache keys, LLM response store, sandbox images): any value hashes,
+  and the bytes are those the cache keys have always had, so existing caches stay valid.
 
 A row's identity is the SHA-256 of its RFC 8785 canonical JSON (sorted keys, fixed number and
 string forms), so a row read back from parquet, JSON or memory hashes the same. A split's hash
@@ -9,9 +17,10 @@ its bytes, which is what the Hub reports as the LFS oid.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from json.encoder import encode_basestring as _encode_str  # C; escapes as RFC 8785
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import rfc8785
 
@@ -101,6 +110,21 @@ def canonical_json(obj: Any) -> bytes:
         raise InputError("value holds text that is not valid Unicode (lone surrogate)") from None
 
 
+def compact_json_text(obj: Any, *, default: Callable[[Any], Any] | None = None) -> str:
+    """Sorted keys, no whitespace, UTF-8 text kept as is: JSON Lines rows and cache-key bytes."""
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=default)
+
+
+def key_json(obj: Any) -> bytes:
+    """The bytes a cache key hashes: :func:`compact_json_text` with any non-JSON value as its ``str``."""
+    return compact_json_text(obj, default=str).encode("utf-8")
+
+
+def sha256_json(obj: Any) -> str:
+    """SHA-256 of :func:`key_json`: the address of build work (never of published content)."""
+    return sha256_hex(key_json(obj))
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -155,5 +179,5 @@ def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-__all__ = ["ROW_HASH_FIELD", "canonical_json", "sha256_hex", "json_sha256", "row_sha256", "task_sha256",
+__all__ = ["ROW_HASH_FIELD", "canonical_json", "compact_json_text", "key_json", "sha256_json", "sha256_hex", "json_sha256", "row_sha256", "task_sha256",
            "split_sha256", "file_sha256", "git_blob_sha1"]

@@ -12,11 +12,12 @@ import json
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
+from .atomic import open_atomic
 from .errors import InputError
+from .hashing import compact_json_text
 
 #: A \\uD800-\\uDFFF escape: only lines holding one need the (slower) surrogate scan.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -164,40 +165,35 @@ def read_json(path: str | os.PathLike, what: str = "JSON file") -> Any:
     return loads(decode(p.read_bytes(), path=str(p)), path=str(p))
 
 
+def check_format(doc: Mapping[str, Any], fmt: str, version: int, *, kind: str, name: str, where: str) -> None:
+    """A versioned document's ``format`` and ``format_version`` are checked, never guessed."""
+    if doc.get("format") != fmt:
+        raise InputError(f"not a {name}", path=where, field="format", expected=fmt, actual=doc.get("format"))
+    if doc.get("format_version") != version:
+        raise InputError(f"unsupported {kind} format version", path=where, field="format_version",
+                         expected=version, actual=doc.get("format_version"))
+
+
 def dumps_line(obj: Any) -> str:
     """One stable JSON line (sorted keys, UTF-8 text kept as is)."""
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return compact_json_text(obj)
 
 
 def write_jsonl(path: str | os.PathLike, rows: Iterable[Any]) -> int:
     """Write rows atomically (temp file + rename) so an interrupted run never leaves half a file."""
     path = check_output_file(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(dumps_line(row))
-                fh.write("\n")
-                n += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with open_atomic(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(dumps_line(row))
+            fh.write("\n")
+            n += 1
     return n
 
 
 def write_json(path: str | os.PathLike, obj: Any, *, indent: int | None = 2) -> None:
     """Write one JSON document atomically, keys sorted."""
     path = check_output_file(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, sort_keys=True, indent=indent)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with open_atomic(path, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, ensure_ascii=False, sort_keys=True, indent=indent)
+        fh.write("\n")

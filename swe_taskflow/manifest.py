@@ -20,6 +20,8 @@ from typing import Any, Mapping
 
 from .errors import InputError, VerifyError
 from .hashing import json_sha256
+from .jsonl import check_format
+from .schema import Record
 
 FORMAT = "swe-taskflow/manifest"
 FORMAT_VERSION = 2
@@ -32,15 +34,12 @@ FLOAT_TOL = 1e-9
 
 
 @dataclass(frozen=True)
-class FileEntry:
+class FileEntry(Record):
     """One file of the release: path relative to the release root, sha256 of its bytes, size."""
 
     path: str
     sha256: str
     size: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "sha256": self.sha256, "size": self.size}
 
 
 @dataclass(frozen=True)
@@ -149,12 +148,7 @@ def _file(d: Mapping[str, Any], where: str, fld: str) -> FileEntry:
 
 def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> Manifest:
     """Parse a manifest document; the format and version are checked, not guessed."""
-    if doc.get("format") != FORMAT:
-        raise InputError("not a swe-taskflow manifest", path=where, field="format", expected=FORMAT,
-                         actual=doc.get("format"))
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise InputError("unsupported manifest format version", path=where, field="format_version",
-                         expected=FORMAT_VERSION, actual=doc.get("format_version"))
+    check_format(doc, FORMAT, FORMAT_VERSION, kind="manifest", name="swe-taskflow manifest", where=where)
     try:
         splits = tuple(SplitEntry(
             config=s["config"], name=s["name"], rows=int(s["rows"]), sha256=s["sha256"],

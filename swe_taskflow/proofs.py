@@ -11,30 +11,22 @@ proof: they get ``infrastructure-error`` and a row keeps status ``error``, not `
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Mapping
 
 from .errors import InputError
-from .schema import PROOF_STATUSES
+from .schema import (FAILED_EXIT, INFRA_ERROR, MODIFIED_REPO, NO_EVIDENCE, OOM, PASSED, PATCH_MISMATCH,
+                     PROOF_STATUSES, TIMEOUT, Record)
 
 #: Version of the report layout (bumped when a field changes meaning).
 REPORT_VERSION = 1
-
-PASSED = "passed"
-FAILED_EXIT = "failed-exit"
-NO_EVIDENCE = "no-evidence"
-MODIFIED_REPO = "modified-repo"
-TIMEOUT = "timeout"
-OOM = "oom"
-PATCH_MISMATCH = "patch-mismatch"
-INFRA_ERROR = "infrastructure-error"
 
 #: The sandbox's marker for a write that the read-only repository mount refused.
 READ_ONLY_MARKERS = ("Read-only file system", "EROFS")
 
 
 @dataclass(frozen=True)
-class RunFacts:
+class RunFacts(Record):
     """What one execution of a proof script did, as recorded by a sandbox runner.
 
     Nothing here is a judgement: :func:`classify_run` makes the judgement.
@@ -73,11 +65,6 @@ class RunFacts:
     infra_error: str = ""
     #: Why the script was not run at all (e.g. it is empty): no evidence can exist.
     not_run: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["command"] = list(self.command)
-        return d
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RunFacts":
@@ -168,12 +155,14 @@ def _facts_from_mapping(data: Mapping[str, Any]) -> ProofFacts:
 
 
 @dataclass(frozen=True)
-class ProofReport:
+class ProofReport(Record):
     """The execution report shipped with every question (``QAItem.proof_report`` holds ``to_dict()``).
 
     Top-level fields summarize the base run (what DATA-MODEL.md lists); ``runs`` keeps every run's
     full facts so the status can be recomputed with :func:`classify_outcome`.
     """
+
+    check_types: ClassVar[bool] = False   # published reports are read as written (numbers as JSON gives them)
 
     status: str
     reason: str
@@ -205,21 +194,6 @@ class ProofReport:
     def passed(self) -> bool:
         return self.status == PASSED
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["commands"] = [list(c) for c in self.commands]
-        d["exit_codes"] = list(self.exit_codes)
-        d["limits"] = dict(self.limits)
-        d["runs"] = dict(self.runs)
-        return d
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "ProofReport":
-        names = {f.name for f in fields(cls)}
-        for required in ("status", "reason", "sandbox"):
-            if required not in data:
-                raise InputError("missing field for ProofReport", path=where, row=row, field=required)
-        return cls(**{k: v for k, v in data.items() if k in names})
 
     @classmethod
     def from_facts(cls, facts: ProofFacts, *, sandbox: str, image: str = "", image_id: str = "",

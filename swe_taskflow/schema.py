@@ -8,8 +8,8 @@ writer; these are the in-memory shapes every stage agrees on.
 from __future__ import annotations
 
 import re
-from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any, Mapping
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from typing import Any, ClassVar, Mapping
 
 from .errors import InputError
 from .fieldtypes import check_field_types
@@ -22,14 +22,41 @@ SPLIT_STATUSES = ("ok", "ineligible", "failed")
 #: an answer; its hidden reference lives in the row's ``questions`` item). See docs/augmentations.md.
 TURN_KINDS = ("issue", "qa", "execute", "debug", "planning", "review")
 ANSWER_KINDS = TURN_KINDS[1:]
-PROOF_STATUSES = ("passed", "failed-exit", "no-evidence", "modified-repo", "timeout", "oom",
-                  "patch-mismatch", "infrastructure-error")
+#: A proof's outcome (docs/proofs.md): the names below are the only spelling of each status.
+PASSED = "passed"
+FAILED_EXIT = "failed-exit"
+NO_EVIDENCE = "no-evidence"
+MODIFIED_REPO = "modified-repo"
+TIMEOUT = "timeout"
+OOM = "oom"
+PATCH_MISMATCH = "patch-mismatch"
+INFRA_ERROR = "infrastructure-error"
+PROOF_STATUSES = (PASSED, FAILED_EXIT, NO_EVIDENCE, MODIFIED_REPO, TIMEOUT, OOM, PATCH_MISMATCH, INFRA_ERROR)
 CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
               "qa_random", "qa_only", "tfas_optimized")
 SPLIT_NAME_RE = re.compile(r"^\w+(\.\w+)*$")
 
 
-def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None):
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return record_to_dict(value)
+    return value
+
+
+def record_to_dict(record: Any) -> dict[str, Any]:
+    """A record's fields as JSON-ready data (tuples as lists, mappings as dicts, at every depth), field order."""
+    return {f.name: _plain(getattr(record, f.name)) for f in fields(record)}
+
+
+def record_from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None,
+                     check_types: bool = True):
+    """A frozen record dataclass from a JSON object: fields without a default are required, unknown keys
+    are ignored, values are type-checked against the annotations (``check_types``), and a check of
+    ``__post_init__`` that fails is re-raised naming ``where`` and ``row``."""
     names = {f.name for f in fields(cls)}
     required = {f.name for f in fields(cls)
                 if f.default is MISSING and f.default_factory is MISSING}
@@ -39,7 +66,8 @@ def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | 
     missing = sorted(required - set(data))
     if missing:
         raise InputError(f"missing field for {cls.__name__}", path=where, row=row, field=missing[0])
-    check_field_types(cls, data, where=where, row=row)
+    if check_types:
+        check_field_types(cls, data, where=where, row=row)
     try:
         return cls(**{k: v for k, v in data.items() if k in names})
     except InputError as exc:   # a check in __post_init__: add where it happened
@@ -49,8 +77,23 @@ def _from(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | 
         raise exc from None
 
 
+class Record:
+    """Base of the frozen record dataclasses: one JSON form (:meth:`to_dict`) and one checked reader."""
+
+    #: Check values against the field annotations when reading (records whose producers predate the
+    #: type checks turn it off).
+    check_types: ClassVar[bool] = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return record_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None):
+        return record_from_dict(cls, data, where=where, row=row, check_types=cls.check_types)
+
+
 @dataclass(frozen=True)
-class Task:
+class Task(Record):
     """A verified source task, normalized across SWE-Bench Pro / Verified / Lite.
 
     ``original_prompt`` is the single-message issue as the source benchmark gives it to an agent.
@@ -85,20 +128,9 @@ class Task:
         object.__setattr__(self, "fail_to_pass", tuple(self.fail_to_pass))
         object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["fail_to_pass"] = list(self.fail_to_pass)
-        d["pass_to_pass"] = list(self.pass_to_pass)
-        d["extra"] = dict(self.extra)
-        return d
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Task":
-        return _from(cls, data, where=where, row=row)
-
 
 @dataclass(frozen=True)
-class SplitResult:
+class SplitResult(Record):
     """A task's issue split into ordered parts (3 when ``status == 'ok'``), or why it stayed single-turn."""
 
     instance_id: str
@@ -117,18 +149,10 @@ class SplitResult:
         if self.status == "ok" and (len(self.parts) != 3 or any(not p.strip() for p in self.parts)):
             raise InputError("an ok split must have 3 non-empty parts", field="parts", actual=len(self.parts))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"instance_id": self.instance_id, "status": self.status, "parts": list(self.parts),
-                "violations": [dict(v) for v in self.violations], "splitter": dict(self.splitter),
-                "reason": self.reason, "original_prompt": self.original_prompt}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "SplitResult":
-        return _from(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)
-class QAItem:
+class QAItem(Record):
     """An answer turn's item: a repository question (``kind == "qa"``) or an augmentation turn
     (execute, debug, planning, review), with its hidden reference, evidence and proof.
 
@@ -179,24 +203,9 @@ class QAItem:
             raise InputError("requirement_part must be an integer", field="requirement_part",
                              actual=self.requirement_part)
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["evidence"] = [dict(e) for e in self.evidence]
-        d["generator"] = dict(self.generator)
-        d["reviewer"] = dict(self.reviewer)
-        d["proof_report"] = None if self.proof_report is None else dict(self.proof_report)
-        for name in ("facts", "locations", "checks"):
-            d[name] = [dict(x) for x in getattr(self, name)]
-        d["mutation"] = None if self.mutation is None else dict(self.mutation)
-        return d
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "QAItem":
-        return _from(cls, data, where=where, row=row)
-
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Record):
     """One user turn in delivery order; ``split_parts`` / ``question_id`` link it to its source."""
 
     turn_index: int
@@ -212,13 +221,6 @@ class Turn:
         check_intent(self.intent, field="intent")
         object.__setattr__(self, "split_parts", tuple(int(i) for i in self.split_parts))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn_index": self.turn_index, "kind": self.kind, "text": self.text, "intent": self.intent,
-                "split_parts": list(self.split_parts), "question_id": self.question_id}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "Turn":
-        return _from(cls, data, where=where, row=row)
 
 
 @dataclass(frozen=True)

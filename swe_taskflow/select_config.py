@@ -100,11 +100,37 @@ class SelectConfig:
         values = {**PRESETS[name], **{k: v for k, v in overrides.items() if v is not None}}
         return cls(**values, preset=name)
 
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any], *, where: str | None = None,
+                      section: str = "select") -> "SelectConfig":
+        """A recipe's ``[select]`` table: its preset (if it names one) with the table's keys on top.
+
+        The one place selection settings are checked: an error names the file and ``select.<key>``.
+        ``max_questions`` is the recipe's spelling of ``max_questions_per_task``.
+        """
+        values = {RECIPE_NAMES.get(k, k): v for k, v in settings.items()}
+        known = {f.name for f in fields(cls)}
+        bad = sorted(set(values) - known)
+        if bad:
+            raise ConfigError("unknown selection setting", path=where, field=f"{section}.{bad[0]}",
+                              expected=sorted(RECIPE_SPELLING.get(k, k) for k in known))
+        preset = values.pop("preset", "")
+        try:
+            return cls.from_preset(preset, **values) if preset else cls(**values)
+        except ConfigError as exc:
+            field = RECIPE_SPELLING.get(exc.field, exc.field) if exc.field else None
+            raise ConfigError(exc.message, path=where, field=f"{section}.{field}" if field else section,
+                              expected=exc.expected, actual=exc.actual, hint=exc.hint) from None
+
     def overrides(self) -> dict[str, Any]:
         """Settings that differ from the preset's (all non-default settings without a preset)."""
         base = SelectConfig.from_preset(self.preset) if self.preset else SelectConfig()
         return {k: v for k, v in self.to_dict().items() if k != "preset" and v != getattr(base, k)}
 
+
+#: Recipe key -> SelectConfig field, where the recipe's ``[select]`` table spells a setting shorter.
+RECIPE_NAMES: Mapping[str, str] = {"max_questions": "max_questions_per_task"}
+RECIPE_SPELLING: Mapping[str, str] = {v: k for k, v in RECIPE_NAMES.items()}
 
 #: Named configurations. ``paper``: the optimized run of Appendix F. Every ok-split task keeps its
 #: three issue turns (the 445 tasks without questions stay as Split; the optimizer only decides,

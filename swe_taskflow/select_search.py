@@ -20,6 +20,7 @@ import numpy as np
 
 from .errors import ConfigError
 from .flow import N_L, N_R, N_T
+from .progress import progress_bar
 from .select_config import FEATURES, SelectConfig
 from .select_families import D, DUMMY, SLICES, TaskFamily, corpus_score
 
@@ -84,155 +85,216 @@ class SearchStats:
                                  "max": round(max(self.restart_tfas), 10) if sw else 0.0}}
 
 
+@dataclass
+class _Candidates:
+    """The candidates of the searched tasks, flattened: task ``a`` owns rows ``first[a] : first[a] + count[a]``.
+
+    Each candidate's nonzero counts are kept as *slots*: block ``k`` (length, intent, transition) owns
+    the slot range ``slot_ranges[k]``; ``slot_cols`` / ``slot_vals`` hold the flow column and count of
+    each slot (unused slots point at the always-zero dummy column).
+    """
+
+    first: np.ndarray            # (tasks,) first row of each task
+    count: np.ndarray            # (tasks,) candidates per task
+    counts: np.ndarray           # (rows, D) count vector of each candidate
+    features: np.ndarray         # (rows, features) constraint features of each candidate
+    block_totals: np.ndarray     # (rows, 3) messages per block (L, T, R) of each candidate
+    slot_cols: np.ndarray        # (rows, slots)
+    slot_vals: np.ndarray        # (rows, slots)
+    slot_block: np.ndarray       # (slots,) block of each slot
+    slot_ranges: list[slice]     # the slots of each block
+    distinct_totals: np.ndarray  # (tasks, 3, u) each task's distinct block totals (padded with the last)
+    total_index: np.ndarray      # (rows, 3) index of each candidate's block total among its task's distinct ones
+    dense_slot: np.ndarray       # (rows, slots) where each slot's dense term sits in a flattened (u, D + 1) row
+
+    def rows_of(self, a: int) -> slice:
+        return slice(self.first[a], self.first[a] + self.count[a])
+
+
+def _fixed_corpus(families: Sequence[TaskFamily]) -> tuple[np.ndarray, np.ndarray]:
+    """Counts (D + 1, dummy column last) and features of the tasks with one candidate: the same in every selection."""
+    counts = np.zeros(D + 1)
+    feats = np.zeros(len(FEATURES), np.int64)
+    for f in families:
+        if len(f.candidates) == 1:
+            counts[:D] += f.vectors[0]
+            feats += f.features[0]
+    return counts, feats
+
+
+def _candidates(fams: Sequence[TaskFamily]) -> _Candidates:
+    count = np.array([len(f.candidates) for f in fams])
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])
+    counts = np.concatenate([f.vectors for f in fams])                  # (rows, D)
+    features = np.concatenate([f.features for f in fams])               # (rows, nf)
+    n_rows = counts.shape[0]
+    widths = np.array([max(1, int(np.count_nonzero(counts[:, sl], axis=1).max())) for sl in SLICES])
+    n_slots = int(widths.sum())
+    slot_starts = np.concatenate([[0], np.cumsum(widths)])
+    slot_cols = np.full((n_rows, n_slots), DUMMY, dtype=np.int64)
+    slot_vals = np.zeros((n_rows, n_slots))
+    block_totals = np.stack([counts[:, sl].sum(axis=1) for sl in SLICES], axis=1)  # (rows, 3)
+    for k, sl in enumerate(SLICES):
+        block = counts[:, sl]
+        r_i, c_i = np.nonzero(block)                                      # row-major: grouped by candidate
+        rank = np.arange(r_i.size) - np.searchsorted(r_i, r_i)            # position within its candidate
+        slot_cols[r_i, slot_starts[k] + rank] = c_i + sl.start
+        slot_vals[r_i, slot_starts[k] + rank] = block[r_i, c_i]
+    slot_block = np.repeat(np.arange(3), widths)
+    distinct_totals, total_index = _distinct_totals(first, count, block_totals)
+    return _Candidates(
+        first=first, count=count, counts=counts, features=features, block_totals=block_totals,
+        slot_cols=slot_cols, slot_vals=slot_vals, slot_block=slot_block,
+        slot_ranges=[slice(int(slot_starts[k]), int(slot_starts[k + 1])) for k in range(3)],
+        distinct_totals=distinct_totals, total_index=total_index,
+        dense_slot=total_index[:, slot_block] * (D + 1) + slot_cols)
+
+
+def _distinct_totals(first: np.ndarray, count: np.ndarray, block_totals: np.ndarray):
+    """Each task's distinct block totals (few: they depend on the number of turns only) and each row's index among them."""
+    n_tasks = first.size
+    uniq = [[np.unique(block_totals[first[a]:first[a] + count[a], k]) for k in range(3)] for a in range(n_tasks)]
+    u_max = max(u.size for row in uniq for u in row)
+    distinct = np.zeros((n_tasks, 3, u_max))
+    index = np.zeros((block_totals.shape[0], 3), np.int64)
+    for a in range(n_tasks):
+        rows_a = slice(first[a], first[a] + count[a])
+        for k in range(3):
+            u = uniq[a][k]
+            distinct[a, k, :u.size] = u
+            distinct[a, k, u.size:] = u[-1]
+            index[rows_a, k] = np.searchsorted(u, block_totals[rows_a, k])
+    return distinct, index
+
+
+@dataclass
+class _Restarts:
+    """The selections of all restarts, kept as running sums so a move updates a few entries."""
+
+    choice: np.ndarray        # (restarts, tasks) local candidate index per task
+    corpus: np.ndarray        # (restarts, D + 1) corpus counts
+    block_totals: np.ndarray  # (restarts, 3) corpus messages per block
+    features: np.ndarray      # (restarts, features) corpus constraint features
+
+
+def _starting_selections(cand: _Candidates, fixed_counts: np.ndarray, fixed_feats: np.ndarray, lb: np.ndarray,
+                         n_restarts: int, rng: np.random.Generator) -> _Restarts:
+    """Random starting selections, each repaired to meet the constraint bounds."""
+    n_tasks = cand.first.size
+    choice = np.floor(rng.random((n_restarts, n_tasks)) * cand.count[None, :]).astype(np.int64)
+    for r in range(n_restarts):
+        repair(choice[r], cand.features, cand.first, cand.count, fixed_feats, lb, rng)
+    corpus = np.repeat(fixed_counts[None, :], n_restarts, axis=0)
+    for r in range(n_restarts):
+        corpus[r, :D] += cand.counts[cand.first + choice[r]].sum(axis=0)
+    totals = np.stack([corpus[:, sl].sum(axis=1) for sl in SLICES], axis=1)
+    feats = fixed_feats[None, :] + cand.features[cand.first[None, :] + choice].sum(axis=1)
+    return _Restarts(choice=choice, corpus=corpus, block_totals=totals, features=feats)
+
+
+#: Block of each flow column; the dummy column sits in block R (always 0).
+_COL_BLOCK = np.repeat(np.arange(3), [N_L, N_T, N_R + 1])
+_BLOCK_STARTS = np.array([0, N_L, N_L + N_T])
+
+
+def _step(cand: _Candidates, state: _Restarts, rows: np.ndarray, tasks: np.ndarray, p: np.ndarray,
+          ep: np.ndarray, lb: np.ndarray | None) -> tuple[int, np.ndarray]:
+    """Move task ``tasks[i]`` of restart ``rows[i]`` to its best candidate (strict improvement only).
+
+    Returns the number of candidates scored and the mask of rows that moved.
+    """
+    n = rows.size
+    ar = np.arange(n)
+    cur = cand.first[tasks] + state.choice[rows, tasks]                 # global index of current candidates
+    without = state.corpus[rows]                                         # corpus without the current candidate
+    without[ar[:, None], cand.slot_cols[cur]] -= cand.slot_vals[cur]
+    totals_without = state.block_totals[rows] - cand.block_totals[cur]
+    # dense part, once per distinct block total: dense[b, u, j] = 0.5 ent(q_j) - ent((p_j + q_j) / 2)
+    nu = totals_without[:, :, None] + cand.distinct_totals[tasks]      # (n, 3, u)
+    inv_u = np.divide(1.0, nu, out=np.zeros_like(nu), where=nu > 0)
+    q = without[:, None, :] * inv_u[:, _COL_BLOCK, :].transpose(0, 2, 1)  # (n, u, D+1)
+    dense = 0.5 * _ent(q) - _ent(0.5 * (p + q))
+    dense_blocks = np.add.reduceat(dense, _BLOCK_STARTS, axis=2).reshape(n, -1)  # (n, u*3) as [u, k]
+    # every candidate of every row, flattened: row_of[i] is the restart row, g[i] the global candidate
+    nv = cand.count[tasks]
+    seg = np.concatenate([[0], np.cumsum(nv)[:-1]])
+    row_of = np.repeat(ar, nv)
+    g = np.arange(row_of.size) - seg[row_of] + cand.first[tasks][row_of]
+    tc = cand.slot_cols[g]                                               # (m, slots)
+    totals_with = totals_without[row_of] + cand.block_totals[g]          # (m, 3)
+    nj = totals_with[:, cand.slot_block]
+    inv = np.divide(1.0, nj, out=np.zeros_like(nj), where=nj > 0)
+    qn = (without[row_of[:, None], tc] + cand.slot_vals[g]) * inv
+    sparse_fix = (0.5 * _ent(qn) - _ent(0.5 * (p[tc] + qn))
+                  - dense.reshape(n, -1)[row_of[:, None], cand.dense_slot[g]])
+    scores = np.ones(row_of.size)
+    for k in range(3):
+        gk = dense_blocks[row_of, cand.total_index[g, k] * 3 + k]
+        scores *= np.clip(1.0 - (0.5 * ep[k] + gk + sparse_fix[:, cand.slot_ranges[k]].sum(-1)), 0.0, 1.0)
+    ok = (totals_with > 0).all(axis=1)
+    if lb is not None:
+        ok &= ((state.features[rows][row_of] - cand.features[cur][row_of] + cand.features[g]) >= lb).all(axis=1)
+    scores = np.where(ok, scores, -1.0)
+    best = np.maximum.reduceat(scores, seg)
+    first_best = np.minimum.reduceat(np.where(scores >= best[row_of], np.arange(row_of.size), row_of.size), seg)
+    move = best > scores[seg + (cur - cand.first[tasks])] + 1e-12
+    if move.any():
+        m = np.flatnonzero(move)
+        rm, tm, gm = rows[m], tasks[m], g[first_best[m]]
+        moved = without[m]
+        moved[np.arange(m.size)[:, None], cand.slot_cols[gm]] += cand.slot_vals[gm]
+        state.corpus[rm] = moved
+        state.block_totals[rm] = totals_without[m] + cand.block_totals[gm]
+        state.features[rm] += cand.features[gm] - cand.features[cur[m]]
+        state.choice[rm, tm] = gm - cand.first[tm]
+    return int(row_of.size), move
+
+
 def local_search(families: Sequence[TaskFamily], target_flow, config: SelectConfig,
                  lb: np.ndarray | None = None, *, progress: bool = False) -> tuple[list[int], SearchStats]:
     """Index of the chosen candidate in each family, maximizing corpus TFAS (see the module doc).
 
     ``progress`` shows a bar over sweeps on stderr (only when stderr is a terminal)."""
-    nf = len(FEATURES)
-    lb = np.zeros(nf, np.int64) if lb is None else np.asarray(lb, np.int64)
+    lb = np.zeros(len(FEATURES), np.int64) if lb is None else np.asarray(lb, np.int64)
     rng = np.random.default_rng(config.seed)
-    R = config.restarts
-    active = [i for i, f in enumerate(families) if len(f.candidates) > 1]
-    base = np.zeros(D + 1)
-    base_feat = np.zeros(nf, np.int64)
-    for f in families:
-        if len(f.candidates) == 1:
-            base[:D] += f.vectors[0]
-            base_feat += f.features[0]
-    stats = SearchStats(sweeps_per_restart=[0] * R)
+    n_restarts = config.restarts
+    searched = [i for i, f in enumerate(families) if len(f.candidates) > 1]
+    fixed_counts, fixed_feats = _fixed_corpus(families)
+    stats = SearchStats(sweeps_per_restart=[0] * n_restarts)
     p, ep = _split_target(target_flow)
-    A = len(active)
-    if A == 0:
-        stats.restart_tfas = [corpus_score(base[:D], target_flow).tfas] * R
+    n_tasks = len(searched)
+    if n_tasks == 0:
+        stats.restart_tfas = [corpus_score(fixed_counts[:D], target_flow).tfas] * n_restarts
         return [0] * len(families), stats
 
-    # ---- the candidates of all active tasks, flattened: task a owns rows start[a] : start[a] + n_valid[a]
-    fams = [families[i] for i in active]
-    n_valid = np.array([len(f.candidates) for f in fams])
-    start = np.concatenate([[0], np.cumsum(n_valid)[:-1]])
-    vecs = np.concatenate([f.vectors for f in fams])                    # (M, D)
-    feat = np.concatenate([f.features for f in fams])                   # (M, nf)
-    M = vecs.shape[0]
-    widths = np.array([max(1, int(np.count_nonzero(vecs[:, sl], axis=1).max())) for sl in SLICES])
-    S = int(widths.sum())
-    starts = np.concatenate([[0], np.cumsum(widths)])
-    slot_ranges = [slice(int(starts[k]), int(starts[k + 1])) for k in range(3)]
-    slot_block = np.repeat(np.arange(3), widths)
-    cols = np.full((M, S), DUMMY, dtype=np.int64)
-    vals = np.zeros((M, S))
-    tot = np.stack([vecs[:, sl].sum(axis=1) for sl in SLICES], axis=1)  # (M, 3)
-    for k, sl in enumerate(SLICES):
-        block = vecs[:, sl]
-        r_i, c_i = np.nonzero(block)                                      # row-major: grouped by candidate
-        rank = np.arange(r_i.size) - np.searchsorted(r_i, r_i)            # position within its candidate
-        cols[r_i, starts[k] + rank] = c_i + sl.start
-        vals[r_i, starts[k] + rank] = block[r_i, c_i]
-    # distinct block totals per task (few: they depend on the number of turns only)
-    uniq = [[np.unique(tot[start[a]:start[a] + n_valid[a], k]) for k in range(3)] for a in range(A)]
-    u_max = max(u.size for row in uniq for u in row)
-    U = np.zeros((A, 3, u_max))
-    uidx = np.zeros((M, 3), np.int64)
-    for a in range(A):
-        rows_a = slice(start[a], start[a] + n_valid[a])
-        for k in range(3):
-            u = uniq[a][k]
-            U[a, k, :u.size] = u
-            U[a, k, u.size:] = u[-1]
-            uidx[rows_a, k] = np.searchsorted(u, tot[rows_a, k])
-    uslot = uidx[:, slot_block] * (D + 1) + cols                          # where each slot's dense term sits
+    cand = _candidates([families[i] for i in searched])
+    state = _starting_selections(cand, fixed_counts, fixed_feats, lb, n_restarts, rng)
+    bound = lb if lb.any() else None
+    converged = np.zeros(n_restarts, bool)
+    with progress_bar(config.sweeps, desc="select sweeps", unit="sweeps", enabled=progress) as advance:
+        for sweep in range(config.sweeps):
+            orders = np.argsort(rng.random((n_restarts, n_tasks)), axis=1, kind="stable")
+            rows = np.flatnonzero(~converged)
+            if rows.size == 0:
+                break
+            advance(f"{rows.size}/{n_restarts} restarts")
+            changed = np.zeros(n_restarts, bool)
+            for step in range(n_tasks):
+                scored, moved = _step(cand, state, rows, orders[rows, step], p, ep, bound)
+                stats.evaluations += scored
+                stats.steps += 1
+                changed[rows[moved]] = True
+            for r in rows:
+                stats.sweeps_per_restart[r] = sweep + 1
+            converged[rows[~changed[rows]]] = True
 
-    # ---- random starting selections (local candidate index per task), repaired to meet the constraints
-    choice = np.floor(rng.random((R, A)) * n_valid[None, :]).astype(np.int64)
-    for r in range(R):
-        repair(choice[r], feat, start, n_valid, base_feat, lb, rng)
-    C = np.repeat(base[None, :], R, axis=0)
-    for r in range(R):
-        C[r, :D] += vecs[start + choice[r]].sum(axis=0)
-    Ntot = np.stack([C[:, sl].sum(axis=1) for sl in SLICES], axis=1)
-    Fsum = base_feat[None, :] + feat[start[None, :] + choice].sum(axis=1)
-    col_block = np.repeat(np.arange(3), [N_L, N_T, N_R + 1])   # the dummy column sits in block R (always 0)
-    block_starts = np.array([0, N_L, N_L + N_T])
-    check_lb = bool(lb.any())
-
-    bar = None
-    if progress:
-        import sys
-
-        from tqdm import tqdm
-        bar = tqdm(total=config.sweeps, desc="select sweeps", unit="sweep", file=sys.stderr,
-                   disable=not sys.stderr.isatty())
-    converged = np.zeros(R, bool)
-    for sweep in range(config.sweeps):
-        orders = np.argsort(rng.random((R, A)), axis=1, kind="stable")
-        rows = np.flatnonzero(~converged)
-        if rows.size == 0:
-            break
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix(searching=f"{rows.size}/{R} restarts")
-        changed = np.zeros(R, bool)
-        b = rows.size
-        ar = np.arange(b)
-        for step in range(A):
-            t = orders[rows, step]
-            cur = start[t] + choice[rows, t]                                # global index of current candidates
-            B = C[rows]
-            B[ar[:, None], cols[cur]] -= vals[cur]
-            NB = Ntot[rows] - tot[cur]
-            # dense part, once per distinct block total: H[b, u, j] = 0.5 ent(q_j) - ent((p_j + q_j) / 2)
-            Nu = NB[:, :, None] + U[t]                                     # (b, 3, u)
-            inv_u = np.divide(1.0, Nu, out=np.zeros_like(Nu), where=Nu > 0)
-            q = B[:, None, :] * inv_u[:, col_block, :].transpose(0, 2, 1)  # (b, u, D+1)
-            H = 0.5 * _ent(q) - _ent(0.5 * (p + q))
-            G = np.add.reduceat(H, block_starts, axis=2).reshape(b, -1)    # (b, u*3) as [u, k]
-            # every candidate of every row, flattened
-            nv = n_valid[t]
-            seg = np.concatenate([[0], np.cumsum(nv)[:-1]])
-            rr = np.repeat(ar, nv)
-            g = np.arange(rr.size) - seg[rr] + start[t][rr]                # global candidate index
-            tc = cols[g]                                                    # (m, S)
-            Na = NB[rr] + tot[g]                                            # (m, 3)
-            Nj = Na[:, slot_block]
-            inv = np.divide(1.0, Nj, out=np.zeros_like(Nj), where=Nj > 0)
-            qn = (B[rr[:, None], tc] + vals[g]) * inv
-            diff = 0.5 * _ent(qn) - _ent(0.5 * (p[tc] + qn)) - H.reshape(b, -1)[rr[:, None], uslot[g]]
-            sc = np.ones(rr.size)
-            for k in range(3):
-                gk = G[rr, uidx[g, k] * 3 + k]
-                sc *= np.clip(1.0 - (0.5 * ep[k] + gk + diff[:, slot_ranges[k]].sum(-1)), 0.0, 1.0)
-            ok = (Na > 0).all(axis=1)
-            if check_lb:
-                ok &= ((Fsum[rows][rr] - feat[cur][rr] + feat[g]) >= lb).all(axis=1)
-            sc = np.where(ok, sc, -1.0)
-            stats.evaluations += int(rr.size)
-            stats.steps += 1
-            seg_max = np.maximum.reduceat(sc, seg)
-            first = np.minimum.reduceat(np.where(sc >= seg_max[rr], np.arange(rr.size), rr.size), seg)
-            move = seg_max > sc[seg + (cur - start[t])] + 1e-12
-            if move.any():
-                m = np.flatnonzero(move)
-                rm, tm, gm = rows[m], t[m], g[first[m]]
-                Bm = B[m]
-                Bm[np.arange(m.size)[:, None], cols[gm]] += vals[gm]
-                C[rm] = Bm
-                Ntot[rm] = NB[m] + tot[gm]
-                Fsum[rm] += feat[gm] - feat[cur[m]]
-                choice[rm, tm] = gm - start[tm]
-                changed[rm] = True
-        for r in rows:
-            stats.sweeps_per_restart[r] = sweep + 1
-        converged[rows[~changed[rows]]] = True
-
-    if bar is not None:
-        bar.close()
-    finals = [corpus_score(C[r, :D], target_flow).tfas for r in range(R)]
+    finals = [corpus_score(state.corpus[r, :D], target_flow).tfas for r in range(n_restarts)]
     best_r = int(np.argmax(finals))
     stats.best_restart = best_r
     stats.restart_tfas = finals
     out = [0] * len(families)
-    for a, i in enumerate(active):
-        out[i] = int(choice[best_r, a])
+    for a, i in enumerate(searched):
+        out[i] = int(state.choice[best_r, a])
     return out, stats
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import InputError
 from .flow import LENGTH_BINS, N_SIDE, RETAINED, TRANSITION_SOURCES, TRANSITION_TARGETS, Flow, FlowCounts
-from .jsonl import write_json
+from .jsonl import check_format, write_json
 
 FORMAT = "swe-taskflow/target"
 FORMAT_VERSION = 1
@@ -80,12 +80,7 @@ def _vector(doc: Mapping[str, Any], key: str, n: int, path: str) -> np.ndarray:
 
 
 def target_from_dict(doc: Mapping[str, Any], *, path: str = "<target>") -> Target:
-    if doc.get("format") != FORMAT:
-        raise InputError("not a target Task-Flow file", path=path, field="format", expected=FORMAT,
-                         actual=doc.get("format"))
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise InputError("unsupported target format version", path=path, field="format_version",
-                         expected=FORMAT_VERSION, actual=doc.get("format_version"))
+    check_format(doc, FORMAT, FORMAT_VERSION, kind="target", name="target Task-Flow file", where=path)
     for key, expected in (("length_bins", list(LENGTH_BINS)), ("intents", list(RETAINED)),
                           ("transition_sources", list(TRANSITION_SOURCES)),
                           ("transition_targets", list(TRANSITION_TARGETS))):

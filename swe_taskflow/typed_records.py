@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from .hashing import compact_json_text
+
 #: dtype -> the Python types a value must have to be stored in a typed field of that dtype.
 _PY = {"string": (str,), "int64": (int,), "float64": (int, float), "bool": (bool,)}
 
@@ -58,7 +60,7 @@ def _fits(value: Any, dtype: str) -> bool:
 
 def json_text(obj: Any) -> str:
     """Canonical JSON text (sorted keys, no spaces, UTF-8 kept) of the leftover part of a record."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return compact_json_text(obj)
 
 
 def split_record(record: Mapping[str, Any] | None, spec: Mapping[str, str]) -> dict[str, Any] | None:

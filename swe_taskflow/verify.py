@@ -12,108 +12,101 @@ augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .errors import InputError, TaskflowError, VerifyError
+from . import verify_reprove
+from .errors import InputError, VerifyError
 from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
-from .manifest import (FLOAT_TOL, check_manifest_integrity, compare_files, compare_mappings, compare_row_hashes,
-                       load_manifest, values_equal)
-from .release_files import IGNORED, inventory, is_ignored
-from .verify_checks import (SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, check_card, check_same_tasks,
-                            check_session_rows, check_trajectories, features_for, read_front_matter, split_tfas)
-from .verify_reprove import find_repo, reprove as _reprove
+from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_files, compare_mappings,
+                       compare_row_hashes, load_manifest, values_equal)
+from .progress import track
+from .release_files import inventory
+from .verify_checks import (SESSION_CONFIG, TRAJ_HASH_FIELD, check_card, check_same_tasks, check_session_rows,
+                            check_trajectories, read_front_matter, split_tfas)
+from .verify_hub import download_release
+from .verify_parquet import read_split
+from .verify_report import SplitSummary, VerifyReport
 
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
-@dataclass
-class SplitSummary:
-    config: str
-    name: str
-    rows: int
-    sha256: str
-    files: int
-    bytes: int
-    tfas: Mapping[str, float] | None = None
+def _find_manifest(root: Path, files: Mapping[str, Any], report: VerifyReport) -> Path | None:
+    """The release's one manifest file; None (with the error reported) when there is none or several."""
+    mdir = root / "manifests"
+    found = sorted(p for p in mdir.glob("*.json")) if mdir.is_dir() else []
+    found = [p for p in found if p.relative_to(root).as_posix() in files]
+    if not found:
+        report.errors.append(VerifyError("no manifest in the release", kind="missing", path=str(mdir),
+                                         hint="a release carries manifests/<name>-<version>.json"))
+        return None
+    for p in found[1:]:
+        report.errors.append(VerifyError("more than one manifest in the release", kind="unexpected",
+                                         path=p.relative_to(root).as_posix()))
+    return found[0] if len(found) == 1 else None
 
 
-@dataclass
-class VerifyReport:
-    """What was checked, and every error found (empty = the release verifies)."""
-
-    root: str
-    manifest_path: str = ""
-    release_id: str = ""
-    splits: list[SplitSummary] = field(default_factory=list)
-    errors: list[VerifyError] = field(default_factory=list)
-    rows: int = 0
-    bytes_hashed: int = 0      # file bytes hashed
-    json_bytes: int = 0        # canonical JSON bytes of the rows hashed
-    questions: int = 0
-    reproved: int = 0
-    rechecked: int = 0         # augmentation references re-derived (reprove)
-    selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def raise_for_errors(self) -> None:
-        """Raise the first error (the rest are in ``errors``)."""
-        if self.errors:
-            raise self.errors[0]
-
-    def table(self) -> str:
-        """A plain-text summary table (one line per split)."""
-        head = f"{'config':<13} {'split':<28} {'rows':>6} {'files':>5} {'MB':>8} {'TFAS':>7} {'S_L':>6} {'S_T':>6} {'S_R':>6}  sha256"
-        lines = [f"release {self.release_id}  ({self.manifest_path})", head, "-" * len(head)]
-        for s in self.splits:
-            t = s.tfas or {}
-            fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
-            lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
-                         f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
-            if s.tfas and s.name in self.selection:
-                lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
-        lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
-                     + (f", {self.reproved} proofs re-run" if self.reproved else "")
-                     + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
-                     + ": all hashes hold")
-        return "\n".join(lines)
+def _load_manifest(mpath: Path, rel_m: str, report: VerifyReport) -> tuple[Manifest, bytes] | None:
+    try:
+        return load_manifest(mpath)
+    except (VerifyError, InputError) as exc:
+        report.errors.append(exc if isinstance(exc, VerifyError)
+                             else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field))
+        return None
 
 
-def _read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[str, Any]] | None:
-    """Read a split's shards in order after checking each schema; None when a shard is unusable."""
-    import pyarrow.parquet as pq
-    from .features import features_sha256, schema_differences
-    feats = features_for(entry.config)
-    where_split = f"{entry.config}/{entry.name}"
-    if features_sha256(feats) != entry.schema_sha256:
-        report.errors.append(VerifyError("schema hash in the manifest differs from this version's features",
-                                         kind="mismatch", path=report.manifest_path,
-                                         field=f"{where_split}.schema_sha256",
-                                         expected=entry.schema_sha256, actual=features_sha256(feats)))
-    rows: list[dict[str, Any]] = []
-    for f in entry.files:
-        p = root / f.path
-        if f.path not in regular:
-            return None   # missing or not a regular file: reported by the file inventory
-        try:
-            pf = pq.ParquetFile(p)
-            diffs = schema_differences(feats, pf.schema_arrow)
-            if diffs:
-                report.errors.append(VerifyError("parquet schema differs from the declared features: "
-                                                 + "; ".join(diffs), kind="mismatch", path=f.path))
-                return None
-            rows.extend(pf.read().to_pylist())
-        except TaskflowError:
-            raise
-        except Exception as exc:  # a corrupted shard: pyarrow raises many kinds
-            report.errors.append(VerifyError(f"parquet shard cannot be read ({type(exc).__name__}: {exc})",
-                                             kind="mismatch", path=f.path))
-            return None
-    return rows
+def _check_readme(root: Path, files: Mapping[str, Any], manifest: Manifest, report: VerifyReport) -> None:
+    if "README.md" not in files:
+        return   # reported by the file inventory
+    try:
+        meta = read_front_matter((root / "README.md").read_text(encoding="utf-8"), where="README.md")
+        report.errors += check_card(meta, manifest, where="README.md")
+    except VerifyError as exc:
+        report.errors.append(exc)
+    except UnicodeDecodeError:
+        report.errors.append(VerifyError("README.md is not UTF-8", kind="mismatch", path="README.md"))
+
+
+def _load_target(root: Path, files: Mapping[str, Any], manifest: Manifest, report: VerifyReport):
+    """The published target, or None when the release has none or it does not load (reported)."""
+    if manifest.target is None or manifest.target.path not in files:
+        return None
+    from .target import load_target
+    try:
+        return load_target(root / manifest.target.path)
+    except InputError as exc:
+        report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
+                                         path=manifest.target.path, field=exc.field))
+        return None
+
+
+def _check_row_hashes(entry, rows: list[dict[str, Any]], where: str, report: VerifyReport) -> None:
+    """Every row's stated hash against its recomputed canonical-JSON hash, the row count, the split hash."""
+    hash_field = ROW_HASH_FIELD if entry.config == SESSION_CONFIG else TRAJ_HASH_FIELD
+    stated = [r.get(hash_field) or "" for r in rows]
+    recomputed = []
+    for r in rows:
+        data = canonical_json({k: v for k, v in r.items() if k != hash_field})
+        report.json_bytes += len(data)
+        recomputed.append(sha256_hex(data))
+    if len(rows) != entry.rows:
+        report.errors.append(VerifyError(f"split {entry.config}/{entry.name} has {len(rows)} rows, the manifest says "
+                                         f"{entry.rows}", kind="missing" if len(rows) < entry.rows else "unexpected",
+                                         path=where, field="rows", expected=entry.rows, actual=len(rows)))
+    report.errors += compare_row_hashes(entry.sha256, stated, recomputed, where=where, split_sha=split_sha256(stated))
+    report.rows += len(rows)
+
+
+def _check_tfas(entry, rows: list[dict[str, Any]], target, rel_m: str, report: VerifyReport):
+    """A session split's TFAS recomputed from the target and its sessions, against the manifest's."""
+    if target is None or not rows:
+        return None
+    tfas = split_tfas(target, rows)
+    if entry.tfas is None or not values_equal(dict(entry.tfas), tfas, tol=FLOAT_TOL):
+        report.errors.append(VerifyError(f"TFAS of split '{entry.name}' recomputed from the target and "
+                                         "its sessions differs from the manifest", kind="mismatch",
+                                         path=rel_m, field=f"{entry.name}.tfas", expected=entry.tfas, actual=tfas))
+    return tfas
 
 
 def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
@@ -128,27 +121,15 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
         return report
     files, not_regular = inventory(root)    # first: nothing below opens a link, a FIFO or a device
     report.errors += not_regular
-    mdir = root / "manifests"
-    found = sorted(p for p in mdir.glob("*.json")) if mdir.is_dir() else []
-    found = [p for p in found if p.relative_to(root).as_posix() in files]
-    if not found:
-        report.errors.append(VerifyError("no manifest in the release", kind="missing", path=str(mdir),
-                                         hint="a release carries manifests/<name>-<version>.json"))
+    mpath = _find_manifest(root, files, report)
+    if mpath is None:
         return report
-    if len(found) > 1:
-        for p in found[1:]:
-            report.errors.append(VerifyError("more than one manifest in the release", kind="unexpected",
-                                             path=p.relative_to(root).as_posix()))
-        return report
-    mpath = found[0]
     rel_m = mpath.relative_to(root).as_posix()
     report.manifest_path = rel_m
-    try:
-        manifest, raw = load_manifest(mpath)
-    except (VerifyError, InputError) as exc:
-        report.errors.append(exc if isinstance(exc, VerifyError)
-                             else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field))
+    loaded = _load_manifest(mpath, rel_m, report)
+    if loaded is None:
         return report
+    manifest, raw = loaded
     report.release_id = manifest.release_id
     report.selection = dict((manifest.provenance or {}).get("selection") or {})
     report.errors += check_manifest_integrity(raw, where=rel_m)
@@ -158,63 +139,25 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
     files.pop(rel_m, None)
     report.errors += compare_files(manifest.all_files(), files, where=rel_m)
     report.bytes_hashed = sum(f.size for f in files.values()) + len(raw)
-
-    readme = root / "README.md"
-    if "README.md" in files:
-        try:
-            meta = read_front_matter(readme.read_text(encoding="utf-8"), where="README.md")
-            report.errors += check_card(meta, manifest, where="README.md")
-        except VerifyError as exc:
-            report.errors.append(exc)
-        except UnicodeDecodeError:
-            report.errors.append(VerifyError("README.md is not UTF-8", kind="mismatch", path="README.md"))
-
-    target = None
-    if manifest.target is not None and manifest.target.path in files:
-        from .target import load_target
-        try:
-            target = load_target(root / manifest.target.path)
-        except InputError as exc:
-            report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
-                                             path=manifest.target.path, field=exc.field))
-
+    _check_readme(root, files, manifest, report)
+    target = _load_target(root, files, manifest, report)
     from .croissant import check_croissant
     report.errors += check_croissant(root, manifest, target)
 
     session_rows: dict[str, list[dict[str, Any]]] = {}
     questions: dict[str, str] = {}
     entries = sorted(manifest.splits, key=lambda s: (s.config != SESSION_CONFIG, s.config, s.name))
-    bar = _progress(entries, progress)
-    for entry in bar:
+    for entry in track(entries, desc="verify", unit="splits", enabled=progress):
         where = entry.files[0].path if entry.files else f"{entry.config}/{entry.name}"
-        rows = _read_split(root, entry, report, files)
+        rows = read_split(root, entry, report, files)
         if rows is None:
             continue
-        hash_field = ROW_HASH_FIELD if entry.config == SESSION_CONFIG else TRAJ_HASH_FIELD
-        stated = [r.get(hash_field) or "" for r in rows]
-        recomputed = []
-        for r in rows:
-            data = canonical_json({k: v for k, v in r.items() if k != hash_field})
-            report.json_bytes += len(data)
-            recomputed.append(sha256_hex(data))
-        if len(rows) != entry.rows:
-            report.errors.append(VerifyError(f"split {entry.config}/{entry.name} has {len(rows)} rows, the manifest says "
-                                             f"{entry.rows}", kind="missing" if len(rows) < entry.rows else "unexpected",
-                                             path=where, field="rows", expected=entry.rows, actual=len(rows)))
-        report.errors += compare_row_hashes(entry.sha256, stated, recomputed, where=where,
-                                            split_sha=split_sha256(stated))
-        report.rows += len(rows)
+        _check_row_hashes(entry, rows, where, report)
         tfas = None
         if entry.config == SESSION_CONFIG:
             session_rows[entry.name] = rows
             check_session_rows(rows, entry, where, report, questions)
-            if target is not None and rows:
-                tfas = split_tfas(target, rows)
-                if entry.tfas is None or not values_equal(dict(entry.tfas), tfas, tol=FLOAT_TOL):
-                    report.errors.append(VerifyError(f"TFAS of split '{entry.name}' recomputed from the target and "
-                                                     "its sessions differs from the manifest", kind="mismatch",
-                                                     path=rel_m, field=f"{entry.name}.tfas",
-                                                     expected=entry.tfas, actual=tfas))
+            tfas = _check_tfas(entry, rows, target, rel_m, report)
         else:
             check_trajectories(rows, entry, where, manifest, session_rows, report)
         report.splits.append(SplitSummary(entry.config, entry.name, len(rows), entry.sha256, len(entry.files),
@@ -224,27 +167,8 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                                       where=rel_m)
     report.questions = len(questions)
     if reprove:
-        _reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
+        verify_reprove.reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
-
-
-def _progress(items, enabled: bool):
-    if not enabled:
-        return items
-    from tqdm import tqdm
-    return tqdm(items, desc="verify", unit="split", disable=None)
-
-
-def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path | None = None) -> Path:
-    """Download a Hub dataset revision (every file) and return the folder."""
-    from huggingface_hub import snapshot_download
-    try:
-        path = snapshot_download(hub_id, repo_type="dataset", revision=revision,
-                                 local_dir=None if local_dir is None else str(local_dir))
-    except Exception as exc:  # network, auth, missing revision: one precise line
-        raise VerifyError(f"cannot download {hub_id}@{revision or 'main'} ({type(exc).__name__})", kind="missing",
-                          path=hub_id, hint="check the id and revision, and HF_HUB_OFFLINE") from None
-    return Path(path)
 
 
 def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, reprove: bool = False,
@@ -270,6 +194,4 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
     return report
 
 
-__all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "split_tfas", "features_for",
-           "inventory", "read_front_matter", "check_card", "download_release", "find_repo", "is_ignored", "IGNORED",
-           "SESSION_CONFIG", "TRAJECTORY_CONFIG", "TRAJ_HASH_FIELD"]
+__all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "download_release"]

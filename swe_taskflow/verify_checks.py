@@ -54,19 +54,20 @@ def read_front_matter(text: str, *, where: str) -> dict[str, Any]:
     return data
 
 
+def _matched_configs(configs: Mapping[str, Any], declared: Mapping[str, Any], *, what: str, where: str):
+    """Errors for configs the README lacks or adds, and ``(config, splits, declared entry)`` of those it has."""
+    errors = compare_mappings({k: True for k in configs}, {k: True for k in declared}, what=what, where=where)
+    return errors, [(cfg, splits, declared[cfg]) for cfg, splits in configs.items() if declared.get(cfg) is not None]
+
+
 def check_card(meta: Mapping[str, Any], manifest: Manifest, *, where: str) -> list[VerifyError]:
     """README ``configs`` / ``dataset_info`` vs the manifest: splits, data files, features, sizes."""
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCardData
-    errors: list[VerifyError] = []
     configs = manifest.configs()
     declared_cfg = {c.get("config_name"): c for c in meta.get("configs") or [] if isinstance(c, Mapping)}
-    errors += compare_mappings({k: True for k in configs}, {k: True for k in declared_cfg},
-                               what="config (README configs)", where=where)
-    for cfg, splits in configs.items():
-        dc = declared_cfg.get(cfg)
-        if dc is None:
-            continue
+    errors, matched = _matched_configs(configs, declared_cfg, what="config (README configs)", where=where)
+    for cfg, splits, dc in matched:
         declared = {d.get("split"): d.get("path") for d in dc.get("data_files") or []}
         expected = {s.name: [f.path for f in s.files] if len(s.files) > 1 else s.files[0].path for s in splits}
         errors += compare_mappings(expected, declared, what=f"{cfg} data_files split", where=where)
@@ -74,12 +75,9 @@ def check_card(meta: Mapping[str, Any], manifest: Manifest, *, where: str) -> li
         infos = DatasetInfosDict.from_dataset_card_data(DatasetCardData(**dict(meta)))
     except Exception as exc:  # malformed dataset_info of any kind
         return errors + [VerifyError(f"README dataset_info does not parse ({exc})", kind="mismatch", path=where)]
-    errors += compare_mappings({k: True for k in configs}, {k: True for k in infos},
-                               what="config (README dataset_info)", where=where)
-    for cfg, splits in configs.items():
-        info = infos.get(cfg)
-        if info is None:
-            continue
+    info_errors, matched = _matched_configs(configs, infos, what="config (README dataset_info)", where=where)
+    errors += info_errors
+    for cfg, splits, info in matched:
         feats = features_for(cfg)
         if info.features is None or info.features != feats:
             errors.append(VerifyError(f"README dataset_info features of config '{cfg}' differ from the release schema",

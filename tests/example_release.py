@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from builder.release import write_release
-from builder.release.synthetic import uniform_target
+from tests.support.synthetic import uniform_target
 from builder.sources import load_tasks
 from builder.split.structural import StructuralSplitter
 from swe_taskflow.rows import build_row

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from builder.release import write_release
-from builder.release.synthetic import paragraph_split, uniform_target
+from tests.support.synthetic import paragraph_split, uniform_target
 from builder.sources import load_tasks
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import QAItem, Session, Turn

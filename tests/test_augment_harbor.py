@@ -7,7 +7,7 @@ import tomllib
 
 from builder.evaluation.export import answer_instruction, export_harbor, step_name
 from builder.release import write_release
-from builder.release.synthetic import uniform_target
+from tests.support.synthetic import uniform_target
 from builder.split.structural import StructuralSplitter
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import QAItem, Session, Turn

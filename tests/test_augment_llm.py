@@ -5,26 +5,18 @@ the same contract checks as the templates."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from builder.augment import AugmentSpec, LLMWriter, TaskContext, realize
 from builder.llm import ResponseStore, get_backend
 from builder.split.structural import StructuralSplitter
+from tests.support.llm_fixtures import MODEL, fixture_text
 from swe_taskflow.errors import ReplayMissError
 
 from test_augment_checks import cart_task
 
-FIX = Path(__file__).parent / "fixtures" / "llm"
-MODEL = "hand-written-fixture"
 REQ = "- A `discount` outside [0, 1] should raise `ValueError`."
-
-
-def fixture_text(name):
-    data = json.loads((FIX / name).read_text(encoding="utf-8"))
-    assert data["provenance"] == "hand-written"
-    return data["text"]
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from builder.release.card import render_card
-from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 from builder.release.writer import read_release, write_release
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.target import load_target

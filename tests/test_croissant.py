@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from builder.release import write_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 from builder.release.trajectories import add_trajectories, trajectory_row
 from swe_taskflow.features import session_features, trajectory_features
 from swe_taskflow.verify import verify_release

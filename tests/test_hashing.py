@@ -110,3 +110,29 @@ def test_fast_canonical_json_equals_the_rfc8785_package():
         canonical_json({"x": 2**53})
     with pytest.raises(InputError):
         canonical_json({"x": "\ud800"})
+
+
+def test_cache_key_form_is_the_compact_sorted_json_the_caches_always_had():
+    """sha256_json / key_json keep the bytes of the stage cache keys and the LLM response store keys."""
+    from pathlib import PurePosixPath
+
+    from swe_taskflow.hashing import compact_json_text, key_json, sha256_json
+
+    obj = {"b": [3, 2.0, {"z": None}], "a": "é", "p": PurePosixPath("x/y")}
+    legacy = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
+    assert key_json(obj) == legacy
+    assert sha256_json(obj) == hashlib.sha256(legacy).hexdigest()
+    # the key form is not the published form: 2.0 stays 2.0, and a path hashes as its text
+    assert key_json({"x": 2.0}) != canonical_json({"x": 2})
+    with pytest.raises(TypeError):
+        compact_json_text(obj)   # JSON Lines rows are strict: no silent str() of a non-JSON value
+
+
+def test_llm_request_key_is_sha256_json_of_its_canonical_form():
+    from builder.llm.base import LLMRequest
+    from swe_taskflow.hashing import sha256_json
+
+    req = LLMRequest(model="m", params={"temperature": 0.0, "max_tokens": 8},
+                     messages=({"role": "user", "content": "héllo"},))
+    text = json.dumps(req.canonical(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert req.key == hashlib.sha256(text.encode("utf-8")).hexdigest() == sha256_json(req.canonical())

@@ -46,7 +46,7 @@ def sessions(path: Path, n: int = 3) -> Path:
 
 @pytest.fixture()
 def target(tmp_path) -> Path:
-    from builder.release.synthetic import uniform_target
+    from tests.support.synthetic import uniform_target
 
     uniform_target(tmp_path / "target.json")
     return tmp_path / "target.json"
@@ -251,7 +251,7 @@ def test_build_refuses_to_write_over_files_it_did_not_create(tmp_path, capsys):
 
 def test_build_refuses_an_output_inside_a_release(tmp_path, capsys):
     from builder.release import write_release
-    from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+    from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 
     uniform_target(tmp_path / "t.json")
     write_release(tmp_path / "rel", name="x", version="v1", splits=small_release_splits(hand_written_tasks()),
@@ -264,7 +264,7 @@ def test_build_refuses_an_output_inside_a_release(tmp_path, capsys):
 @pytest.fixture()
 def release(tmp_path) -> Path:
     from builder.release import write_release
-    from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+    from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 
     uniform_target(tmp_path / "t.json")
     write_release(tmp_path / "rel", name="x", version="v1", splits=small_release_splits(hand_written_tasks()),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from builder.proofs.treehash import tree_hash
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.proofs import ProofFacts, ProofReport, RunFacts, classify_outcome, classify_run
 from swe_taskflow.schema import PROOF_STATUSES
+from tests.support.repos import git, make_repo, snapshot
 
 T = "a" * 40
 OK = RunFacts(exit_code=0, stdout_bytes=6, stdout_nonblank=5, stdout_sha256="s1",
@@ -104,39 +104,16 @@ def test_repo_write_marker():
     assert not repo_write_blocked("cat: can't open 'nofile': No such file or directory")
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=repo, check=True,
-                          capture_output=True, text=True).stdout.strip()
-
-
 @pytest.fixture()
 def git_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    (repo / "a.py").write_text("x = 1\n")
-    (repo / ".gitignore").write_text("build/\n")
-    (repo / "sub").mkdir()
-    (repo / "sub" / "b.txt").write_text("b\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "init")
-    return repo
-
-
-def _dir_bytes(path: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        h.update(str(p.relative_to(path)).encode())
-        if p.is_file():
-            h.update(p.read_bytes())
-    return h.hexdigest()
+    return make_repo(tmp_path / "repo", {"a.py": "x = 1\n", ".gitignore": "build/\n", "sub/b.txt": "b\n"})
 
 
 def test_tree_hash_equals_git_head_tree_and_leaves_git_untouched(git_repo: Path):
-    git_before = _dir_bytes(git_repo / ".git")
+    git_before = snapshot(git_repo / ".git")
     got = tree_hash(git_repo)
-    assert got == _git(git_repo, "rev-parse", "HEAD^{tree}")   # independent: git's own commit tree
-    assert _dir_bytes(git_repo / ".git") == git_before
+    assert got == git(git_repo, "rev-parse", "HEAD^{tree}").strip()   # independent: git's own commit tree
+    assert snapshot(git_repo / ".git") == git_before
 
 
 @pytest.mark.parametrize("change", ["tracked", "untracked", "ignored", "delete"])

@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from builder.proofs import ProofConfig, build_test_image, run_proof
+from tests.support.repos import git, make_repo, snapshot
 
 CFG = ProofConfig(mem_mb=128, pids=32, tmpfs_mb=8, max_output_bytes=256 << 10, timeout_s=3)
 SECRET = "sk-fake-0123456789abcdef-not-a-real-token"
@@ -34,31 +34,9 @@ def sandbox(request) -> str:
     return request.param
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=repo, check=True,
-                          capture_output=True, text=True).stdout
-
-
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
-    r = tmp_path / "repo"
-    r.mkdir()
-    _git(r, "init", "-q")
-    (r / "mod.py").write_text("def answer():\n    return 41\n")
-    (r / "README").write_text("demo\n")
-    _git(r, "add", "-A")
-    _git(r, "commit", "-qm", "init")
-    return r
-
-
-def snapshot(path: Path) -> str:
-    """Independent of the code under test: every path and byte under the folder, .git included."""
-    h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        h.update(str(p.relative_to(path)).encode() + b"\0")
-        if p.is_file() and not p.is_symlink():
-            h.update(p.read_bytes())
-    return h.hexdigest()
+    return make_repo(tmp_path / "repo", {"mod.py": "def answer():\n    return 41\n", "README": "demo\n"})
 
 
 def prove(repo: Path, script: str, sandbox: str, cfg: ProofConfig = CFG, **kw):
@@ -193,9 +171,9 @@ def _patch(repo: Path, path: str, old: str, new: str) -> str:
     target = repo / path
     original = target.read_text()
     target.write_text(original.replace(old, new))
-    diff = _git(repo, "diff")
+    diff = git(repo, "diff")
     target.write_text(original)
-    assert _git(repo, "status", "--porcelain") == ""
+    assert git(repo, "status", "--porcelain") == ""
     return diff
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from builder.cli import main as cli_main
 from builder.release import write_release
-from builder.release.fakehub import FakeHub
+from tests.support.fakehub import FakeHub
 from builder.release.push import push_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 from swe_taskflow.errors import PublishError
 from swe_taskflow.manifest import load_manifest
 
@@ -33,7 +33,7 @@ def release(tmp_path_factory):
 
 @pytest.fixture
 def hub(monkeypatch):
-    from builder.release import fakehub
+    from tests.support import fakehub
     yield fakehub.install(monkeypatch, TOKEN)
     fakehub.uninstall()
 

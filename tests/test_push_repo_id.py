@@ -1,6 +1,6 @@
 """Push writes the real repository id into what it publishes, refuses placeholders, and is idempotent.
 
-The real ``huggingface_hub`` client runs over the recording in-memory Hub (``builder.release.fakehub``).
+The real ``huggingface_hub`` client runs over the recording in-memory Hub (``tests.support.fakehub``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from builder.cli import main as cli_main
 from builder.release import write_release
 from builder.release.card import UNSET_REPO, default_template
-from builder.release.fakehub import FakeHub
+from tests.support.fakehub import FakeHub
 from builder.release.push import push_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 from swe_taskflow.errors import PublishError
 from swe_taskflow.manifest import load_manifest
 
@@ -33,7 +33,7 @@ def _write(root, *, version="v1.0", tasks=None, repo_id=None, template=None):
 
 @pytest.fixture
 def hub(monkeypatch):
-    from builder.release import fakehub
+    from tests.support import fakehub
     yield fakehub.install(monkeypatch, TOKEN)
     fakehub.uninstall()
 

@@ -5,7 +5,6 @@ hand-written)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,18 +13,11 @@ from builder.llm import ResponseStore, get_backend
 from builder.sources import load_tasks
 from builder.qa import (STAGE_GENERATE, STAGE_REVIEW, generate_questions, generation_messages, leaks, patch_facts,
                         read_trajectory, review_messages)
+from tests.support.llm_fixtures import MODEL, fixture_text
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.schema import QAItem, Task
 
-FIX = Path(__file__).parent / "fixtures" / "llm"
 IID = "astropy__astropy-12907"
-MODEL = "hand-written-fixture"
-
-
-def fixture_text(name):
-    data = json.loads((FIX / name).read_text(encoding="utf-8"))
-    assert data["provenance"] == "hand-written"
-    return data["text"]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 import rfc8785
 
 from builder.release import write_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
 from swe_taskflow.errors import InputError, VerifyError
 from swe_taskflow.features import schema_differences, session_features
 from swe_taskflow.manifest import load_manifest
@@ -124,7 +124,7 @@ def test_tfas_matches_an_independent_implementation(built):
 
 
 def test_card_declares_configs_features_tfas_and_hidden_columns(built):
-    from swe_taskflow.verify import read_front_matter
+    from swe_taskflow.verify_checks import read_front_matter
     folder, splits, manifest, _ = built
     text = (folder / "README.md").read_text()
     meta = read_front_matter(text, where="README.md")

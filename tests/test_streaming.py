@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from builder.release import write_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 
 SCRIPT = """
 import sys, datasets

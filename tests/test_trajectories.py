@@ -11,7 +11,7 @@ import pytest
 
 from builder.cli import main as cli_main
 from builder.release import write_release
-from builder.release.synthetic import small_release_splits, uniform_target
+from tests.support.synthetic import small_release_splits, uniform_target
 from builder.release.messages import source_messages
 from builder.release.trajectories import add_trajectories, import_trajectories, read_trajectory
 from builder.release.writer import PARQUET_OPTIONS

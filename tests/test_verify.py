@@ -11,7 +11,7 @@ import pytest
 
 from builder.cli import main as cli_main
 from builder.release import write_release
-from builder.release.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
+from tests.support.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
 from builder.release.writer import PARQUET_OPTIONS
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.verify import verify_release

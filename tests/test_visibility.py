@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from builder.release.synthetic import hand_written_tasks, small_release_splits, synthetic_splits
+from tests.support.synthetic import hand_written_tasks, small_release_splits, synthetic_splits
 from swe_taskflow.errors import InputError
 from swe_taskflow.features import session_features
 from swe_taskflow.visibility import (HIDDEN_REASONS, VISIBLE_ROW_FIELDS, AgentView, agent_view, grader_view,

@@ -9,18 +9,21 @@ locations); the creation-time checks (:mod:`.checks`) run it and return a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping
 
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.augment.reference import EXECUTE_STYLES
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
+from swe_taskflow.schema import Record
 
 
 @dataclass(frozen=True)
-class AugmentSpec:
+class AugmentSpec(Record):
     """One proposed augmentation turn."""
+
+    check_types: ClassVar[bool] = False   # __post_init__ checks kind and style; other fields are free text
 
     item_id: str
     instance_id: str
@@ -51,24 +54,6 @@ class AugmentSpec:
             raise InputError("unknown execute style", field="style", actual=self.style, expected=EXECUTE_STYLES)
         object.__setattr__(self, "locations", tuple(dict(x) for x in self.locations))
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["locations"] = [dict(x) for x in self.locations]
-        d["generator"] = dict(self.generator)
-        d["mutation"] = None if self.mutation is None else dict(self.mutation)
-        return d
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "AugmentSpec":
-        names = {f.name for f in fields(cls)}
-        for req in ("item_id", "instance_id", "kind"):
-            if req not in data:
-                raise InputError("missing field for an augmentation spec", path=where, row=row, field=req)
-        try:
-            return cls(**{k: v for k, v in data.items() if k in names})
-        except InputError as exc:
-            raise InputError(exc.message, path=where, row=row, field=exc.field, expected=exc.expected,
-                             actual=exc.actual) from None
 
 
 def read_specs(path, *, pool: str) -> list[AugmentSpec]:

@@ -22,13 +22,13 @@ CHUNK = 256
 def _predict(classifier: Classifier, texts: list[str], progress: bool) -> list[Prediction]:
     if not progress or len(texts) <= CHUNK:
         return list(classifier.predict(texts))
-    from tqdm import tqdm
+    from swe_taskflow.progress import progress_bar
 
     out: list[Prediction] = []
-    with tqdm(total=len(texts), desc=f"classify ({classifier.info.get('name')})", unit="msg", disable=None) as bar:
+    with progress_bar(len(texts), desc=f"classify ({classifier.info.get('name')})", unit="msgs") as advance:
         for start in range(0, len(texts), CHUNK):
             out.extend(classifier.predict(texts[start:start + CHUNK]))
-            bar.update(min(CHUNK, len(texts) - start))
+            advance(n=min(CHUNK, len(texts) - start))
     return out
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from swe_taskflow.atomic import write_text
 from swe_taskflow.errors import InputError
+from swe_taskflow.hashing import compact_json_text
 from swe_taskflow.taxonomy import INTENTS
 
 from .exemplars import DATA_DIR
@@ -93,6 +95,5 @@ def load_heads(path: str | Path = DEFAULT_HEADS) -> Heads:
 
 def save_heads(path: str | Path, general: LinearHead, issue: LinearHead, training: dict) -> None:
     """Write the heads file (sorted keys, one trailing newline: byte-identical for identical fits)."""
-    text = json.dumps({"general": general.to_dict(), "issue": issue.to_dict(), "training": training},
-                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    text = compact_json_text({"general": general.to_dict(), "issue": issue.to_dict(), "training": training})
+    write_text(path, text + "\n")

@@ -244,9 +244,9 @@ class LLMLabelScorer:
         out = np.zeros((len(ids), len(INTENTS)))
         batches = range(0, len(order), self.batch_size)
         if self.progress and len(batches) > 1:
-            from tqdm import tqdm
+            from swe_taskflow.progress import track
 
-            batches = tqdm(batches, desc="llm labels", unit="batch", disable=None)
+            batches = track(batches, desc="llm labels", unit="batches")
         for start in batches:
             idx = order[start:start + self.batch_size]
             out[idx] = self.score_ids([ids[i] for i in idx], prefix_reuse=prefix_reuse)

@@ -8,7 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from .split import add_llm_args, backend_from_args, write_usage
+from ..proofs.config import SANDBOXES
+from .split import add_llm_args, add_tasks_arg, backend_from_args, write_usage
+from .groups import command_group
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -72,19 +74,19 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("augment", help="verifiable execute/debug/planning/review turns (docs/augmentations.md)")
-    s = p.add_subparsers(dest="augment_command", metavar="SUBCOMMAND")
+    s = command_group(sub, "augment", dest="augment_command",
+                      help="verifiable execute/debug/planning/review turns (docs/augmentations.md)")
     r = s.add_parser("run", help="generate augmentation turns for tasks and check each at creation",
                      description="Planning turns need only the tasks (gold patch) and their splits; execute, "
                                  "debug and review turns run in the proof sandbox against --repos checkouts "
                                  "(one per task: <instance_id> or <owner>__<name>). Every item is written "
                                  "with its checks and, when rejected, the reason.")
-    r.add_argument("--tasks", required=True, help="tasks JSONL (SWE-Bench Pro rows or normalized tasks)")
+    add_tasks_arg(r)
     r.add_argument("--out", required=True, help="output ITEMS.jsonl (one item per line, every status)")
     r.add_argument("--splits", help="SPLITS.jsonl from `split run` (default: split structurally)")
     r.add_argument("--kinds", default="", help="comma-separated kinds (default: execute,debug,planning,review)")
     r.add_argument("--repos", metavar="DIR", help="repository checkouts at each task's base commit")
-    r.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
+    r.add_argument("--sandbox", default="auto", choices=SANDBOXES)
     r.add_argument("--image", default="", help="docker image (default: the task's own when present, else the "
                                                "project's test image)")
     r.add_argument("--specs", nargs="*", metavar="JSONL", help="hand-written specs to check as well")

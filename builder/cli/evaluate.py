@@ -7,17 +7,25 @@ import argparse
 import json
 import sys
 
+from ..evaluation.options import ExportOptions
 from . import argtypes
+from .groups import command_group
+
+
+EXPORT_HARBOR_DOC = ("One [[steps]] entry per user turn; a checkpoint verifier per issue turn (the source's tests "
+                     "on the cumulative repository), an answer-copying verifier per answer turn. Hidden references "
+                     "stay in tests/ (uploaded at verification only) and solution/ (the oracle's).")
+EVALUATE_IMPORT_DOC = ("Binds every trial to its release row (split and row hashes), judges answer turns (qa: an LLM "
+                       "judge through the project's backends and response store), writes results.json, "
+                       "checkpoints.png and accuracy.png, and adds the trials' trajectories to the release's "
+                       "trajectories config (verify checks the binding).")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="export a release to an agent harness (Harbor)")
-    esub = p.add_subparsers(dest="export_command", metavar="FORMAT", required=True)
+    esub = command_group(sub, "export", dest="export_command", metavar="FORMAT", required=True,
+                         help="export a release to an agent harness (Harbor)")
     e = esub.add_parser("harbor", help="write a condition as a Harbor dataset: one multi-step task per row",
-                        description="One [[steps]] entry per user turn; a checkpoint verifier per issue turn "
-                                    "(the source's tests on the cumulative repository), an answer-copying verifier "
-                                    "per answer turn. Hidden references stay in tests/ (uploaded at verification "
-                                    "only) and solution/ (the oracle's).")
+                        description=EXPORT_HARBOR_DOC)
     e.add_argument("release", metavar="RELEASE", help="release folder")
     e.add_argument("--condition", required=True, help="split (condition) to export")
     e.add_argument("--out", required=True, metavar="DIR", help="new dataset folder (must not exist or be empty)")
@@ -27,23 +35,23 @@ def register(sub) -> None:
                         "without their own test command")
     e.add_argument("--source", metavar="SPEC", help="the source tasks (file, folder or Hub id) when the release's "
                                                     "recorded source is not on this machine")
-    e.add_argument("--org", default="swe-taskflow", help="Harbor org of the task names (default swe-taskflow)")
-    e.add_argument("--agent-user", default="agent", help="non-root user the agent runs as (default agent)")
-    e.add_argument("--agent-timeout", type=argtypes.seconds, default=3600.0, metavar="S", help="per step (default 3600)")
-    e.add_argument("--verifier-timeout", type=argtypes.seconds, default=1800.0, metavar="S", help="per step (default 1800)")
+    d = ExportOptions()
+    e.add_argument("--org", default=d.org, help=f"Harbor org of the task names (default {d.org})")
+    e.add_argument("--agent-user", default=d.agent_user, help=f"non-root user the agent runs as (default {d.agent_user})")
+    e.add_argument("--agent-timeout", type=argtypes.seconds, default=d.agent_timeout_s, metavar="S",
+                   help=f"per step (default {d.agent_timeout_s:g})")
+    e.add_argument("--verifier-timeout", type=argtypes.seconds, default=d.verifier_timeout_s, metavar="S",
+                   help=f"per step (default {d.verifier_timeout_s:g})")
     e.add_argument("--cpus", type=argtypes.float_range(0.0, 1024.0, lo_open=True), help="CPUs per task environment")
     e.add_argument("--memory-mb", type=argtypes.int_range(16, 1 << 24), help="memory per task environment")
     e.add_argument("--no-solution", action="store_true", help="leave out the oracle's solutions")
     e.add_argument("--json", action="store_true", help="print the export index as JSON")
     e.set_defaults(func=cmd_export_harbor)
 
-    p = sub.add_parser("evaluate", help="evaluation results of agents run on a release")
-    vsub = p.add_subparsers(dest="evaluate_command", metavar="COMMAND", required=True)
+    vsub = command_group(sub, "evaluate", dest="evaluate_command", metavar="COMMAND", required=True,
+                         help="evaluation results of agents run on a release")
     v = vsub.add_parser("import", help="read Harbor job folders: judge answers, aggregate, plot, add trajectories",
-                        description="Binds every trial to its release row (split and row hashes), judges answer "
-                                    "turns (qa: an LLM judge through the project's backends and response store), "
-                                    "writes results.json, checkpoints.png and accuracy.png, and adds the trials' "
-                                    "trajectories to the release's trajectories config (verify checks the binding).")
+                        description=EVALUATE_IMPORT_DOC)
     v.add_argument("jobs", nargs="+", metavar="JOB_DIR", help="Harbor job folders (harbor run -o ... --job-name ...)")
     v.add_argument("--release", required=True, metavar="RELEASE", help="release folder the tasks were exported from")
     v.add_argument("--out", metavar="DIR", help="results folder (default: <first JOB_DIR>/swe-taskflow)")
@@ -61,7 +69,7 @@ def register(sub) -> None:
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
-    from builder.evaluation.export import ExportOptions, export_harbor
+    from builder.evaluation.export import export_harbor
     opts = ExportOptions(org=args.org, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
                          verifier_timeout_s=args.verifier_timeout, cpus=args.cpus, memory_mb=args.memory_mb,
                          with_solution=not args.no_solution)

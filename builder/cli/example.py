@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
-    p = sub.add_parser("example", help="the example release's own task: build its image, check its tests")
-    ps = p.add_subparsers(dest="example_command", metavar="SUBCOMMAND")
+    ps = command_group(sub, "example", dest="example_command",
+                       help="the example release's own task: build its image, check its tests")
     common = {"--recipe": dict(default=None, help="recipe naming the bundled repository "
                                                   "(default: builder/releases/example.toml)"),
               "--instance-id": dict(default=None, help="task id (default: swe-taskflow__ticketdesk-1)")}

@@ -13,13 +13,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow.flow_inputs import BENCHMARK_MIN_MESSAGES, TARGET_MIN_MESSAGES
+
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
-    p = sub.add_parser("flow", help="measure, score, compare and plot Task Flows",
+    fs = command_group(sub, "flow", dest="flow_command", required=True,
+                       help="measure, score, compare and plot Task Flows",
                        description="Task Flows (P_L, P_T, P_R) and TFAS, exactly as the paper's Appendix F.")
-    fs = p.add_subparsers(dest="flow_command", metavar="SUBCOMMAND", required=True)
 
     m = fs.add_parser("measure", help="measure the Task Flow of a sessions file into a target file",
                       description="Measure P_L, P_T, P_R of SESSIONS.jsonl and write them as a target Task-Flow "
@@ -92,9 +95,9 @@ def _add_pair_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--benchmark", required=True, metavar="FLOW_OR_SESSIONS",
                    help="a Task-Flow file (from `flow measure`) or a sessions JSONL file")
     p.add_argument("--target-min-messages", type=argtypes.positive, default=None, metavar="N",
-                   help="session filter when --target is a sessions file (default 3, as the paper)")
-    p.add_argument("--benchmark-min-messages", type=argtypes.positive, default=1, metavar="N",
-                   help="session filter on benchmark sessions (default 1 = score every session)")
+                   help=f"session filter when --target is a sessions file (default {TARGET_MIN_MESSAGES}, as the paper)")
+    p.add_argument("--benchmark-min-messages", type=argtypes.positive, default=BENCHMARK_MIN_MESSAGES, metavar="N",
+                   help=f"session filter on benchmark sessions (default {BENCHMARK_MIN_MESSAGES} = score every session)")
     _add_input_options(p)
 
 
@@ -150,74 +153,15 @@ def _load_classifier(args: argparse.Namespace):
     return load_classifier(args.classifier, device=args.device)
 
 
-def _looks_like_flow_file(path: str) -> bool:
-    """A target Task-Flow file is one JSON document with a ``format`` key; anything else is sessions JSONL."""
-    from swe_taskflow.errors import InputError
-    from swe_taskflow.target import FORMAT
-
-    from swe_taskflow.jsonl import decode, iter_lines, read_json
-
-    lineno, first = next(((n, raw) for n, raw in iter_lines(path) if raw.strip()), (1, b""))
-    try:
-        doc = json.loads(decode(first, path=path, row=lineno))   # a JSON object on line 1: a JSONL session (or a one-line flow file)
-    except (json.JSONDecodeError, RecursionError):
-        try:
-            doc = read_json(path)
-        except InputError:
-            return False                   # read_sessions will name the bad line
-    return isinstance(doc, dict) and doc.get("format") == FORMAT
-
-
-def _load_side(path: str, args: argparse.Namespace, *, min_messages: int, role: str):
-    """(Flow, SessionCounts | None, description) of a target or benchmark given as flow file or sessions."""
-    from swe_taskflow.bootstrap import session_counts
-    from swe_taskflow.errors import InputError
-    from swe_taskflow.sessions import filter_min_messages, intent_lists
-    from swe_taskflow.target import load_target
-
-    if _looks_like_flow_file(path):
-        t = load_target(path)
-        return t.flow, None, {"file": path, "kind": "flow", "name": t.name,
-                              "min_messages": t.min_messages, "sample_size": dict(t.sample_size)}
-    n_read = 0
-
-    def select(recs):
-        nonlocal n_read
-        n_read = len(recs)
-        return filter_min_messages(recs, min_messages)
-
-    kept, clf_info, n_skipped = _read_labelled(path, args, select)
-    if not kept:
-        raise InputError(f"no {role} session has at least {min_messages} message(s)", path=path,
-                         field="min_messages", actual=min_messages)
-    sc = session_counts(intent_lists(kept))
-    desc = {"file": path, "kind": "sessions", "min_messages": min_messages, "sessions_read": n_read,
-            "sessions_kept": len(kept), "empty_skipped": n_skipped, "classifier": clf_info}
-    return sc.totals().normalized(), sc, desc
-
-
-def target_file(name: str) -> str:
-    """``default`` or a shipped target's name means the packaged file, unless a file of that name exists."""
-    from swe_taskflow import targets
-
-    if Path(name).exists():
-        return name
-    if name == "default":
-        return str(targets.default_target_path())
-    if name in targets.shipped_targets():
-        return str(targets.target_path(name))
-    return name
-
-
 def _load_pair(args: argparse.Namespace):
-    t_min = 3 if args.target_min_messages is None else args.target_min_messages
-    args.target = target_file(args.target)
-    target, t_sc, t_desc = _load_side(args.target, args, min_messages=t_min, role="target")
-    if args.target_min_messages is not None and t_desc["kind"] == "flow":
-        _say("note: --target-min-messages is ignored for a Task-Flow file (its filter is part of the file)")
-    bench, b_sc, b_desc = _load_side(args.benchmark, args, min_messages=args.benchmark_min_messages,
-                                     role="benchmark")
-    return (target, t_sc, t_desc), (bench, b_sc, b_desc)
+    """((flow, session counts, description) of the target, the same of the benchmark)."""
+    from swe_taskflow.flow_inputs import load_pair
+
+    t, b = load_pair(args.target, args.benchmark, target_min_messages=args.target_min_messages,
+                     benchmark_min_messages=args.benchmark_min_messages, note=_say,
+                     read_labelled=lambda path, select: _read_labelled(path, args, select))
+    args.target = t.description["file"]
+    return (t.flow, t.counts, t.description), (b.flow, b.counts, b.description)
 
 
 # --------------------------------------------------------------------------------------------- commands

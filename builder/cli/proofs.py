@@ -5,18 +5,22 @@ from __future__ import annotations
 import json
 import sys
 
+from swe_taskflow.schema import INFRA_ERROR, PASSED
+
+from ..proofs.config import SANDBOXES
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
-    p = sub.add_parser("proofs", help="run and validate proof scripts in a sandbox (docker or bubblewrap)")
-    ps = p.add_subparsers(dest="proofs_command", metavar="SUBCOMMAND")
+    ps = command_group(sub, "proofs", dest="proofs_command",
+                       help="run and validate proof scripts in a sandbox (docker or bubblewrap)")
 
     r = ps.add_parser("run", help="run one proof script against a repository; exit 0 only when it passed")
     r.add_argument("--repo", required=True, help="repository folder (mounted read-only at /repo)")
     r.add_argument("--script", required=True, help="proof script file (a shebang runs it as is, else /bin/sh)")
     r.add_argument("--image", default=None, help="docker image (default: swe-taskflow/proof-python:local)")
-    r.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
+    r.add_argument("--sandbox", default="auto", choices=SANDBOXES)
     r.add_argument("--timeout", type=argtypes.seconds, default=60.0, help="wall-clock seconds before the script is killed")
     r.add_argument("--gold-patch", default=None, help="patch file: run again after applying it to a copy")
     r.add_argument("--json", action="store_true", help="print the full proof report as JSON")
@@ -29,7 +33,7 @@ def register(sub) -> None:
     v.add_argument("--out", required=True, help="validated pool JSONL to write")
     v.add_argument("--tasks", default=None, help="tasks JSONL: gold patch and repo name per instance_id")
     v.add_argument("--image", default=None)
-    v.add_argument("--sandbox", default="auto", choices=("auto", "docker", "bwrap"))
+    v.add_argument("--sandbox", default="auto", choices=SANDBOXES)
     v.add_argument("--jobs", type=argtypes.int_range(1, 64), default=2, help="proofs (containers) running at once")
     v.add_argument("--timeout", type=argtypes.seconds, default=60.0,
                    help="wall-clock seconds before a script is killed")
@@ -59,9 +63,9 @@ def _run(args) -> int:
     else:
         print(f"{report.status}: {report.reason} (sandbox {report.sandbox}, {report.duration_s:.2f}s, "
               f"repo_unchanged={report.repo_unchanged})")
-    if report.status == "passed":
+    if report.status == PASSED:
         return 0
-    return 3 if report.status == "infrastructure-error" else 1
+    return 3 if report.status == INFRA_ERROR else 1
 
 
 def _validate(args) -> int:

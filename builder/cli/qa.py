@@ -6,6 +6,7 @@ import argparse
 import json
 
 from . import argtypes
+from .groups import command_group
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -45,11 +46,11 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from builder.cli.split import add_llm_args
-    p = sub.add_parser("qa", help="mine repository questions from solving trajectories")
-    s = p.add_subparsers(dest="qa_command", metavar="SUBCOMMAND")
+    from builder.cli.split import add_llm_args, add_tasks_arg
+    s = command_group(sub, "qa", dest="qa_command",
+                      help="mine repository questions from solving trajectories")
     g = s.add_parser("generate", help="propose, check and review 1-3 questions per task")
-    g.add_argument("--tasks", required=True, help="tasks JSONL")
+    add_tasks_arg(g)
     g.add_argument("--trajectories", required=True, metavar="DIR", help="folder of <instance_id>.traj.json(.gz)")
     g.add_argument("--repos", default=None, metavar="DIR", help="folder of checkouts named <instance_id>")
     g.add_argument("--out", required=True, help="output POOL.jsonl of QAItem rows")

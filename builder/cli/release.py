@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from . import argtypes
+from .groups import command_group
 
 
 def register(sub) -> None:
@@ -37,8 +38,8 @@ def register(sub) -> None:
                    help="where to keep a copy of the published manifest (default: ./manifests when it exists)")
     p.set_defaults(func=cmd_push)
 
-    p = sub.add_parser("trajectories", help="agent trajectories of a release")
-    tsub = p.add_subparsers(dest="trajectories_command", metavar="COMMAND", required=True)
+    tsub = command_group(sub, "trajectories", dest="trajectories_command", metavar="COMMAND", required=True,
+                         help="agent trajectories of a release")
     t = tsub.add_parser("import", help="import mini-swe-agent .traj.json(.gz) or Harbor ATIF files into a release",
                         description="Binds each trajectory to the split hash and row hash it was run on, then "
                                     "rewrites the release (new manifest; verify passes).")

@@ -7,6 +7,14 @@ import json
 import sys
 
 from . import argtypes
+from .groups import command_group
+
+
+def add_tasks_arg(p: argparse.ArgumentParser) -> None:
+    """``--tasks``: the source tasks of the commands that work task by task (split, qa, augment)."""
+    p.add_argument("--tasks", required=True, metavar="SPEC",
+                   help="source tasks: a file (JSONL, JSON, parquet, CSV of SWE-Bench Pro / Verified / Lite rows "
+                        "or normalized tasks), a folder or a Hub dataset id")
 
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
@@ -49,15 +57,11 @@ def _run(args: argparse.Namespace) -> int:
         splitter = get_splitter("llm", llm=llm)
     else:
         splitter = get_splitter("structural")
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        def tqdm(x, **_):
-            return x
+    from swe_taskflow.progress import track
+
     workers = args.max_concurrency if llm is not None else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(tqdm(pool.map(splitter.split, tasks), total=len(tasks), desc="split",
-                            disable=not sys.stderr.isatty(), file=sys.stderr))
+        results = list(track(pool.map(splitter.split, tasks), total=len(tasks), desc="split", unit="tasks"))
     write_jsonl(args.out, (r.to_dict() for r in results))
     write_usage(args, llm)
     counts = Counter(r.status for r in results)
@@ -89,12 +93,12 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("split", help="split issues into three ordered user turns; check splits")
-    s = p.add_subparsers(dest="split_command", metavar="SUBCOMMAND")
+    s = command_group(sub, "split", dest="split_command",
+                      help="split issues into three ordered user turns; check splits")
     r = s.add_parser("run", help="split every task (structural by default, or with --llm)")
-    r.add_argument("--tasks", required=True, help="tasks JSONL (SWE-Bench Pro rows or normalized tasks)")
-    r.add_argument("--out", required=True, help="output SPLITS.jsonl: one SplitResult row per task")
+    add_tasks_arg(r)
     add_llm_args(r)
+    r.add_argument("--out", required=True, help="output SPLITS.jsonl: one SplitResult row per task")
     r.set_defaults(func=_run)
     c = s.add_parser("check", help="run the deterministic split checks on CASES.jsonl ({issue, turns} per line)")
     c.add_argument("cases", help="JSONL, each line {\"issue\": str, \"turns\": [str, ...]}")

@@ -26,6 +26,7 @@ from swe_taskflow.hashing import ROW_HASH_FIELD
 from swe_taskflow.visibility import agent_view
 
 from .harbor_digest import task_digest
+from .options import ExportOptions
 from .release import open_release
 from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
 from .tomlw import dumps
@@ -37,26 +38,6 @@ ANSWER_DIR = "/tmp/answers"
 CARRY_PATH = "/var/tmp/swe-taskflow/last-checkpoint.json"
 ANSWER_NOTE = "Write your answer to the file `{path}` (create its folder if needed)."
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass(frozen=True)
-class ExportOptions:
-    org: str = "swe-taskflow"
-    agent_user: str = "agent"
-    verifier_user: str = "root"
-    app_dir: str = "/app"
-    agent_timeout_s: float = 3600.0
-    verifier_timeout_s: float = 1800.0
-    test_timeout_s: float = 1500.0
-    cpus: float | None = None
-    memory_mb: int | None = None
-    with_solution: bool = True
-    clean_checkpoint: bool = True
-
-    def __post_init__(self) -> None:
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", self.org):
-            raise ConfigError("org must be a Harbor name (letters, digits, '.', '_', '-')", field="org",
-                              actual=self.org)
 
 
 @dataclass

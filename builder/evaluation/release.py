@@ -10,7 +10,7 @@ from typing import Any
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.manifest import Manifest, load_manifest
-from swe_taskflow.verify import SESSION_CONFIG
+from swe_taskflow.verify_checks import SESSION_CONFIG
 
 
 @dataclass(frozen=True)

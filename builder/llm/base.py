@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 from swe_taskflow.errors import InputError, ReplayMissError
+from swe_taskflow.hashing import sha256_json
 
 from .accounting import Ledger
 
@@ -47,8 +46,7 @@ class LLMRequest:
     @property
     def key(self) -> str:
         """sha256 of the canonical JSON (sorted keys, no whitespace): the response's address in the store."""
-        text = json.dumps(self.canonical(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return sha256_json(self.canonical())
 
 
 @dataclass(frozen=True)

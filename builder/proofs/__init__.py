@@ -4,14 +4,11 @@ Docker (the task image, or the local test image) is the main sandbox, bubblewrap
 see docs/proofs.md. Statuses and the classifier live in the pure core, :mod:`swe_taskflow.proofs`.
 """
 
-from swe_taskflow.proofs import ProofReport, classify_outcome
-
-from .config import ProofConfig
+from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE, build_test_image
 from .pool import PoolResult, PoolSummary, ProofTask, validate_pool, validate_pool_file
-from .run import SANDBOXES, resolve_sandbox, run_proof
+from .run import resolve_sandbox, run_proof
 from .treehash import tree_hash
 
-__all__ = ["DEFAULT_IMAGE", "PoolResult", "PoolSummary", "ProofConfig", "ProofReport", "ProofTask", "SANDBOXES",
-           "build_test_image", "classify_outcome", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool",
-           "validate_pool_file"]
+__all__ = ["DEFAULT_IMAGE", "PoolResult", "PoolSummary", "ProofConfig", "ProofTask", "SANDBOXES",
+           "build_test_image", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool", "validate_pool_file"]

@@ -58,15 +58,16 @@ def host_toolchain_id() -> str:
     return f"host:{real}@sha256:{digest[:16]}"
 
 
-def _nobody_process_count() -> int:
+def _process_count(uid: int) -> int:
+    """Processes ``uid`` runs now: ``prlimit --nproc`` counts them against the sandbox's cap."""
     n = 0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid == NOBODY:
+                if entry.stat().st_uid == uid:
                     n += 1
             except OSError:
-                pass
+                pass   # the process ended while we looked
     return n
 
 
@@ -136,9 +137,9 @@ def bwrap_command(repo: str, staged: str, command: list[str], config: ProofConfi
     outer = []
     if cgroup_procs:   # join the pids cgroup (as root), then run the rest
         outer += ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroup_procs]
-        nproc = int(config.pids) + _nobody_process_count()   # the cgroup is the real cap
+        nproc = int(config.pids) + _process_count(NOBODY)   # the cgroup is the real cap
     else:
-        nproc = int(config.pids) + (_nobody_process_count() if root else _own_process_count())
+        nproc = int(config.pids) + _process_count(NOBODY if root else os.getuid())
     # timeout dies with this process; bwrap (--die-with-parent) and the sandbox die with timeout
     outer += ["setpriv", "--pdeathsig", "KILL", "--", "timeout", "-s", "KILL", f"{config.timeout_s:g}"]
     src_repo, src_proof = repo, staged
@@ -170,19 +171,6 @@ def bwrap_command(repo: str, staged: str, command: list[str], config: ProofConfi
             "--setenv", "LANG", "C.UTF-8",
             "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL", "--"]
     return outer + box + command
-
-
-def _own_process_count() -> int:
-    uid = os.getuid()
-    n = 0
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid == uid:
-                    n += 1
-            except OSError:
-                pass
-    return n
 
 
 def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> RunFacts:

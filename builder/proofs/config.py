@@ -7,6 +7,9 @@ from typing import Any
 
 from swe_taskflow.errors import ConfigError
 
+#: Where a proof may run: ``auto`` picks docker when a daemon answers, else bubblewrap.
+SANDBOXES = ("auto", "docker", "bwrap")
+
 
 @dataclass(frozen=True)
 class ProofConfig:

@@ -2,36 +2,32 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError, SandboxError
+from swe_taskflow.hashing import sha256_hex
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
-from .config import ProofConfig
+from ..hygiene import sweep_host
+from . import bwrap_runner, docker_runner
+from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE
 from .patch import PatchError, patched_copy
+from .sandbox import SANDBOX_ADAPTERS
 from .treehash import tree_hash
-
-SANDBOXES = ("auto", "docker", "bwrap")
 
 
 def resolve_sandbox(sandbox: str) -> str:
     """``auto`` = docker when a daemon answers, else bwrap; SandboxError when neither exists."""
     if sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", field="sandbox", actual=sandbox, expected=SANDBOXES)
-    from ..hygiene import sweep_host
-
     sweep_host()   # what a killed predecessor left: scratch folders and cgroups of dead owners
-    from .bwrap_runner import bwrap_available
-    from .docker_runner import docker_answers
-
-    if sandbox == "docker" or (sandbox == "auto" and docker_answers()):
+    if sandbox == "docker" or (sandbox == "auto" and docker_runner.docker_answers()):
         return "docker"
-    if sandbox == "bwrap" or bwrap_available():
+    if sandbox == "bwrap" or bwrap_runner.bwrap_available():
         return "bwrap"
     raise SandboxError("no proof sandbox: no Docker daemon answers and bubblewrap (bwrap) is not installed",
                        hint="start dockerd (.ci/start-docker.sh) or apt-get install bubblewrap")
@@ -40,21 +36,22 @@ def resolve_sandbox(sandbox: str) -> str:
 def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
     """(image name, image id, registry digest or "") the proof runs with; SandboxError when a docker image is missing."""
     if sandbox == "docker":
-        from .docker_runner import docker_client, image_info
-
         name = image or DEFAULT_IMAGE
-        return (name, *image_info(docker_client(), name))
-    from .bwrap_runner import host_toolchain_id
-
-    return "host", host_toolchain_id(), ""
+        return (name, *docker_runner.image_info(docker_runner.docker_client(), name))
+    return "host", bwrap_runner.host_toolchain_id(), ""
 
 
 def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
               sandbox: str) -> str:
-    """sha256 of every input that determines a proof's outcome."""
+    """sha256 of every input that determines a proof's outcome.
+
+    Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
+    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
+    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
+    """
     blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
                        "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return sha256_hex(blob.encode())
 
 
 def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofConfig) -> RunFacts:
@@ -63,14 +60,7 @@ def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofCon
         before = tree_hash(repo)
     except SandboxError as exc:
         return RunFacts(infra_error=str(exc))
-    if sandbox == "docker":
-        from .docker_runner import run_in_docker
-
-        facts = run_in_docker(repo, script, image=image, config=config)
-    else:
-        from .bwrap_runner import run_in_bwrap
-
-        facts = run_in_bwrap(repo, script, config=config)
+    facts = SANDBOX_ADAPTERS[sandbox].run(repo, script, image=image, config=config)
     try:
         after = tree_hash(repo)
     except SandboxError as exc:
@@ -124,5 +114,5 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     key = cache_key(script, img_id, base.tree_sha_before, gold_patch, config, kind) if base.tree_sha_before else ""
     return ProofReport.from_facts(
         facts, sandbox=kind, image=image_name, image_id=img_id, image_digest=digest,
-        gold_patch_sha256=hashlib.sha256(gold_patch.encode()).hexdigest() if gold_patch else "",
+        gold_patch_sha256=sha256_hex(gold_patch.encode()) if gold_patch else "",
         limits=config.limits(), cache_key=key)

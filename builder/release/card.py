@@ -21,7 +21,7 @@ from swe_taskflow.features import session_features
 from swe_taskflow.flow import LENGTH_BINS, RETAINED
 from swe_taskflow.manifest import Manifest
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
-from swe_taskflow.verify import SESSION_CONFIG, TRAJECTORY_CONFIG, features_for
+from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJECTORY_CONFIG, features_for
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
 
 from .card_facts import SPLIT_REFERENCE, ReleaseFacts, release_facts, size_category

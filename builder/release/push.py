@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import sys
@@ -25,6 +24,7 @@ from typing import Any
 
 from swe_taskflow.errors import PublishError
 from swe_taskflow.hashing import git_blob_sha1
+from swe_taskflow.jsonl import write_json
 from swe_taskflow.manifest import load_manifest
 from swe_taskflow.verify import verify_folder
 
@@ -209,8 +209,7 @@ def _record(record_dir, mpath: Path, manifest, result: PushResult) -> None:
     rd = Path(record_dir)
     rd.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(mpath, rd / mpath.name)
-    (rd / f"{manifest.release_id}.published.json").write_text(
-        json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_json(rd / f"{manifest.release_id}.published.json", result.to_dict(), indent=2)
 
 
 @contextlib.contextmanager

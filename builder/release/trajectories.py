@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
-from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD
+from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD
 
 from .messages import typed_messages
 

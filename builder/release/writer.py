@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -30,7 +31,7 @@ from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_s
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
 from swe_taskflow.schema import SPLIT_NAME_RE
 from swe_taskflow.target import load_target
-from swe_taskflow.verify import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
+from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -76,6 +77,16 @@ def normalize_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
         recipe["sha256"] = json_sha256(recipe)
     out["recipe"] = recipe
     return out
+
+
+def _write_shards(folder: str, split: str, rows: list[Mapping[str, Any]], feats, tmp: Path):
+    """A split's rows as parquet shards under ``folder``: (bytes of row data, the file entries)."""
+    nbytes, files = 0, []
+    for i, rel in enumerate(shard_paths(folder, split, len(rows))):
+        chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
+        nbytes += _write_parquet(chunk, feats, tmp / rel)
+        files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+    return nbytes, files
 
 
 def _write_parquet(rows: list[dict[str, Any]], features, path: Path) -> int:
@@ -125,6 +136,131 @@ def _one_value(rows, key: str, split: str):
     return values[0] if values else None
 
 
+def _check_release_args(name: str, version: str, repo_id: str | None, splits: Mapping[str, Any]) -> None:
+    if repo_id is not None and not REPO_ID_RE.match(repo_id):
+        raise ConfigError("repository id must look like ORG/NAME", field="repo_id", actual=repo_id,
+                          expected=REPO_ID_RE.pattern)
+    if not NAME_RE.match(name or "") or not NAME_RE.match(version or ""):
+        raise ConfigError("release name and version must be simple identifiers", field="name/version",
+                          actual=[name, version], expected=NAME_RE.pattern)
+    if not splits:
+        raise InputError("a release needs at least one split", field="splits")
+    for s in splits:
+        if not SPLIT_NAME_RE.match(s):
+            raise ConfigError("split name is not valid on the Hub", field="splits", actual=s,
+                              expected=SPLIT_NAME_RE.pattern)
+
+
+@dataclass
+class _SessionSplits:
+    """What writing the session splits yields for the rest of the release."""
+
+    entries: list[SplitEntry] = field(default_factory=list)
+    questions: dict[str, str] = field(default_factory=dict)            # question id -> proof report hash
+    split_hashes: dict[str, str] = field(default_factory=dict)
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    row_hashes: dict[str, dict[str, str]] = field(default_factory=dict)  # split -> instance id -> row hash
+
+
+def _check_tfas(split: str, got, tfas: Mapping[str, Mapping[str, float]] | None) -> None:
+    """The caller's TFAS must equal the one recomputed from the target and the split's sessions."""
+    given = None if tfas is None or split not in tfas else {k: tfas[split].get(k) for k in TFAS_KEYS}
+    if given is not None and not values_equal(given, got, tol=FLOAT_TOL):
+        raise VerifyError(f"TFAS given for split '{split}' differs from the value recomputed from the target "
+                          "and its sessions", field=f"tfas.{split}", expected=got, actual=given)
+
+
+def _collect_questions(split: str, rows: list[dict[str, Any]], questions: dict[str, str]) -> None:
+    """One proof report per question across all splits."""
+    for n, r in enumerate(rows):
+        for q in r["questions"]:
+            prev = questions.setdefault(q["question_id"], q["proof_report_sha256"])
+            if prev != q["proof_report_sha256"]:
+                raise InputError("one question carries different proof reports", path=f"split {split}",
+                                 row=n, field=q["question_id"], expected=prev, actual=q["proof_report_sha256"])
+
+
+def _write_session_splits(splits: Mapping[str, Sequence[Mapping[str, Any]]], target, tfas, tmp: Path) -> _SessionSplits:
+    sfeat = session_features()
+    out = _SessionSplits()
+    for split, raw in splits.items():
+        rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
+        got = split_tfas(target, rows) if rows else None
+        _check_tfas(split, got, tfas)
+        _collect_questions(split, rows, out.questions)
+        nbytes, files = _write_shards("data", split, rows, sfeat, tmp)
+        out.rows[split] = rows
+        out.split_hashes[split] = split_sha256(r[ROW_HASH_FIELD] for r in rows)
+        out.row_hashes[split] = {r["instance_id"]: r[ROW_HASH_FIELD] for r in rows}
+        out.entries.append(SplitEntry(SESSION_CONFIG, split, len(rows), out.split_hashes[split],
+                                      features_sha256(sfeat), tuple(files), nbytes,
+                                      condition=_one_value(rows, "condition", split),
+                                      question_pool=_one_value(rows, "question_pool", split), tfas=got))
+    return out
+
+
+def _write_trajectories(trajectories: Sequence[Mapping[str, Any]], sessions: _SessionSplits,
+                        tmp: Path) -> list[SplitEntry]:
+    """Trajectory splits, each row bound to its session split's and row's hashes."""
+    tfeat = trajectory_features()
+    by_split: dict[str, list[Mapping[str, Any]]] = {}
+    for t in trajectories:
+        by_split.setdefault(t.get("condition"), []).append(t)
+    entries = []
+    for split in sorted(by_split, key=str):
+        if split not in sessions.split_hashes:
+            raise InputError("trajectory for a split this release does not have", field="condition",
+                             actual=split, expected=sorted(sessions.split_hashes))
+        rows = _check_rows(split, sorted(by_split[split], key=lambda t: (t["instance_id"], t["model"], t["run"])),
+                           tfeat, TRAJ_HASH_FIELD)
+        split_hash, row_hashes = sessions.split_hashes[split], sessions.row_hashes[split]
+        for n, r in enumerate(rows):
+            if r["split_sha256"] != split_hash or row_hashes.get(r["instance_id"]) != r["row_sha256"]:
+                raise InputError("trajectory is not bound to this release's split and row hashes",
+                                 path=f"trajectories {split}", row=n, field="split_sha256/row_sha256",
+                                 expected=[split_hash, row_hashes.get(r["instance_id"])],
+                                 actual=[r["split_sha256"], r["row_sha256"]])
+        nbytes, files = _write_shards("trajectories", split, rows, tfeat, tmp)
+        entries.append(SplitEntry(TRAJECTORY_CONFIG, split, len(rows), split_sha256(r[TRAJ_HASH_FIELD] for r in rows),
+                                  features_sha256(tfeat), tuple(files), nbytes, condition=split))
+    return entries
+
+
+def _copy_in(src: str | os.PathLike, tmp: Path, rel: str) -> FileEntry:
+    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, tmp / rel)
+    return FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size)
+
+
+def _copy_extras(extra_files: Mapping[str, str | os.PathLike] | None, tmp: Path) -> list[FileEntry]:
+    from swe_taskflow.croissant import CROISSANT_PATH
+
+    extras = []
+    for rel, src in sorted((extra_files or {}).items()):
+        if rel in ("README.md", CROISSANT_PATH) or rel.startswith(("data/", "trajectories/", "manifests/", "target/")):
+            raise ConfigError("extra file would overwrite a release file", field="extra_files", actual=rel)
+        extras.append(_copy_in(src, tmp, rel))
+    return extras
+
+
+def _write_card_and_manifest(common: Mapping[str, Any], target, session_rows, card_template, tmp: Path) -> Manifest:
+    """README (from a draft manifest), croissant.json, then the manifest that hashes both."""
+    from swe_taskflow.croissant import CROISSANT_PATH, croissant_bytes
+
+    from .card import render_card
+
+    draft = Manifest(**common, readme=FileEntry("README.md", "", 0))
+    card = render_card(draft, target, session_rows, template=card_template)
+    (tmp / "README.md").write_bytes(card)
+    croissant = croissant_bytes(draft, target_name=target.name, target_provisional=target.provisional)
+    (tmp / CROISSANT_PATH).write_bytes(croissant)
+    manifest = Manifest(**common, readme=FileEntry("README.md", file_sha256(tmp / "README.md"), len(card)),
+                        croissant=FileEntry(CROISSANT_PATH, file_sha256(tmp / CROISSANT_PATH), len(croissant)))
+    (tmp / "manifests").mkdir()
+    (tmp / manifest.path_in_release).write_bytes(manifest.to_bytes())
+    return manifest
+
+
 def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
                   splits: Mapping[str, Sequence[Mapping[str, Any]]], target_path: str | os.PathLike,
                   provenance: Mapping[str, Any], tfas: Mapping[str, Mapping[str, float]] | None = None,
@@ -142,21 +278,7 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     dataset repository (``ORG/NAME``) written into the card, croissant.json and the manifest; None
     until the recipe or ``push --repo`` sets it.
     """
-    from swe_taskflow.croissant import CROISSANT_PATH, croissant_bytes
-
-    from .card import render_card
-    if repo_id is not None and not REPO_ID_RE.match(repo_id):
-        raise ConfigError("repository id must look like ORG/NAME", field="repo_id", actual=repo_id,
-                          expected=REPO_ID_RE.pattern)
-    if not NAME_RE.match(name or "") or not NAME_RE.match(version or ""):
-        raise ConfigError("release name and version must be simple identifiers", field="name/version",
-                          actual=[name, version], expected=NAME_RE.pattern)
-    if not splits:
-        raise InputError("a release needs at least one split", field="splits")
-    for s in splits:
-        if not SPLIT_NAME_RE.match(s):
-            raise ConfigError("split name is not valid on the Hub", field="splits", actual=s,
-                              expected=SPLIT_NAME_RE.pattern)
+    _check_release_args(name, version, repo_id, splits)
     target_path = Path(target_path)
     target = load_target(target_path)
     prov = normalize_provenance(provenance)
@@ -169,85 +291,14 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
                           hint="choose an empty folder; an existing release folder is replaced")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
-        sfeat, tfeat = session_features(), trajectory_features()
-        entries: list[SplitEntry] = []
-        questions: dict[str, str] = {}
-        split_hashes: dict[str, str] = {}
-        session_rows: dict[str, list[dict[str, Any]]] = {}
-        row_hashes: dict[str, dict[str, str]] = {}
-        for split, raw in splits.items():
-            rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
-            got = split_tfas(target, rows) if rows else None
-            given = None if tfas is None or split not in tfas else {k: tfas[split].get(k) for k in TFAS_KEYS}
-            if given is not None and not values_equal(given, got, tol=FLOAT_TOL):
-                raise VerifyError(f"TFAS given for split '{split}' differs from the value recomputed from the target "
-                                  "and its sessions", field=f"tfas.{split}", expected=got, actual=given)
-            for n, r in enumerate(rows):
-                for q in r["questions"]:
-                    prev = questions.setdefault(q["question_id"], q["proof_report_sha256"])
-                    if prev != q["proof_report_sha256"]:
-                        raise InputError("one question carries different proof reports", path=f"split {split}",
-                                         row=n, field=q["question_id"], expected=prev, actual=q["proof_report_sha256"])
-            paths = shard_paths("data", split, len(rows))
-            nbytes, files = 0, []
-            for i, rel in enumerate(paths):
-                chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
-                nbytes += _write_parquet(chunk, sfeat, tmp / rel)
-                files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
-            session_rows[split] = rows
-            split_hashes[split] = split_sha256(r[ROW_HASH_FIELD] for r in rows)
-            row_hashes[split] = {r["instance_id"]: r[ROW_HASH_FIELD] for r in rows}
-            entries.append(SplitEntry(SESSION_CONFIG, split, len(rows), split_hashes[split], features_sha256(sfeat),
-                                      tuple(files), nbytes, condition=_one_value(rows, "condition", split),
-                                      question_pool=_one_value(rows, "question_pool", split), tfas=got))
-        if trajectories:
-            by_split: dict[str, list[Mapping[str, Any]]] = {}
-            for t in trajectories:
-                by_split.setdefault(t.get("condition"), []).append(t)
-            for split in sorted(by_split, key=str):
-                if split not in split_hashes:
-                    raise InputError("trajectory for a split this release does not have", field="condition",
-                                     actual=split, expected=sorted(split_hashes))
-                rows = _check_rows(split, sorted(by_split[split], key=lambda t: (t["instance_id"], t["model"], t["run"])),
-                                   tfeat, TRAJ_HASH_FIELD)
-                for n, r in enumerate(rows):
-                    if r["split_sha256"] != split_hashes[split] or row_hashes[split].get(r["instance_id"]) != r["row_sha256"]:
-                        raise InputError("trajectory is not bound to this release's split and row hashes",
-                                         path=f"trajectories {split}", row=n, field="split_sha256/row_sha256",
-                                         expected=[split_hashes[split], row_hashes[split].get(r["instance_id"])],
-                                         actual=[r["split_sha256"], r["row_sha256"]])
-                paths = shard_paths("trajectories", split, len(rows))
-                nbytes, files = 0, []
-                for i, rel in enumerate(paths):
-                    chunk = rows[i * MAX_ROWS_PER_SHARD:(i + 1) * MAX_ROWS_PER_SHARD]
-                    nbytes += _write_parquet(chunk, tfeat, tmp / rel)
-                    files.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
-                entries.append(SplitEntry(TRAJECTORY_CONFIG, split, len(rows),
-                                          split_sha256(r[TRAJ_HASH_FIELD] for r in rows), features_sha256(tfeat),
-                                          tuple(files), nbytes, condition=split))
-        target_rel = f"target/{target_path.name}"
-        (tmp / "target").mkdir()
-        shutil.copyfile(target_path, tmp / target_rel)
-        target_entry = FileEntry(target_rel, file_sha256(tmp / target_rel), (tmp / target_rel).stat().st_size)
-        extras = []
-        for rel, src in sorted((extra_files or {}).items()):
-            if rel in ("README.md", CROISSANT_PATH) or rel.startswith(("data/", "trajectories/", "manifests/", "target/")):
-                raise ConfigError("extra file would overwrite a release file", field="extra_files", actual=rel)
-            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, tmp / rel)
-            extras.append(FileEntry(rel, file_sha256(tmp / rel), (tmp / rel).stat().st_size))
+        sessions = _write_session_splits(splits, target, tfas, tmp)
+        entries = sessions.entries + (_write_trajectories(trajectories, sessions, tmp) if trajectories else [])
+        target_entry = _copy_in(target_path, tmp, f"target/{target_path.name}")
+        extras = _copy_extras(extra_files, tmp)
         release = {"repo_id": repo_id, "license": license, "description": description}
         common = dict(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
-                      questions=questions, target=target_entry, extra_files=tuple(extras), release=release)
-        draft = Manifest(**common, readme=FileEntry("README.md", "", 0))
-        card = render_card(draft, target, session_rows, template=card_template)
-        (tmp / "README.md").write_bytes(card)
-        croissant = croissant_bytes(draft, target_name=target.name, target_provisional=target.provisional)
-        (tmp / CROISSANT_PATH).write_bytes(croissant)
-        manifest = Manifest(**common, readme=FileEntry("README.md", file_sha256(tmp / "README.md"), len(card)),
-                            croissant=FileEntry(CROISSANT_PATH, file_sha256(tmp / CROISSANT_PATH), len(croissant)))
-        (tmp / "manifests").mkdir()
-        (tmp / manifest.path_in_release).write_bytes(manifest.to_bytes())
+                      questions=sessions.questions, target=target_entry, extra_files=tuple(extras), release=release)
+        manifest = _write_card_and_manifest(common, target, sessions.rows, card_template, tmp)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         os.chmod(tmp, 0o755)

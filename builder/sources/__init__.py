@@ -10,14 +10,14 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from swe_taskflow.schema import Task
 
 from .loading import load_rows
 from .normalize import SOURCES, decode_list, detect_source, get_source, normalize_row, pro_prompt
 
-__all__ = ["SourceLoad", "load_tasks", "SOURCES", "decode_list", "normalize_row", "pro_prompt"]
+__all__ = ["SourceLoad", "TaskSource", "load_tasks", "SOURCES", "decode_list", "normalize_row", "pro_prompt"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,13 @@ def _local_revision(files: list[dict[str, Any]]) -> str:
     for f in sorted(files, key=lambda f: f["path"]):
         h.update(f"{f['sha256']}\n".encode())
     return "sha256:" + h.hexdigest()
+
+
+class TaskSource(Protocol):
+    """The source seam: a spec (file, folder, Hub id) -> every row as a Task, with provenance."""
+
+    def __call__(self, spec: str | os.PathLike, *, source: str | None = None, revision: str | None = None,
+                 split: str = "test", limit: int | None = None) -> SourceLoad: ...
 
 
 def load_tasks(spec: str | os.PathLike, *, source: str | None = None, revision: str | None = None,

@@ -10,13 +10,14 @@ from typing import Any
 
 from swe_taskflow.errors import ConfigError
 
+from .base import Splitter
 from .llm_splitter import LLMSplitConfig, LLMSplitter
 from .structural import StructuralConfig, StructuralSplitter
 
 SPLITTERS = ("structural", "llm")
 
 
-def get_splitter(name: str = "structural", **cfg: Any):
+def get_splitter(name: str = "structural", **cfg: Any) -> Splitter:
     """A splitter by name. ``llm`` needs ``llm=<backend>``; other keywords fill its config dataclass."""
     if name == "structural":
         try:
@@ -35,4 +36,4 @@ def get_splitter(name: str = "structural", **cfg: Any):
     raise ConfigError(f"unknown splitter {name!r}", field="splitter", actual=name, expected=SPLITTERS)
 
 
-__all__ = ["SPLITTERS", "LLMSplitConfig", "LLMSplitter", "StructuralConfig", "StructuralSplitter", "get_splitter"]
+__all__ = ["SPLITTERS", "Splitter", "LLMSplitConfig", "LLMSplitter", "StructuralConfig", "StructuralSplitter", "get_splitter"]

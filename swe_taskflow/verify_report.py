@@ -1,0 +1,66 @@
+"""What ``verify`` found: one summary per split and every error (an empty error list = the release verifies)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .errors import VerifyError
+
+
+@dataclass
+class SplitSummary:
+    config: str
+    name: str
+    rows: int
+    sha256: str
+    files: int
+    bytes: int
+    tfas: Mapping[str, float] | None = None
+
+
+@dataclass
+class VerifyReport:
+    """What was checked, and every error found (empty = the release verifies)."""
+
+    root: str
+    manifest_path: str = ""
+    release_id: str = ""
+    splits: list[SplitSummary] = field(default_factory=list)
+    errors: list[VerifyError] = field(default_factory=list)
+    rows: int = 0
+    bytes_hashed: int = 0      # file bytes hashed
+    json_bytes: int = 0        # canonical JSON bytes of the rows hashed
+    questions: int = 0
+    reproved: int = 0
+    rechecked: int = 0         # augmentation references re-derived (reprove)
+    selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> None:
+        """Raise the first error (the rest are in ``errors``)."""
+        if self.errors:
+            raise self.errors[0]
+
+    def table(self) -> str:
+        """A plain-text summary table (one line per split)."""
+        head = f"{'config':<13} {'split':<28} {'rows':>6} {'files':>5} {'MB':>8} {'TFAS':>7} {'S_L':>6} {'S_T':>6} {'S_R':>6}  sha256"
+        lines = [f"release {self.release_id}  ({self.manifest_path})", head, "-" * len(head)]
+        for s in self.splits:
+            t = s.tfas or {}
+            fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
+            lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
+                         f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
+            if s.tfas and s.name in self.selection:
+                lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
+        lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
+                     + (f", {self.reproved} proofs re-run" if self.reproved else "")
+                     + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
+                     + ": all hashes hold")
+        return "\n".join(lines)
+
+
+__all__ = ["SplitSummary", "VerifyReport"]
