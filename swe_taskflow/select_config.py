@@ -29,6 +29,10 @@ PLACEMENTS = ("only_before", "only_after", "interleaved")
 FEATURES = ("full_split", "questions", "qa_task", *PLACEMENTS)
 
 
+#: Upper bound of restarts and sweeps (a recipe typo like 1e9 would run for days).
+MAX_SEARCH_STEPS = 100_000
+
+
 @dataclass(frozen=True)
 class SelectConfig:
     """How the TFAS-optimized selection searches, and the constraints it must respect."""
@@ -63,12 +67,14 @@ class SelectConfig:
     only: docs/augmentations.md) one session may add; 0: the paper's family of issue and QA turns."""
 
     def __post_init__(self) -> None:
-        for name, lo in (("restarts", 1), ("sweeps", 1)):
+        for name in ("restarts", "sweeps"):
             v = getattr(self, name)
-            if not isinstance(v, int) or v < lo:
-                raise ConfigError("must be an integer >= 1", field=name, actual=v)
-        if not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError("seed must be a non-negative integer", field="seed", actual=self.seed)
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_SEARCH_STEPS:
+                raise ConfigError("must be an integer in range", field=name, expected=f"1..{MAX_SEARCH_STEPS}",
+                                  actual=v)
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
+            raise ConfigError("seed must be an integer in range", field="seed", expected="0..2**63-1",
+                              actual=self.seed)
         if not isinstance(self.max_questions_per_task, int) or not 0 <= self.max_questions_per_task <= MAX_QUESTIONS:
             raise ConfigError("out of range", field="max_questions_per_task", expected=f"0..{MAX_QUESTIONS}",
                               actual=self.max_questions_per_task)

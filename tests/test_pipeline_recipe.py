@@ -148,9 +148,9 @@ def test_select_preset_fills_unset_keys_and_keeps_set_ones(tmp_path):
 
     body = '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n'
     r = load_recipe(_write(tmp_path, '[select]\npreset = "paper"\nrestarts = 8\n' + body))
-    cfg = r.select.to_config()
+    cfg = r.select
     assert cfg == SelectConfig(**{**PRESETS["paper"], "restarts": 8}, preset="paper")
     assert r.select.min_full_split_share == 1.0 and r.select.include_original is False
     assert r.section("select")["preset"] == "paper"       # the stage key sees the resolved values
-    plain = load_recipe(_write(tmp_path, body)).select.to_config()
+    plain = load_recipe(_write(tmp_path, body)).select
     assert plain == SelectConfig()

@@ -30,22 +30,10 @@ from typing import Any
 
 from swe_taskflow.errors import ConfigError
 
-from .hashing import STAGE_RECORD, canonical_json, tree_hash, tree_manifest
+from swe_taskflow.atomic import write_bytes as atomic_write_bytes
+from swe_taskflow.hashing import key_json
 
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write a file so that readers see the old content or the new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+from .hashing import STAGE_RECORD, tree_hash, tree_manifest
 
 
 class ItemCache:
@@ -67,7 +55,7 @@ class ItemCache:
             return None  # unreadable: recompute it
 
     def put(self, key: str, value: Any) -> None:
-        atomic_write_bytes(self.path(key), canonical_json(value))
+        atomic_write_bytes(self.path(key), key_json(value))
 
 
 class StageCache:

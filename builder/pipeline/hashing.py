@@ -8,29 +8,20 @@ absolute paths, timestamps or pickles.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from swe_taskflow.hashing import file_sha256 as sha256_file
 from swe_taskflow.hashing import sha256_hex as sha256_bytes
+from swe_taskflow.hashing import sha256_json
 
 #: Files under a stage output whose names start with this prefix are kept out of its content hash
 #: (wall times, logs): they may differ between two builds of the same inputs.
 VOLATILE_PREFIX = "_volatile"
 #: The per-stage record written beside its outputs; not part of the content hash either.
 STAGE_RECORD = ".stage.json"
-
-
-def canonical_json(obj: Any) -> bytes:
-    """Sorted keys, no whitespace, UTF-8: the same object always gives the same bytes."""
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
-
-
-def sha256_json(obj: Any) -> str:
-    return sha256_bytes(canonical_json(obj))
 
 
 def tree_files(root: Path, *, include_volatile: bool = False) -> list[str]:

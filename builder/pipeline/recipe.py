@@ -16,12 +16,13 @@ from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
+from swe_taskflow.select_config import SelectConfig
+
+from builder.proofs.config import SANDBOXES
 
 from .recipe_augment import AugmentationsSection, check_augmentations
-from .recipe_checks import check_ranges, recipe_text
-from .select_section import SelectSection, resolve_select
+from .recipe_checks import check_ranges, recipe_text, select_config
 
-SANDBOXES = ("auto", "docker", "bwrap")
 QUESTION_MODES = ("pool", "generate", "none")
 QUESTION_INTENTS = ("classify", "declared")
 
@@ -183,7 +184,8 @@ class Recipe:
     repos: ReposSection = ReposSection()
     proofs: ProofsSection = ProofsSection()
     conditions: ConditionsSection = ConditionsSection()
-    select: SelectSection = SelectSection()
+    select: SelectConfig = SelectConfig()
+    """``[select]``: checked once, by :meth:`SelectConfig.from_settings` (a preset, then the table's keys)."""
     augmentations: AugmentationsSection = AugmentationsSection()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -223,7 +225,7 @@ def _plain(value: Any) -> Any:
 _SECTIONS = {
     "release": ReleaseSection, "source": SourceSection, "classifier": ClassifierSection,
     "target": TargetSection, "split": SplitSection, "questions": QuestionsSection, "repos": ReposSection,
-    "proofs": ProofsSection, "conditions": ConditionsSection, "select": SelectSection,
+    "proofs": ProofsSection, "conditions": ConditionsSection, "select": SelectConfig,
     "augmentations": AugmentationsSection,
 }
 _REQUIRED = ("release", "source")
@@ -308,17 +310,10 @@ def _check(recipe: Recipe) -> None:
     for key, value, minimum in (("source.limit", recipe.source.limit, 0),
                                 ("classifier.batch_size", recipe.classifier.batch_size, 1),
                                 ("proofs.timeout_s", recipe.proofs.timeout_s, 1), ("proofs.jobs", recipe.proofs.jobs, 1),
-                                ("select.restarts", recipe.select.restarts, 1), ("select.sweeps", recipe.select.sweeps, 1),
-                                ("select.max_questions", recipe.select.max_questions, 0),
                                 ("questions.max_questions", recipe.questions.max_questions, 1)):
         if value < minimum:
             raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
     check_ranges(recipe)   # names, devices, seeds and bounds: builder/pipeline/recipe_checks.py
-    try:
-        recipe.select.to_config()
-    except ConfigError as exc:
-        key = "max_questions" if exc.field == "max_questions_per_task" else exc.field
-        raise ConfigError(exc.message, path=p, field=f"select.{key}", expected=exc.expected, actual=exc.actual) from None
     names = [pool.name for pool in recipe.questions.pools]
     for i, pool in enumerate(recipe.questions.pools):
         if not SPLIT_NAME_RE.match(pool.name):
@@ -381,9 +376,10 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
     for name in _REQUIRED:
         if name not in data:
             raise ConfigError("missing section", path=str(path), field=name)
-    sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items() if name in data}
-    if "select" in sections:
-        sections["select"] = resolve_select(sections["select"], data["select"], path)
+    sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items()
+                if name in data and name != "select"}
+    if "select" in data:
+        sections["select"] = select_config(data["select"], path)
     recipe = Recipe(path=path, raw=dict(data), **sections)
     _check(recipe)
     check_augmentations(recipe)

@@ -73,7 +73,7 @@ def selection_config(recipe):
     import dataclasses
 
     sec = recipe.augmentations
-    return dataclasses.replace(recipe.select.to_config(), max_augments_per_task=sec.max_per_session if sec.kinds else 0)
+    return dataclasses.replace(recipe.select, max_augments_per_task=sec.max_per_session if sec.kinds else 0)
 
 
 __all__ = ["AugmentationsSection", "check_augmentations", "selection_config"]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from swe_taskflow.errors import ConfigError, TaskflowError
+from swe_taskflow.select_config import SelectConfig
 
 if TYPE_CHECKING:
     from .recipe import Recipe
@@ -47,12 +48,9 @@ def check_ranges(recipe: "Recipe") -> None:
         raise ConfigError("unknown splitter", path=p, field="split.splitter", expected=SPLITTERS,
                           actual=recipe.split.splitter)
     for key, value, lo, hi in (("conditions.seed", recipe.conditions.seed, 0, 2**63 - 1),
-                               ("select.seed", recipe.select.seed, 0, 2**63 - 1),
                                ("source.limit", recipe.source.limit, 0, 10**9),
                                ("proofs.timeout_s", recipe.proofs.timeout_s, 1, 86_400),
                                ("proofs.jobs", recipe.proofs.jobs, 1, 64),
-                               ("select.restarts", recipe.select.restarts, 1, 100_000),
-                               ("select.sweeps", recipe.select.sweeps, 1, 100_000),
                                ("classifier.batch_size", recipe.classifier.batch_size, 1, 65_536),
                                ("questions.max_questions", recipe.questions.max_questions, 1, 3)):
         if not lo <= value <= hi:
@@ -105,3 +103,13 @@ def preflight(recipe: "Recipe") -> None:
 
 
 __all__ = ["recipe_text", "check_ranges", "preflight", "NAME_RE", "VERSION_RE", "DEVICES_RE", "SPLITTERS"]
+
+
+def select_config(table: Any, path: Path) -> SelectConfig:
+    """The recipe's ``[select]`` table, checked once by :meth:`SelectConfig.from_settings`."""
+    if not isinstance(table, dict):
+        raise ConfigError("must be a table", path=str(path), field="select", actual=type(table).__name__)
+    if "max_augments_per_task" in table:
+        raise ConfigError("unknown key", path=str(path), field="select.max_augments_per_task",
+                          hint="augmentation turns per session are set by augmentations.max_per_session")
+    return SelectConfig.from_settings(table, where=str(path))

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError, SandboxError
 from swe_taskflow.jsonl import read_jsonl, read_records, write_json, write_jsonl
+from swe_taskflow.progress import progress_bar
 from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report, rejection_cause
 from swe_taskflow.safepath import inside
 from swe_taskflow.schema import QAItem
@@ -311,9 +312,7 @@ def validate_pool_file(pool_path, repos_dir, out_path, *, tasks_path=None, progr
     _check_jobs(kwargs.get("jobs", 2))
     items: list[QAItem] = read_records(pool_path, QAItem, unique="question_id")
     tasks = _load_tasks(tasks_path)
-    from tqdm import tqdm
-
-    with tqdm(total=len(items), desc="proofs", unit="q", disable=not progress or None) as bar:
-        result = validate_pool(items, repos_dir, tasks=tasks, on_item=lambda _: bar.update(1), **kwargs)
+    with progress_bar(len(items), desc="proofs", unit="q", enabled=bool(progress)) as advance:
+        result = validate_pool(items, repos_dir, tasks=tasks, on_item=lambda _: advance(), **kwargs)
     write_jsonl(out_path, (q.to_dict() for q in result.items))
     return result.summary.to_dict()
