@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox example test clean harbor-venv
+.PHONY: setup sandbox example test test-fast clean harbor-venv
 
 setup: $(STAMP)
 
@@ -33,6 +33,10 @@ example: setup sandbox
 
 test: setup
 	$(PY) -m pytest tests
+
+# What a developer runs while editing (under a minute): unit and stage tests without containers, data or slow work.
+test-fast: setup
+	$(PY) -m pytest tests/unit tests/stage -q -m "not slow and not docker and not data and not harbor and not gpu"
 
 # Harbor (PyPI `harbor`, Python >= 3.12) runs from its own virtual environment; the project's Harbor
 # plugins (swe_taskflow_harbor: environment, agent) are installed into it without the project's deps.

@@ -8,7 +8,7 @@
   same with the oracle agent (applies the gold patch parts) for comparison;
 - command latency: one ``true`` in the running task container through ``docker exec`` (what the
   environment uses for commands) and through ``docker-compose exec -T`` (what Harbor would use);
-- e2e: wall time of ``pytest tests/test_harbor_e2e.py`` (export, two Harbor jobs, import, verify, push).
+- e2e: wall time of ``pytest tests/e2e/test_harbor_e2e.py`` (export, two Harbor jobs, import, verify, push).
 Needs Docker, docker-compose and ``make harbor-venv``.
 """
 
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0"}
 
 
@@ -71,7 +71,7 @@ def main() -> int:
     from builder.bundled.image import build_task_image
     from builder.bundled.task import example_task
     from builder.evaluation.export import export_harbor
-    from example_release import CONDITION, build_example_release
+    from tests.support.example_release import CONDITION, build_example_release
     bundled = example_task()
     build_task_image(bundled.task, bundled.files)
     with tempfile.TemporaryDirectory(prefix="harbor-bench-") as d:
@@ -88,7 +88,7 @@ def main() -> int:
         figures["command_latency_ms"] = {k: round(v * 1000, 1) for k, v in lat.items()}
     if not args.no_e2e:
         t0 = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/test_harbor_e2e.py"], cwd=ROOT,
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/e2e/test_harbor_e2e.py"], cwd=ROOT,
                               capture_output=True, text=True)
         figures["e2e_test_s"] = round(time.monotonic() - t0, 1)
         figures["e2e_result"] = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.returncode

@@ -1,6 +1,10 @@
 """Shared fixtures: committed test data, ../shared, and opt-in resources that skip (or fail in CI) when absent.
 
-Markers (pyproject.toml): ``docker``, ``gpu``, ``slow``, ``data`` and ``harbor``. Real SWE-Bench Pro rows and a
+Levels: each test lives in the folder of its level (``unit``: functions in process; ``stage``: one stage or
+command on files in a temporary folder; ``container``: real Docker or bubblewrap sandboxes; ``e2e``: whole
+builds, Harbor runs, a wheel install) and carries that folder's marker. ``make test-fast`` runs unit and stage
+tests that need no container, data or slow work (under a minute). Resource markers (pyproject.toml):
+``docker``, ``gpu``, ``slow``, ``data`` and ``harbor``. Real SWE-Bench Pro rows and a
 mini-swe-agent trajectory are committed under tests/fixtures/ (MIT, see their SOURCE.md), so a fresh clone
 runs every test but those marked ``data`` (the session corpora, which may not be redistributed, and the
 full 731-task checks): they skip with a reason naming what is missing. A test that reads ../shared without
@@ -42,8 +46,17 @@ def _hermetic_cache(tmp_path_factory):
         os.environ["SWE_TASKFLOW_CACHE"] = old
 
 
+LEVELS = ("unit", "stage", "container", "e2e")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every test that reads ../shared carries the ``data`` marker (else the run stops, naming it)."""
+    """Each test gets its folder's level marker; every test that reads ../shared carries the ``data`` marker
+    (else the run stops, naming it)."""
+    for item in items:
+        level = Path(str(item.fspath)).parent.name
+        if level not in LEVELS:
+            raise pytest.UsageError(f"{item.nodeid}: tests live in tests/<level>/ (one of {', '.join(LEVELS)})")
+        item.add_marker(getattr(pytest.mark, level))
     unmarked = [item.nodeid for item in items if {"shared_dir", "sessions_file"} & set(item.fixturenames)
                 and item.get_closest_marker("data") is None]
     if unmarked:
@@ -139,3 +152,12 @@ def harbor_venv(docker_available) -> Path:
             pytest.fail(f"CI must run the harbor-marked tests, but {missing[0]} is missing")
         pytest.skip(f"{missing[0]} is missing")
     return HARBOR_VENV
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    """The recording Hub (tests/support/fakehub.py) as the real client's endpoint, with TEST_TOKEN."""
+    from tests.support import fakehub
+
+    yield fakehub.install(monkeypatch, fakehub.TEST_TOKEN)
+    fakehub.uninstall()

@@ -3,7 +3,7 @@
 The YAML header is produced with ``datasets``' own helpers (``MetadataConfigs``,
 ``DatasetInfosDict.to_dataset_card_data``) so that ``load_dataset`` reads exactly what is declared.
 Every number and every statement about the data in the prose is computed from the rows
-(:mod:`builder.release.card_facts`), the manifest or the target file; ``tests/test_card.py`` checks
+(:mod:`builder.release.card_facts`), the manifest or the target file; ``tests/e2e/test_card.py`` checks
 them against the published parquet files. Deterministic: no dates, sorted where unordered.
 """
 

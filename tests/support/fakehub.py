@@ -258,6 +258,10 @@ class FakeHub:
         return 200, out, {}
 
 
+#: The token the recording Hub expects; tests check it never reaches an output.
+TEST_TOKEN = "hf_TESTtokenDoNotPrint0123456789"
+
+
 def install(monkeypatch, token: str) -> FakeHub:
     """A fresh FakeHub as the endpoint of the real client for one test (``monkeypatch`` undoes the rest;
     call ``uninstall()`` after): LFS uploads (no Xet server here), ``HF_TOKEN`` = ``token``."""

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from builder.evaluation.export import export_harbor
-from example_release import CONDITION, build_example_release, example_task
+from tests.support.example_release import CONDITION, build_example_release, example_task
 
 pytestmark = pytest.mark.docker
 

@@ -14,7 +14,7 @@ from builder.split.structural import StructuralSplitter
 from tests.support.llm_fixtures import MODEL, fixture_text
 from swe_taskflow.errors import ReplayMissError
 
-from test_augment_checks import cart_task
+from tests.support.augment_cart import cart_task
 
 REQ = "- A `discount` outside [0, 1] should raise `ValueError`."
 

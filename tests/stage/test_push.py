@@ -11,13 +11,12 @@ import pytest
 
 from builder.cli import main as cli_main
 from builder.release import write_release
-from tests.support.fakehub import FakeHub
+from tests.support.fakehub import TEST_TOKEN as TOKEN, FakeHub
 from builder.release.push import push_release
 from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 from swe_taskflow.errors import PublishError
 from swe_taskflow.manifest import load_manifest
 
-TOKEN = "hf_TESTtokenDoNotPrint0123456789"
 REPO = "test-org/taskflow-push"
 
 
@@ -29,13 +28,6 @@ def release(tmp_path_factory):
                   target_path=root / "target.json", provenance={"source": {"benchmark": "hand-written"}},
                   repo_id=REPO)
     return root / "rel"
-
-
-@pytest.fixture
-def hub(monkeypatch):
-    from tests.support import fakehub
-    yield fakehub.install(monkeypatch, TOKEN)
-    fakehub.uninstall()
 
 
 def _commit_lines(hub: FakeHub) -> list[dict]:

@@ -26,7 +26,7 @@ from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.verify_checks import read_front_matter, split_tfas
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 #: Digits the prose may hold without a data check: the method's fixed constants and the format names.
 STATIC = ("RFC 8785", "SHA-256", "(base 2)", "TFAS = 100 x (S_L x S_T x S_R)^(1/3)", "S_k = 1 - JSD", "START/END", "sha256")

@@ -12,13 +12,12 @@ import pytest
 from builder.cli import main as cli_main
 from builder.release import write_release
 from builder.release.card import UNSET_REPO, default_template
-from tests.support.fakehub import FakeHub
+from tests.support.fakehub import TEST_TOKEN as TOKEN, FakeHub
 from builder.release.push import push_release
 from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
 from swe_taskflow.errors import PublishError
 from swe_taskflow.manifest import load_manifest
 
-TOKEN = "hf_TESTtokenDoNotPrint0123456789"
 REPO = "some-org/taskflow-name"
 
 
@@ -29,13 +28,6 @@ def _write(root, *, version="v1.0", tasks=None, repo_id=None, template=None):
                   provenance={"source": {"source": "hand-written", "revision": "1"}}, repo_id=repo_id,
                   description="[hand-written] a release for push tests", card_template=template)
     return root / "rel"
-
-
-@pytest.fixture
-def hub(monkeypatch):
-    from tests.support import fakehub
-    yield fakehub.install(monkeypatch, TOKEN)
-    fakehub.uninstall()
 
 
 def _pushed(hub: FakeHub, path: str, rev: str | None = None) -> bytes:

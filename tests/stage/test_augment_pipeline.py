@@ -13,9 +13,9 @@ from swe_taskflow.augment import mutate
 from swe_taskflow.augment.recheck import recheck
 from swe_taskflow.errors import ConfigError
 
-from test_augment_checks import FIX, cart_task
+from tests.support.augment_cart import FIX, cart_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NONE = '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n'
 
 

@@ -18,7 +18,7 @@ from builder.split.structural import StructuralSplitter
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import QAItem, Session, Turn
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "builder" / "data" / "example"
+EXAMPLE = Path(__file__).resolve().parents[2] / "builder" / "data" / "example"
 TASKS = EXAMPLE / "tasks.jsonl"
 INSTANCE = "swe-taskflow__ticketdesk-1"
 CONDITION = "qa_last"

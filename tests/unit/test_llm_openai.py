@@ -15,7 +15,7 @@ import pytest
 from builder.llm import ResponseStore, get_backend
 from swe_taskflow.errors import ModelError
 
-FIX = Path(__file__).parent / "fixtures" / "llm" / "openai_chat_completion.json"
+FIX = Path(__file__).parents[1] / "fixtures" / "llm" / "openai_chat_completion.json"
 SECRET = "sk-loopback-SECRET-7f3a9c"
 MESSAGES = [{"role": "user", "content": "Is this split complete?"}]
 

@@ -81,6 +81,7 @@ def test_issue_reports_get_an_issue_intent_and_ignore_declared_labels(embedded):
     assert abs(sum(preds[0].probs.values()) - 1.0) < 1e-9
 
 
+@pytest.mark.slow
 def test_versions_name_the_heads(embedded):
     v1 = load_classifier("embedded-v1")
     assert embedded.info["name"] == "embedded" and embedded.info["heads_sha256"] == load_heads().sha256

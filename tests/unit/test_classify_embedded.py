@@ -16,7 +16,7 @@ from swe_taskflow.agreement import exact_agreement
 from swe_taskflow.errors import InputError
 from swe_taskflow.taxonomy import INTENTS
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 HAND_LABELS = DATA / "hand_labels_v1.jsonl"
 #: the held-out samples (v2: drawn after v1 had been looked at, from sessions in no earlier label file; v3: drawn
 #: and labelled before the classifier of issue 15 was built, from held-out sessions in no earlier label file)

@@ -19,8 +19,8 @@ from builder.split.llm_splitter import STAGE_CHECK, STAGE_WRITE
 from builder.sources import load_tasks
 from swe_taskflow.errors import ConfigError, ReplayMissError
 
-FIX = Path(__file__).parent / "fixtures" / "llm"
-PROMPTS = Path(__file__).resolve().parents[1] / "builder" / "prompts"
+FIX = Path(__file__).parents[1] / "fixtures" / "llm"
+PROMPTS = Path(__file__).resolve().parents[2] / "builder" / "prompts"
 QUTE = "instance_qutebrowser__qutebrowser-5e0d6dc1483cb3336ea0e3dcbd4fe4aa00fc1742"
 MODEL = "hand-written-fixture"
 

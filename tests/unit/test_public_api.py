@@ -10,7 +10,7 @@ from pathlib import Path
 
 import swe_taskflow
 
-CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
+CHANGELOG = Path(__file__).resolve().parents[2] / "CHANGELOG.md"
 
 
 def _changelog_api() -> list[str]:

@@ -12,7 +12,7 @@ from builder.split.structural import StructuralSplitter
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import QAItem, Session, Turn
 
-from example_release import example_task, source_provenance
+from tests.support.example_release import example_task, source_provenance
 
 SECRET = "augmentation-reference-secret"
 

@@ -21,7 +21,7 @@ from builder.bundled.repo import commit_folder, git_tree
 from builder.split import get_splitter
 from swe_taskflow.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "builder" / "data" / "example"
 
 

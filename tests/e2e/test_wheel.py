@@ -21,7 +21,7 @@ import pytest
 
 from builder.release.card import UNSET_REPO, card_placeholders
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 #: Data files the commands read, as paths inside the wheel.

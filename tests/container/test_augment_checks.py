@@ -3,7 +3,6 @@ hand-written fixture task (tests/fixtures/augment/cart: a cart whose subtotal ig
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -16,16 +15,8 @@ from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.treehash import tree_hash
 from builder.split.structural import StructuralSplitter
 from swe_taskflow.augment import reference, score
-from swe_taskflow.schema import Task
+from tests.support.augment_cart import FIX, cart_task
 
-FIX = Path(__file__).parent / "fixtures" / "augment" / "cart"
-
-
-def cart_task() -> Task:
-    d = json.loads((FIX / "task.json").read_text())
-    assert d.pop("provenance") == "hand-written"
-    d.pop("note")
-    return Task.from_dict({**d, "patch": (FIX / "gold.patch").read_text(), "test_patch": (FIX / "test.patch").read_text()})
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from builder.pipeline.build import build
 from builder.pipeline.recipe import load_recipe
 from builder.pipeline.stages import STAGE_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "builder" / "data" / "example"
 TASK_IDS = [json.loads(line)["instance_id"] for line in (DATA / "tasks.jsonl").read_text().splitlines()]
 OWN_TASK = "swe-taskflow__ticketdesk-1"

@@ -1,7 +1,7 @@
 """The generic stage runner: keys, caching, dry-run plan, atomic commit, and kill -9 resumption.
 
 These tests use small stages written here (no models, no containers) so they run in about a second;
-the real pipeline's determinism and resumption are tested in tests/test_build_example.py.
+the real pipeline's determinism and resumption are tested in tests/e2e/test_build_example.py.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from builder.pipeline.progress import BuildProgress
 from builder.pipeline.runner import Stage, plan, run_stages
 from swe_taskflow.errors import ConfigError, TaskflowError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _recipe(tmp_path: Path, n: int = 5, factor: int = 2):
@@ -246,6 +246,7 @@ _TOY = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_stage_then_rerun_gives_uninterrupted_hashes(tmp_path):
     script = tmp_path / "toy.py"
     script.write_text(_TOY)

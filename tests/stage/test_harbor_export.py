@@ -17,9 +17,9 @@ from builder.evaluation.tomlw import dumps
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.visibility import agent_view
 
-from harbor_fixture import HIDDEN_MARKERS, build_fixture_release
+from tests.support.harbor_fixture import HIDDEN_MARKERS, build_fixture_release
 
-SCHEMA = Path(__file__).parent / "fixtures" / "harbor" / "task-schema-harbor-0.25.0.json"
+SCHEMA = Path(__file__).parents[1] / "fixtures" / "harbor" / "task-schema-harbor-0.25.0.json"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from builder.pipeline.recipe import load_recipe, parse_recipe
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import CONDITIONS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "builder" / "releases" / "example.toml"
 
 

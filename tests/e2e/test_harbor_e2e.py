@@ -24,11 +24,11 @@ from builder.cli import main as cli_main
 from builder.evaluation.export import export_harbor
 from builder.evaluation.harbor_digest import task_digest
 from builder.evaluation.scoring import JUDGE_PARAMS, JUDGE_STAGE, AnswerCase, judge_messages
-from example_release import CONDITION, build_example_release, example_question
-from test_push import TOKEN, hub  # noqa: F401  (the recording Hub fixture)
+from tests.support.example_release import CONDITION, build_example_release, example_question
+from tests.support.fakehub import TEST_TOKEN as TOKEN
 
 pytestmark = [pytest.mark.harbor, pytest.mark.docker, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV_CLASS = "swe_taskflow_harbor.environment:ComposeEnvironment"
 AGENT_CLASS = "swe_taskflow_harbor.agent:MiniSweAgent"
 WRONG_ANSWER = "[hand-written] It is hard-coded in ticketdesk/cli.py.\n"
@@ -250,7 +250,7 @@ def _judge_store(world) -> Path:
     return store
 
 
-def test_evaluate_import_verify_and_push(world, hub, capsys, tmp_path):  # noqa: F811
+def test_evaluate_import_verify_and_push(world, hub, capsys, tmp_path):
     from builder.release.push import push_release
     jobs = [str(world["tmp"] / "jobs" / n) for n in ("oracle", "mini", "litellm")]
     store = _judge_store(world)

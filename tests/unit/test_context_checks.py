@@ -13,7 +13,7 @@ from swe_taskflow.context_checks import check_context, words_of_test, words
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.split_checks import sentences
 
-TASKS = Path(__file__).resolve().parents[1] / "builder" / "data" / "example" / "tasks.jsonl"
+TASKS = Path(__file__).resolve().parents[2] / "builder" / "data" / "example" / "tasks.jsonl"
 BACKGROUND = ("Some background: the project is maintained by a small team, and this area of the code base was "
               "last touched two releases ago.")
 
@@ -104,7 +104,7 @@ def test_attribution_does_not_depend_on_the_hash_seed():
             "from swe_taskflow.context_checks import check_context; sp = get_splitter('structural'); "
             f"out = [check_context(t.original_prompt, r.parts, t.fail_to_pass).to_dict() for t in load_tasks({str(TASKS)!r}).tasks "
             "for r in [sp.split(t)] if r.status == 'ok']; print(json.dumps(out))")
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
                            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
             for seed in ("1", "2")]

@@ -24,7 +24,7 @@ import pytest
 
 from builder.proofs import ProofConfig, run_proof
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CFG = ProofConfig(mem_mb=128, pids=32, tmpfs_mb=8, max_output_bytes=256 << 10, timeout_s=10)
 SECRET = "TOPSECRET-4f1c"
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")

@@ -13,7 +13,7 @@ import pytest
 from builder.pipeline.build import build
 from swe_taskflow.jsonl import read_jsonl, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "builder" / "data" / "example"
 
 pytestmark = pytest.mark.slow

@@ -43,6 +43,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_streaming_iterator_read_to_the_end_exits_cleanly(release, tmp_path):
     res = _run(str(release), "qa_random_sol", str(tmp_path / "c"), "exhaust")
     assert res.returncode == 0, res.stderr[-2000:]
@@ -50,6 +51,7 @@ def test_a_streaming_iterator_read_to_the_end_exits_cleanly(release, tmp_path):
     assert "Exception ignored" not in res.stderr and "ArrowInvalid" not in res.stderr
 
 
+@pytest.mark.slow
 def test_the_shutdown_message_of_an_open_iterator_is_the_datasets_readers(tmp_path):
     """Not ours: a plain pyarrow parquet file left open the same way (kept to notice when upstream changes)."""
     import pyarrow as pa

@@ -18,7 +18,7 @@ import pytest
 from builder.cli import main
 from swe_taskflow.schema import SplitResult
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "builder" / "releases" / "example.toml"
 
 
@@ -305,6 +305,7 @@ def test_verify_survives_a_fifo_and_a_symlink_loop(release, kind):
 
 # ------------------------------------------------------------------ hangs
 
+@pytest.mark.slow
 def test_split_check_on_a_huge_issue_finishes(tmp_path):
     """About 1 MB of distinct requirement sentences, and single-character runs that made the regexes
     backtrack: quadratic before (hours), linear now (seconds). The deadline only catches a hang."""
