@@ -8,23 +8,17 @@ recipe's own folder, so a recipe and the data beside it can move together.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import MISSING as _MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
+from swe_taskflow.schema import CONDITIONS
 from swe_taskflow.select_config import SelectConfig
 
-from builder.proofs.config import SANDBOXES
-
 from .recipe_augment import AugmentationsSection, check_augmentations
-from .recipe_checks import check_ranges, recipe_text, select_config
-
-QUESTION_MODES = ("pool", "generate", "none")
-QUESTION_INTENTS = ("classify", "declared")
+from .recipe_checks import check_recipe, recipe_text, select_config
 
 
 @dataclass(frozen=True)
@@ -278,95 +272,6 @@ def _build(cls, data: Any, where: str, path: Path):
         raise ConfigError("missing key", path=str(path), field=f"{where}.{missing[0] if missing else '?'}") from exc
 
 
-def _check(recipe: Recipe) -> None:
-    p = str(recipe.path)
-    if recipe.proofs.sandbox not in SANDBOXES:
-        raise ConfigError("unknown sandbox", path=p, field="proofs.sandbox", expected=SANDBOXES,
-                          actual=recipe.proofs.sandbox)
-    from swe_taskflow.context_checks import MODES as CONTEXT_MODES
-
-    if recipe.split.context_checks not in CONTEXT_MODES:
-        raise ConfigError("unknown context_checks mode", path=p, field="split.context_checks", expected=CONTEXT_MODES,
-                          actual=recipe.split.context_checks)
-    if recipe.classifier.question_intents not in QUESTION_INTENTS:
-        raise ConfigError("unknown question_intents", path=p, field="classifier.question_intents",
-                          expected=QUESTION_INTENTS, actual=recipe.classifier.question_intents)
-    if recipe.questions.mode not in QUESTION_MODES:
-        raise ConfigError("unknown questions mode", path=p, field="questions.mode", expected=QUESTION_MODES,
-                          actual=recipe.questions.mode)
-    for i, name in enumerate(recipe.conditions.names):
-        if name not in CONDITIONS:
-            raise ConfigError("unknown condition", path=p, field=f"conditions.names[{i}]", expected=CONDITIONS,
-                              actual=name)
-    if not recipe.conditions.names:
-        raise ConfigError("no condition to build", path=p, field="conditions.names", expected=CONDITIONS)
-    for key, value in (("release.name", recipe.release.name), ("release.version", recipe.release.version),
-                       ("source.spec", recipe.source.spec)):
-        if not value.strip():
-            raise ConfigError("must not be empty", path=p, field=key)
-    if recipe.release.repo_id and not re.match(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", recipe.release.repo_id):
-        raise ConfigError("repository id must look like ORG/NAME", path=p, field="release.repo_id",
-                          actual=recipe.release.repo_id)
-    for key, value, minimum in (("source.limit", recipe.source.limit, 0),
-                                ("classifier.batch_size", recipe.classifier.batch_size, 1),
-                                ("proofs.timeout_s", recipe.proofs.timeout_s, 1), ("proofs.jobs", recipe.proofs.jobs, 1),
-                                ("questions.max_questions", recipe.questions.max_questions, 1)):
-        if value < minimum:
-            raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
-    check_ranges(recipe)   # names, devices, seeds and bounds: builder/pipeline/recipe_checks.py
-    names = [pool.name for pool in recipe.questions.pools]
-    for i, pool in enumerate(recipe.questions.pools):
-        if not SPLIT_NAME_RE.match(pool.name):
-            raise ConfigError("pool name must be a valid split-name part", path=p,
-                              field=f"questions.pools[{i}].name", expected=SPLIT_NAME_RE.pattern, actual=pool.name)
-        if not recipe.resolve(pool.path).exists():
-            raise ConfigError("question pool file not found", path=p, field=f"questions.pools[{i}].path",
-                              actual=str(recipe.resolve(pool.path)))
-    if len(set(names)) != len(names):
-        raise ConfigError("duplicate pool name", path=p, field="questions.pools", actual=names)
-    if recipe.questions.mode == "pool" and not recipe.questions.pools:
-        raise ConfigError("mode 'pool' needs at least one [[questions.pools]]", path=p, field="questions.pools")
-    known = recipe.pool_names()
-    if recipe.conditions.pool and recipe.conditions.pool not in known and recipe.questions.mode != "none":
-        raise ConfigError("unknown pool", path=p, field="conditions.pool", expected=known, actual=recipe.conditions.pool)
-    for i, name in enumerate(recipe.conditions.pools):
-        if name not in known:
-            raise ConfigError("unknown pool", path=p, field=f"conditions.pools[{i}]", expected=known, actual=name)
-    if len(set(recipe.conditions.pools)) != len(recipe.conditions.pools):
-        raise ConfigError("duplicate pool", path=p, field="conditions.pools", actual=list(recipe.conditions.pools))
-    try:
-        recipe.splits()
-    except ConfigError as exc:
-        raise ConfigError(exc.message, path=p, field="conditions", actual=exc.actual) from None
-    qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_")]
-    if qa_conditions and recipe.questions.mode == "none":
-        raise ConfigError("QA conditions need questions", path=p, field="conditions.names",
-                          actual=qa_conditions, hint="set questions.mode or drop the QA conditions")
-    if recipe.questions.mode != "none" and recipe.proofs.enabled and not (recipe.repos.bundled or recipe.repos.path):
-        raise ConfigError("proofs need repositories", path=p, field="repos",
-                          hint="set repos.bundled or repos.path, or proofs.enabled = false")
-    if bool(recipe.repos.bundled) != bool(recipe.repos.bundled_repo):
-        raise ConfigError("repos.bundled and repos.bundled_repo go together", path=p,
-                          field="repos.bundled_repo" if recipe.repos.bundled else "repos.bundled",
-                          hint="name the folder and the owner/name of the tasks whose repository it is")
-    for key, value in (("repos.bundled", recipe.repos.bundled), ("repos.path", recipe.repos.path),
-                       ("split.responses", recipe.split.responses),
-                       ("questions.responses", recipe.questions.responses),
-                       ("questions.trajectories", recipe.questions.trajectories),
-                       ("questions.resolved", recipe.questions.resolved)):
-        if value and not recipe.resolve(value).exists():
-            raise ConfigError("path not found", path=p, field=key, actual=str(recipe.resolve(value)))
-    if recipe.target.path != "default" and not recipe.resolve(recipe.target.path).exists():
-        raise ConfigError("target file not found", path=p, field="target.path",
-                          actual=str(recipe.resolve(recipe.target.path)))
-    if recipe.split.splitter == "llm" and not recipe.split.llm:
-        raise ConfigError("the llm splitter needs split.llm", path=p, field="split.llm")
-    if recipe.questions.mode == "generate":
-        for key in ("llm", "trajectories"):
-            if not getattr(recipe.questions, key):
-                raise ConfigError("mode 'generate' needs this key", path=p, field=f"questions.{key}")
-
-
 def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
     """Build and validate a :class:`Recipe` from parsed TOML data."""
     path = Path(path).resolve()
@@ -381,7 +286,7 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
     if "select" in data:
         sections["select"] = select_config(data["select"], path)
     recipe = Recipe(path=path, raw=dict(data), **sections)
-    _check(recipe)
+    check_recipe(recipe)
     check_augmentations(recipe)
     return recipe
 

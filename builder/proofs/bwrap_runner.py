@@ -27,6 +27,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
@@ -187,57 +188,24 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
     try:
         if os.geteuid() == 0:
             mounts = hygiene.scratch_temp("mnt-")
-            for name in ("repo", "proof"):
-                os.mkdir(Path(mounts.name, name), 0o755)
-            os.chmod(mounts.name, 0o755)
+            _make_mount_points(mounts.name)
         argv = bwrap_command(repo, staged.name, command, config, cgroup.procs if cgroup else "",
                              mounts.name if mounts else "")
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
                                 start_new_session=True)
-        killed = threading.Event()
-
-        def kill() -> None:
-            if not killed.is_set():
-                killed.set()
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-
+        kill, killed = _group_kill_once(proc)
         handle = hygiene.register(kill)
         out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill)
         err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes, on_limit=kill)
-
-        def pump(fh, cap: BoundedCapture) -> None:
-            while True:
-                chunk = fh.read1(65536)
-                if not chunk or not cap.feed(chunk):
-                    break
-
-        readers = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
-                   threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
-        for r in readers:
-            r.start()
-        try:
-            rc = proc.wait(timeout=config.timeout_s + 10)   # `timeout -s KILL` fires first; this is a backstop
-        except subprocess.TimeoutExpired:
-            kill()
-            rc = proc.wait()
+        readers = _pump_output(proc, out, err)
+        rc = _wait_with_backstop(proc, config.timeout_s + 10, kill)
         duration = time.monotonic() - t0
         for r in readers:
             r.join(timeout=5)
         proc.stdout.close()
         proc.stderr.close()
-        exit_code = 128 - rc if rc < 0 else rc
-        timed_out = (exit_code == 137 and not killed.is_set() and duration >= config.timeout_s * 0.98)
-        stderr_text = err.tail_text()
-        if exit_code != 0 and out.nbytes == 0 and stderr_text.lstrip().startswith(_SETUP_TOOLS):  # setup failed
-            return RunFacts(infra_error=f"bwrap: {stderr_text.strip()[-300:]}", duration_s=round(duration, 3),
-                            command=tuple(command))
-        oom = exit_code not in (0, None) and any(m in stderr_text for m in _OOM_MARKERS)
-        return run_facts(out, err, exit_code=exit_code, timed_out=timed_out, oom_killed=oom, duration_s=duration,
-                         command=command, excerpt_chars=config.excerpt_chars)
+        return _exit_facts(out, err, rc, killed=killed.is_set(), duration=duration, command=command, config=config)
     except SandboxError:
         raise
     except OSError as exc:
@@ -257,3 +225,62 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         if mounts is not None:
             mounts.cleanup()
         staged.cleanup()
+
+
+def _make_mount_points(root: str) -> None:
+    """The empty ``repo`` and ``proof`` folders the root-only bind mounts land on."""
+    for name in ("repo", "proof"):
+        os.mkdir(Path(root, name), 0o755)
+    os.chmod(root, 0o755)
+
+
+def _group_kill_once(proc: subprocess.Popen) -> tuple[Callable[[], None], threading.Event]:
+    """A SIGKILL of the sandbox's process group that acts once, and the event saying it was sent."""
+    killed = threading.Event()
+
+    def kill() -> None:
+        if not killed.is_set():
+            killed.set()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    return kill, killed
+
+
+def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCapture) -> list[threading.Thread]:
+    """Started reader threads feeding stdout and stderr into their bounded captures."""
+    def pump(fh, cap: BoundedCapture) -> None:
+        while True:
+            chunk = fh.read1(65536)
+            if not chunk or not cap.feed(chunk):
+                break
+
+    readers = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
+               threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
+    for r in readers:
+        r.start()
+    return readers
+
+
+def _wait_with_backstop(proc: subprocess.Popen, backstop_s: float, kill: Callable[[], None]) -> int:
+    try:
+        return proc.wait(timeout=backstop_s)   # `timeout -s KILL` fires first; this is a backstop
+    except subprocess.TimeoutExpired:
+        kill()
+        return proc.wait()
+
+
+def _exit_facts(out: BoundedCapture, err: BoundedCapture, rc: int, *, killed: bool, duration: float,
+                command: list[str], config: ProofConfig) -> RunFacts:
+    """What the exit status and output say: a setup failure (infra error), a timeout, an OOM, or the script's run."""
+    exit_code = 128 - rc if rc < 0 else rc
+    timed_out = (exit_code == 137 and not killed and duration >= config.timeout_s * 0.98)
+    stderr_text = err.tail_text()
+    if exit_code != 0 and out.nbytes == 0 and stderr_text.lstrip().startswith(_SETUP_TOOLS):  # setup failed
+        return RunFacts(infra_error=f"bwrap: {stderr_text.strip()[-300:]}", duration_s=round(duration, 3),
+                        command=tuple(command))
+    oom = exit_code not in (0, None) and any(m in stderr_text for m in _OOM_MARKERS)
+    return run_facts(out, err, exit_code=exit_code, timed_out=timed_out, oom_killed=oom, duration_s=duration,
+                     command=command, excerpt_chars=config.excerpt_chars)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
@@ -81,70 +81,15 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
     handle = None
     t0 = time.monotonic()
     try:
-        from docker.types import LogConfig
-
-        mem = f"{int(config.mem_mb)}m"
-        container = client.containers.create(   # the entrypoint is set so an image's own never wraps the script
-            image, command[1:], entrypoint=command[:1], working_dir=REPO_MOUNT,
-            volumes={repo: {"bind": REPO_MOUNT, "mode": "ro"}, staged.name: {"bind": PROOF_MOUNT, "mode": "ro"}},
-            read_only=True, tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(config.tmpfs_mb)}m,mode=1777"},
-            network_mode="none", mem_limit=mem, memswap_limit=mem, pids_limit=int(config.pids),
-            nano_cpus=int(config.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
-            user="65534:65534", environment={}, hostname="proof", stdin_open=False, tty=False,
-            log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
-            labels=hygiene.labels(**{"swe-taskflow.proof": "1"}))
-        kill_once = threading.Event()
-
-        def kill() -> None:
-            if not kill_once.is_set():
-                kill_once.set()
-                try:
-                    client.api.kill(container.id)
-                except Exception:  # noqa: BLE001 - it may have exited already
-                    pass
-
+        container = _create_container(client, image, command, repo, staged.name, config)
+        kill = _kill_once(client, container)
         handle = hygiene.register(kill)
-
-        def kill_async() -> None:
-            # the daemon's kill waits for the container to stop, which needs its output drained: never
-            # call it from the reader thread
-            threading.Thread(target=kill, daemon=True).start()
-
-        out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill_async)
-        err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes,
-                             on_limit=kill_async)
-        # attach before start so that nothing printed early is lost; demux splits stdout from stderr
-        stream = client.api.attach(container.id, stdout=True, stderr=True, stream=True, demux=True, logs=False)
-
-        def pump() -> None:
-            try:
-                for o, e in stream:   # past the limit, keep draining (and dropping) until the kill lands
-                    if o:
-                        out.feed(o)
-                    if e:
-                        err.feed(e)
-            except Exception:  # noqa: BLE001 - the stream ends when the container is killed
-                pass
-
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
+        out, err, stream, reader = _attach_bounded(client, container, config, kill)
         t0 = time.monotonic()
         container.start()
-        timed_out = False
-        try:
-            container.wait(timeout=config.timeout_s)
-        except Exception:  # noqa: BLE001 - requests' ReadTimeout / ConnectionError
-            if time.monotonic() - t0 < config.timeout_s * 0.9:
-                raise   # not the wall clock: the daemon failed (an infrastructure error)
-            timed_out = True
-            kill()
-            container.wait(timeout=30)
+        timed_out = _wait_or_kill(container, config.timeout_s, t0, kill)
         duration = time.monotonic() - t0
-        reader.join(timeout=5)
-        try:
-            stream.close()
-        except Exception:  # noqa: BLE001
-            pass
+        _stop_reading(reader, stream)
         container.reload()
         state = container.attrs.get("State", {})
         return run_facts(out, err, exit_code=state.get("ExitCode"), timed_out=timed_out,
@@ -164,3 +109,83 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
             except Exception:  # noqa: BLE001
                 pass
         staged.cleanup()
+
+
+def _create_container(client, image: str, command: list[str], repo: str, staged_dir: str, config: ProofConfig):
+    """The locked-down container (see the module docstring), created but not started."""
+    from docker.types import LogConfig
+
+    mem = f"{int(config.mem_mb)}m"
+    return client.containers.create(   # the entrypoint is set so an image's own never wraps the script
+        image, command[1:], entrypoint=command[:1], working_dir=REPO_MOUNT,
+        volumes={repo: {"bind": REPO_MOUNT, "mode": "ro"}, staged_dir: {"bind": PROOF_MOUNT, "mode": "ro"}},
+        read_only=True, tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(config.tmpfs_mb)}m,mode=1777"},
+        network_mode="none", mem_limit=mem, memswap_limit=mem, pids_limit=int(config.pids),
+        nano_cpus=int(config.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
+        user="65534:65534", environment={}, hostname="proof", stdin_open=False, tty=False,
+        log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
+        labels=hygiene.labels(**{"swe-taskflow.proof": "1"}))
+
+
+def _kill_once(client, container) -> Callable[[], None]:
+    """A kill of ``container`` that acts once however often it is called (limit, timeout, interrupt)."""
+    kill_once = threading.Event()
+
+    def kill() -> None:
+        if not kill_once.is_set():
+            kill_once.set()
+            try:
+                client.api.kill(container.id)
+            except Exception:  # noqa: BLE001 - it may have exited already
+                pass
+
+    return kill
+
+
+def _attach_bounded(client, container, config: ProofConfig, kill: Callable[[], None]):
+    """Attach to ``container`` and pump its output into bounded captures: (out, err, stream, reader thread)."""
+    def kill_async() -> None:
+        # the daemon's kill waits for the container to stop, which needs its output drained: never
+        # call it from the reader thread
+        threading.Thread(target=kill, daemon=True).start()
+
+    out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill_async)
+    err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes,
+                         on_limit=kill_async)
+    # attach before start so that nothing printed early is lost; demux splits stdout from stderr
+    stream = client.api.attach(container.id, stdout=True, stderr=True, stream=True, demux=True, logs=False)
+
+    def pump() -> None:
+        try:
+            for o, e in stream:   # past the limit, keep draining (and dropping) until the kill lands
+                if o:
+                    out.feed(o)
+                if e:
+                    err.feed(e)
+        except Exception:  # noqa: BLE001 - the stream ends when the container is killed
+            pass
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    return out, err, stream, reader
+
+
+def _wait_or_kill(container, timeout_s: float, t0: float, kill: Callable[[], None]) -> bool:
+    """Wait for the container to exit; True when the wall clock ran out and it was killed."""
+    try:
+        container.wait(timeout=timeout_s)
+    except Exception:  # noqa: BLE001 - requests' ReadTimeout / ConnectionError
+        if time.monotonic() - t0 < timeout_s * 0.9:
+            raise   # not the wall clock: the daemon failed (an infrastructure error)
+        kill()
+        container.wait(timeout=30)
+        return True
+    return False
+
+
+def _stop_reading(reader: threading.Thread, stream) -> None:
+    reader.join(timeout=5)
+    try:
+        stream.close()
+    except Exception:  # noqa: BLE001
+        pass

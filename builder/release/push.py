@@ -97,26 +97,59 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
 
 
 def _push_folder(root: Path, repo_id: str, *, tag, private, token, record_dir, endpoint, progress) -> PushResult:
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
-    from huggingface_hub.errors import HfHubHTTPError, RevisionNotFoundError
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import RevisionNotFoundError
 
+    manifest_path, manifest, raw = _publishable_manifest(root, repo_id)
+    mpath = root / manifest_path
+    tag = tag or manifest.version
+    tok = _resolve_token(token)
+    hub = _Hub(HfApi(endpoint=endpoint, token=tok), repo_id, tok)
+    expected_sha = {f.path: f.sha256 for f in manifest.all_files()}
+    expected_sha[manifest_path] = hashlib.sha256(raw).hexdigest()
+    hub.call("create_repo", hub.api.create_repo, repo_id, repo_type="dataset", private=private, exist_ok=True)
+    try:
+        tagged = hub.tree(tag)
+    except RevisionNotFoundError:
+        tagged = None
+    if tagged is not None:   # the tag exists: the same release is done, another one is refused
+        result = _already_published(hub, tag, tagged, expected_sha, root)
+    else:
+        parent, oid = _commit_release(hub, root, manifest, manifest_path, expected_sha, progress)
+        if tag:
+            hub.call("create_tag", hub.api.create_tag, repo_id, tag=tag, revision=oid, repo_type="dataset",
+                     tag_message=f"{manifest.name} {manifest.version}")
+        problems, confirmed = _compare_tree(hub.tree(tag or oid), expected_sha, root)
+        if problems:
+            raise PublishError("the Hub's files differ from the manifest: " + "; ".join(problems), path=repo_id)
+        result = PushResult(repo_id, oid, parent, tag, confirmed)
+    _record(record_dir, mpath, manifest, result)
+    return result
+
+
+def _publishable_manifest(root: Path, repo_id: str) -> tuple[str, Any, bytes]:
+    """(manifest path, manifest, its bytes) of a folder that verifies and whose card names ``repo_id``."""
     report = verify_folder(root)
     if not report.ok:
         raise PublishError(f"the release written for {repo_id} does not verify: {report.errors[0]}", path=str(root))
-    mpath = root / report.manifest_path
-    manifest, raw = load_manifest(mpath)
+    manifest, raw = load_manifest(root / report.manifest_path)
     held = card_placeholders((root / "README.md").read_text(encoding="utf-8"))
     if held or manifest.repo_id != repo_id:
         raise PublishError("the dataset card still holds a placeholder: " + ", ".join(held or ["repo_id"]),
                            path=str(root / "README.md"), hint="set [release] repo_id or pass --repo")
-    tag = tag or manifest.version
-    tok = _resolve_token(token)
-    api = HfApi(endpoint=endpoint, token=tok)
-    expected = {f.path: f for f in manifest.all_files()}
-    expected_sha = {p: f.sha256 for p, f in expected.items()}
-    expected_sha[report.manifest_path] = hashlib.sha256(raw).hexdigest()
+    return report.manifest_path, manifest, raw
 
-    def hub(call: str, fn, *args, **kw):
+
+class _Hub:
+    """Hub calls for one dataset repo whose failures become one-line PublishErrors with the token scrubbed."""
+
+    def __init__(self, api: Any, repo_id: str, token: str) -> None:
+        self.api, self.repo_id, self._token = api, repo_id, token
+
+    def call(self, call: str, fn, *args, **kw):
+        from huggingface_hub.errors import HfHubHTTPError, RevisionNotFoundError
+
+        tok, repo_id = self._token, self.repo_id
         try:
             return fn(*args, **kw)
         except RevisionNotFoundError:
@@ -131,53 +164,48 @@ def _push_folder(root: Path, repo_id: str, *, tag, private, token, record_dir, e
             raise PublishError(f"{call} failed ({type(exc).__name__}: {_scrub(str(exc), tok)})",
                                path=repo_id) from None
 
-    def tree(revision: str) -> dict[str, Any]:
-        return {f.path: f for f in hub("list_repo_tree", lambda: list(api.list_repo_tree(
-            repo_id, repo_type="dataset", revision=revision, recursive=True))) if hasattr(f, "blob_id")}
+    def tree(self, revision: str) -> dict[str, Any]:
+        """The repo's files at ``revision`` by path (folders left out)."""
+        return {f.path: f for f in self.call("list_repo_tree", lambda: list(self.api.list_repo_tree(
+            self.repo_id, repo_type="dataset", revision=revision, recursive=True))) if hasattr(f, "blob_id")}
 
-    hub("create_repo", api.create_repo, repo_id, repo_type="dataset", private=private, exist_ok=True)
-    try:
-        tagged = tree(tag)
-    except RevisionNotFoundError:
-        tagged = None
-    if tagged is not None:   # the tag exists: the same release is done, another one is refused
-        problems, confirmed = _compare_tree(tagged, expected_sha, root)
-        if problems:
-            raise PublishError(f"tag '{tag}' of {repo_id} already holds a different release ({len(problems)} "
-                               f"difference(s); first: {problems[0]})", path=repo_id,
-                               hint="publish a new version, or pass another --tag")
-        oid = hub("repo_info", api.dataset_info, repo_id, revision=tag).sha
-        result = PushResult(repo_id, oid, oid, tag, confirmed, already_published=True)
-        _record(record_dir, mpath, manifest, result)
-        return result
-    info = hub("repo_info", api.dataset_info, repo_id, revision="main")
-    parent = info.sha
-    head_problems, _ = _compare_tree(tree(parent), expected_sha, root)
-    if head_problems:
-        remote = {s.rfilename for s in (info.siblings or [])}
-        ops: list[Any] = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(root / p))
-                          for p in sorted(expected_sha)]
-        stale = sorted(p for p in remote if p not in expected_sha and p not in KEEP_REMOTE)
-        ops += [CommitOperationDelete(path_in_repo=p) for p in stale]
-        for op in ops:   # what will be sent equals the manifest, checked before any upload
-            if isinstance(op, CommitOperationAdd) and op.upload_info.sha256.hex() != expected_sha[op.path_in_repo]:
-                raise PublishError("file changed after verification", path=op.path_in_repo)
-        with _progress_bars(progress):
-            oid = hub("create_commit", api.create_commit, repo_id, ops, repo_type="dataset",
-                      commit_message=f"Release {manifest.name} {manifest.version}",
-                      commit_description=f"manifest {report.manifest_path} sha256 {expected_sha[report.manifest_path]}",
-                      parent_commit=parent).oid
-    else:    # main already holds exactly this release (e.g. a push whose tag step failed): tag it
-        oid = parent
-    if tag:
-        hub("create_tag", api.create_tag, repo_id, tag=tag, revision=oid, repo_type="dataset",
-            tag_message=f"{manifest.name} {manifest.version}")
-    problems, confirmed = _compare_tree(tree(tag or oid), expected_sha, root)
+
+def _already_published(hub: _Hub, tag: str, tagged: dict[str, Any], expected_sha: dict[str, str],
+                       root: Path) -> PushResult:
+    """The result of a tag that already holds exactly this release; another release under it is refused."""
+    problems, confirmed = _compare_tree(tagged, expected_sha, root)
     if problems:
-        raise PublishError("the Hub's files differ from the manifest: " + "; ".join(problems), path=repo_id)
-    result = PushResult(repo_id, oid, parent, tag, confirmed)
-    _record(record_dir, mpath, manifest, result)
-    return result
+        raise PublishError(f"tag '{tag}' of {hub.repo_id} already holds a different release ({len(problems)} "
+                           f"difference(s); first: {problems[0]})", path=hub.repo_id,
+                           hint="publish a new version, or pass another --tag")
+    oid = hub.call("repo_info", hub.api.dataset_info, hub.repo_id, revision=tag).sha
+    return PushResult(hub.repo_id, oid, oid, tag, confirmed, already_published=True)
+
+
+def _commit_release(hub: _Hub, root: Path, manifest, manifest_path: str, expected_sha: dict[str, str],
+                    progress: bool | None) -> tuple[str, str]:
+    """(parent, commit) after one commit on main making it the release; no commit when main already is."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    info = hub.call("repo_info", hub.api.dataset_info, hub.repo_id, revision="main")
+    parent = info.sha
+    head_problems, _ = _compare_tree(hub.tree(parent), expected_sha, root)
+    if not head_problems:   # main already holds exactly this release (e.g. a push whose tag step failed): tag it
+        return parent, parent
+    remote = {s.rfilename for s in (info.siblings or [])}
+    ops: list[Any] = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(root / p))
+                      for p in sorted(expected_sha)]
+    stale = sorted(p for p in remote if p not in expected_sha and p not in KEEP_REMOTE)
+    ops += [CommitOperationDelete(path_in_repo=p) for p in stale]
+    for op in ops:   # what will be sent equals the manifest, checked before any upload
+        if isinstance(op, CommitOperationAdd) and op.upload_info.sha256.hex() != expected_sha[op.path_in_repo]:
+            raise PublishError("file changed after verification", path=op.path_in_repo)
+    with _progress_bars(progress):
+        oid = hub.call("create_commit", hub.api.create_commit, hub.repo_id, ops, repo_type="dataset",
+                       commit_message=f"Release {manifest.name} {manifest.version}",
+                       commit_description=f"manifest {manifest_path} sha256 {expected_sha[manifest_path]}",
+                       parent_commit=parent).oid
+    return parent, oid
 
 
 def _compare_tree(landed: dict[str, Any], expected_sha: dict[str, str], root: Path) -> tuple[list[str], dict[str, str]]:

@@ -130,10 +130,28 @@ def _counts_md(counts: Mapping[str, Any]) -> list[str]:
 
 def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
     """Write ``report.md``, ``report.html``, ``report.json`` and the Sankey PNGs under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pictures = _draw_sankeys(data, out_dir)
+    tfas = tfas_rows(data.target, data.source_sessions, data.conditions)
+    gaps = _gap_tables(data)
+    text = "\n".join(_report_md(data, tfas, gaps, pictures)) + "\n"
+    (out_dir / "report.md").write_text(text, encoding="utf-8")
+    (out_dir / "report.html").write_text(markdown_to_html(text, title=f"Build report: {data.title}"), encoding="utf-8")
+    (out_dir / "report.json").write_text(json.dumps({
+        "title": data.title, "release": dict(data.release), "target": data.target.name, "tfas": tfas,
+        "gaps": {k: v.as_dict() for k, v in gaps.items()}, "counts": data.counts, "selection": data.selection,
+        "llm": data.llm, "verify": data.verify, "pictures": [p[1] for p in pictures],
+        "split_rules": dict(data.split_rules), "question_intents": data.question_intents,
+        "augmentations": data.augmentations,
+    }, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "report.json"}
+
+
+def _draw_sankeys(data: ReportData, out_dir: Path) -> list[tuple[str, str, str]]:
+    """Plot the source, target and per-condition Sankeys; returns (title, file, caption) per picture."""
     from .sankey import plot_sankey
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    pictures: list[tuple[str, str, str]] = []  # (title, file, caption)
+    pictures: list[tuple[str, str, str]] = []
     target_sessions = simulate_target_sessions(data.target)
     plot_sankey([list(s) for s in data.source_sessions], out_dir / "sankey_source.png",
                 title=f"Source benchmark: first user messages ({len(data.source_sessions)} tasks)")
@@ -151,8 +169,11 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
         name = f"sankey_{cond}.png"
         plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({len(sessions)} sessions)")
         pictures.append((f"Condition: {cond}", name, f"{len(sessions)} sessions of the released split `{cond}`."))
+    return pictures
 
-    tfas = tfas_rows(data.target, data.source_sessions, data.conditions)
+
+def _gap_tables(data: ReportData) -> dict[str, Any]:
+    """Gap tables of the source benchmark and the TFAS-optimized condition (those that can be scored)."""
     gaps = {}
     for name, sessions in (("source benchmark", data.source_sessions),
                            *((c, data.conditions[c]) for c in ("tfas_optimized",) if data.conditions.get(c))):
@@ -160,75 +181,97 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
             gaps[name] = gap_table(data.target.flow, count_sessions(sessions).normalized())
         except FlowError:
             continue
+    return gaps
 
-    md: list[str] = [f"# Build report: {data.title}", ""]
+
+def _report_md(data: ReportData, tfas: Sequence[Mapping[str, Any]], gaps: Mapping[str, Any],
+               pictures: Sequence[tuple[str, str, str]]) -> list[str]:
+    """The report's Markdown lines, section by section."""
+    from .augment_section import augmentation_md
+    from .question_intents import render_markdown as intents_md
+
+    md = _header_md(data) + _tfas_md(data, tfas) + _selection_md(data.selection)
+    md += intents_md(data.question_intents)
+    md += augmentation_md(data.augmentations)
+    md += ["## Task Flow pictures", ""]
+    for title, name, caption in pictures:
+        md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
+    md += _gaps_md(data, gaps)
+    md += ["## Counts per status", "", *_counts_md(data.counts)]
+    return md + _llm_md(data.llm) + _verify_md(data.verify) + _stages_md(data.stages)
+
+
+def _header_md(data: ReportData) -> list[str]:
     rel = data.release
+    md: list[str] = [f"# Build report: {data.title}", ""]
     md += [f"Release **{rel.get('name')} {rel.get('version')}** (`{rel.get('release_id', '')}`), "
            f"target **{data.target.name}**" + (" (provisional)" if data.target.provisional else "") + ".", ""]
-    md += [f"- {n}" for n in data.notes] + ([""] if data.notes else [])
-    md += ["## TFAS against the target (Table 2 shape)", "",
-           f"Target: {data.target.population or data.target.name}; filter: at least {data.target.min_messages} "
-           "messages. Benchmarks measured unfiltered, so single-message sessions score S_L = 0.", ""]
+    return md + [f"- {n}" for n in data.notes] + ([""] if data.notes else [])
+
+
+def _tfas_md(data: ReportData, tfas: Sequence[Mapping[str, Any]]) -> list[str]:
+    md = ["## TFAS against the target (Table 2 shape)", "",
+          f"Target: {data.target.population or data.target.name}; filter: at least {data.target.min_messages} "
+          "messages. Benchmarks measured unfiltered, so single-message sessions score S_L = 0.", ""]
     rules = {"source benchmark (single prompts)": "none: the source benchmark's own prompts", **data.split_rules}
     md += _md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS", "candidate selection"],
                     [(r["name"], r["sessions"], r["mean_turns"], _fmt(r, "S_L", ".3f"), _fmt(r, "S_T", ".3f"),
                       _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f"), rules.get(r["name"], "-")) for r in tfas],
                     "---|" + "---:|" * 6 + "---")
-    md.append("")
-    if data.selection:
-        sel = data.selection
-        cons = sel.get("constraints", {})
-        md += ["## TFAS-optimized selection", "",
-               f"- configuration: {sel.get('config_text', json.dumps(sel.get('config', {}), sort_keys=True))}",
-               f"- sessions by number of questions: {json.dumps(sel.get('sessions_by_questions', {}))}",
-               f"- placement: {json.dumps(sel.get('placement', {}))}",
-               f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
-               "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
-                                                                  for k, c in cons.items()) or "none recorded"),
-               f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
-    from .question_intents import render_markdown as intents_md
+    return md + [""]
 
-    md += intents_md(data.question_intents)
-    from .augment_section import augmentation_md
-    md += augmentation_md(data.augmentations)
-    md += ["## Task Flow pictures", ""]
-    for title, name, caption in pictures:
-        md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
-    md += ["## Gap tables", ""]
+
+def _selection_md(sel: Mapping[str, Any]) -> list[str]:
+    if not sel:
+        return []
+    cons = sel.get("constraints", {})
+    return ["## TFAS-optimized selection", "",
+            f"- configuration: {sel.get('config_text', json.dumps(sel.get('config', {}), sort_keys=True))}",
+            f"- sessions by number of questions: {json.dumps(sel.get('sessions_by_questions', {}))}",
+            f"- placement: {json.dumps(sel.get('placement', {}))}",
+            f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
+            "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
+                                                               for k, c in cons.items()) or "none recorded"),
+            f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
+
+
+def _gaps_md(data: ReportData, gaps: Mapping[str, Any]) -> list[str]:
+    """Each gap table's Markdown with its headings pushed down under "Gap tables"."""
+    md = ["## Gap tables", ""]
     for name, table in gaps.items():
         md += [line.replace("# Task-Flow gap", "### Task-Flow gap", 1) if line.startswith("# ") else
                line.replace("## ", "#### ", 1) if line.startswith("## ") else line
                for line in render_markdown(table, target_name=data.target.name, benchmark_name=name).splitlines()]
         md.append("")
-    md += ["## Counts per status", "", *_counts_md(data.counts)]
-    md += ["## LLM use and cost", ""]
-    if data.llm:
+    return md
+
+
+def _llm_md(llm: Mapping[str, Any]) -> list[str]:
+    md = ["## LLM use and cost", ""]
+    if llm:
         rows = [(stage, u.get("calls", 0), u.get("replayed", 0), u.get("prompt_tokens", 0),
-                 u.get("completion_tokens", 0), f"{u.get('cost_usd', 0.0):.4f}") for stage, u in data.llm.items()]
+                 u.get("completion_tokens", 0), f"{u.get('cost_usd', 0.0):.4f}") for stage, u in llm.items()]
         md += _md_table(["stage", "calls", "replayed", "prompt tokens", "completion tokens", "cost USD"], rows)
     else:
         md.append("No LLM calls: the recipe uses the structural splitter and a question pool.")
-    md += ["", "## Verification", ""]
-    if data.verify:
-        md += [f"`verify`: **{'passed' if data.verify.get('ok') else 'FAILED'}**, {data.verify.get('rows', 0)} rows, "
-               f"{data.verify.get('questions', 0)} questions.", ""]
+    return md
+
+
+def _verify_md(verify: Mapping[str, Any]) -> list[str]:
+    md = ["", "## Verification", ""]
+    if verify:
+        md += [f"`verify`: **{'passed' if verify.get('ok') else 'FAILED'}**, {verify.get('rows', 0)} rows, "
+               f"{verify.get('questions', 0)} questions.", ""]
         md += _md_table(["split", "rows", "TFAS", "sha256"],
                         [(s["name"], s["rows"], f"{(s.get('tfas') or {}).get('tfas', float('nan')):.1f}",
-                          f"`{s['sha256'][:16]}`") for s in data.verify.get("splits", [])])
-    md += ["", "## Stages", ""]
-    md += _md_table(["stage", "key", "output hash"], [(s["stage"], f"`{s['key'][:12]}`", f"`{s['output_hash'][:16]}`")
-                                                      for s in data.stages], "---|---|---")
-    text = "\n".join(md) + "\n"
-    (out_dir / "report.md").write_text(text, encoding="utf-8")
-    (out_dir / "report.html").write_text(markdown_to_html(text, title=f"Build report: {data.title}"), encoding="utf-8")
-    (out_dir / "report.json").write_text(json.dumps({
-        "title": data.title, "release": dict(rel), "target": data.target.name, "tfas": tfas,
-        "gaps": {k: v.as_dict() for k, v in gaps.items()}, "counts": data.counts, "selection": data.selection,
-        "llm": data.llm, "verify": data.verify, "pictures": [p[1] for p in pictures],
-        "split_rules": dict(data.split_rules), "question_intents": data.question_intents,
-        "augmentations": data.augmentations,
-    }, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "report.json"}
+                          f"`{s['sha256'][:16]}`") for s in verify.get("splits", [])])
+    return md
+
+
+def _stages_md(stages: Sequence[Mapping[str, Any]]) -> list[str]:
+    return ["", "## Stages", "",
+            *_md_table(["stage", "key", "output hash"], [(s["stage"], f"`{s['key'][:12]}`", f"`{s['output_hash'][:16]}`")
+                                                        for s in stages], "---|---|---")]
 
 
 def _inline(text: str) -> str:
