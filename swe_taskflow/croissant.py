@@ -80,12 +80,34 @@ def _models_text(manifest: Manifest) -> list[str]:
 def croissant_doc(manifest: Manifest, *, target_name: str | None = None,
                   target_provisional: bool | None = None) -> dict[str, Any]:
     """The Croissant document of a release (``manifest.croissant`` and ``readme`` are not used)."""
+    distribution, record_sets = _distribution_and_record_sets(manifest)
+    src = manifest.provenance.get("source") or {}
+    sources = sorted({src.get("source") or ""} - {""})
+    based_on = [HUB + info["hub_id"] for info in (source_info(x) for x in sources) if info]
+    doc: dict[str, Any] = {
+        "@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO, "name": manifest.name,
+        "description": manifest.release.get("description") or f"{manifest.name} {manifest.version}",
+        "version": manifest.version, "license": manifest.release.get("license") or "other",
+        "citeAs": paper()["bibtex"], "isBasedOn": based_on,
+        "rai:dataCollection": " ".join(_data_collection(manifest, target_name, target_provisional)),
+        "rai:dataCollectionType": ["Derived from an existing benchmark", "Machine-generated (turn splitting, "
+                                   "intent labels)"],
+        "rai:machineAnnotationTools": _models_text(manifest),
+        "rai:personalSensitiveInformation": "None: rows hold benchmark task texts and repository questions; the "
+                                            "target Task Flow file holds aggregate vectors only, no session text.",
+        "rai:dataUseCases": "Evaluating coding agents on multi-turn sessions; the hidden fields (see the dataset "
+                            "card and swe_taskflow.visibility) must not reach the evaluated agent.",
+        "distribution": distribution, "recordSet": record_sets,
+    }
+    if manifest.repo_id:
+        doc["url"] = HUB + manifest.repo_id
+    return doc
+
+
+def _distribution_and_record_sets(manifest: Manifest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The parquet files (a FileSet where a split has several) and one RecordSet per split."""
     from .verify_checks import features_for
-    prov = manifest.provenance
-    src = prov.get("source") or {}
-    recipe = prov.get("recipe") or {}
-    proofs = (prov.get("models") or {}).get("proofs") or {}
-    repo = manifest.repo_id
+
     distribution, record_sets = [], []
     for s in manifest.splits:
         refs = []
@@ -107,8 +129,15 @@ def croissant_doc(manifest: Manifest, *, target_name: str | None = None,
             "@type": "cr:RecordSet", "@id": rs_id, "name": rs_id,
             "description": f"config `{s.config}`, split `{s.name}`: {s.rows} rows, content sha256 {s.sha256}",
             "field": [_field(f"{rs_id}/{k}", k, f, file_ref, k) for k, f in feats.items()]})
-    sources = sorted({src.get("source") or ""} - {""})
-    based_on = [HUB + info["hub_id"] for info in (source_info(x) for x in sources) if info]
+    return distribution, record_sets
+
+
+def _data_collection(manifest: Manifest, target_name: str | None, target_provisional: bool | None) -> list[str]:
+    """The sentences of ``rai:dataCollection``: source, recipe, seeds, proof sandbox and target."""
+    prov = manifest.provenance
+    src = prov.get("source") or {}
+    recipe = prov.get("recipe") or {}
+    proofs = (prov.get("models") or {}).get("proofs") or {}
     collection = [f"Tasks read from `{src.get('source')}` revision `{src.get('revision')}`"
                   + (f" ({src.get('spec')})" if src.get("spec") else "") + "."] if src else []
     if recipe.get("sha256"):
@@ -123,24 +152,7 @@ def croissant_doc(manifest: Manifest, *, target_name: str | None = None,
                           f"({manifest.target.path}, sha256 {manifest.target.sha256})"
                           + (", a provisional stand-in for a production target" if target_provisional else "")
                           + ".")
-    doc: dict[str, Any] = {
-        "@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO, "name": manifest.name,
-        "description": manifest.release.get("description") or f"{manifest.name} {manifest.version}",
-        "version": manifest.version, "license": manifest.release.get("license") or "other",
-        "citeAs": paper()["bibtex"], "isBasedOn": based_on,
-        "rai:dataCollection": " ".join(collection),
-        "rai:dataCollectionType": ["Derived from an existing benchmark", "Machine-generated (turn splitting, "
-                                   "intent labels)"],
-        "rai:machineAnnotationTools": _models_text(manifest),
-        "rai:personalSensitiveInformation": "None: rows hold benchmark task texts and repository questions; the "
-                                            "target Task Flow file holds aggregate vectors only, no session text.",
-        "rai:dataUseCases": "Evaluating coding agents on multi-turn sessions; the hidden fields (see the dataset "
-                            "card and swe_taskflow.visibility) must not reach the evaluated agent.",
-        "distribution": distribution, "recordSet": record_sets,
-    }
-    if repo:
-        doc["url"] = HUB + repo
-    return doc
+    return collection
 
 
 def croissant_bytes(manifest: Manifest, **target: Any) -> bytes:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import hashlib
 import inspect
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -70,6 +71,23 @@ def folder_revision(path: Path) -> str:
                     fh.seek(-(1 << 20), 2)
                     h.update(fh.read())
     return "sha256:" + h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class _PackedRows:
+    """One scoring pass's inputs: B rows, P prefix, L body and R packed label tokens, Q0 prefix queries."""
+
+    B: int
+    P: int
+    L: int
+    R: int
+    Q0: int
+    lens: Any
+    input_ids: Any
+    position_ids: Any
+    owner_t: Any
+    step_t: Any
+    tgt: list[int]
 
 
 class LLMLabelScorer:
@@ -181,6 +199,20 @@ class LLMLabelScorer:
         """
         torch = self._torch
         reuse = self.prefix_reuse if prefix_reuse is None else prefix_reuse
+        rows = self._packed_rows(messages, reuse)
+        mask = self._tree_mask(rows, reuse)
+        if reuse:
+            cache = self._new_cache(self._prefix_cache(), rows.B)
+        else:
+            cache = self._new_cache()
+        with torch.inference_mode():
+            logits, _ = self._forward(rows.input_ids, mask, rows.position_ids, cache)
+            total = self._label_totals(logits, rows)
+        return total.double().cpu().numpy()
+
+    def _packed_rows(self, messages: list[list[int]], reuse: bool) -> "_PackedRows":
+        """Token ids and positions of one pass: [prefix (without reuse)] + message + suffix + packed labels."""
+        torch = self._torch
         dev = self.device
         B, P = len(messages), len(self.prefix_ids)
         seqs = [m + self.suffix_ids for m in messages]
@@ -188,7 +220,6 @@ class LLMLabelScorer:
         L = int(lens.max())
         inp, tgt, owner, step = self._packed_labels()
         R = len(inp)
-        Q0 = 0 if reuse else P  # prefix queries present in this pass
         body = torch.full((B, L), self.pad_id, dtype=torch.long, device=dev)
         for i, x in enumerate(seqs):
             body[i, :len(x)] = torch.tensor(x, device=dev)
@@ -196,46 +227,50 @@ class LLMLabelScorer:
         if not reuse:
             parts.insert(0, torch.tensor(self.prefix_ids, device=dev)[None].expand(B, P))
         input_ids = torch.cat(parts, dim=1)
-
-        # positions
         ar_l = torch.arange(L, device=dev)
         owner_t = torch.tensor(owner, dtype=torch.long, device=dev)
         step_t = torch.tensor(step, dtype=torch.long, device=dev)
         pos = [(P + ar_l)[None].expand(B, L), P + lens[:, None] + step_t[None]]
         if not reuse:
             pos.insert(0, torch.arange(P, device=dev)[None].expand(B, P))
-        position_ids = torch.cat(pos, dim=1)
+        return _PackedRows(B=B, P=P, L=L, R=R, Q0=0 if reuse else P, lens=lens, input_ids=input_ids,
+                           position_ids=torch.cat(pos, dim=1), owner_t=owner_t, step_t=step_t, tgt=tgt)
 
-        # mask: (B, 1, queries, keys); keys = prefix (P) + body (L) + packed (R)
-        K = P + L + R
-        keys_body = ar_l[None] < lens[:, None]  # (B, L) real body tokens
-        m = torch.zeros((B, Q0 + L + R, K), dtype=torch.bool, device=dev)
+    def _tree_mask(self, rows: "_PackedRows", reuse: bool):
+        """(B, 1, queries, keys) attention mask; keys = prefix (P) + body (L) + packed labels (R)."""
+        torch = self._torch
+        dev = self.device
+        B, P, L, R, Q0 = rows.B, rows.P, rows.L, rows.R, rows.Q0
+        ar_l = torch.arange(L, device=dev)
+        keys_body = ar_l[None] < rows.lens[:, None]  # (B, L) real body tokens
+        m = torch.zeros((B, Q0 + L + R, P + L + R), dtype=torch.bool, device=dev)
         if not reuse:
             m[:, :P, :P] = torch.tril(torch.ones((P, P), dtype=torch.bool, device=dev))
         m[:, Q0:, :P] = True  # body and label queries see the whole prefix
         causal = ar_l[None, :, None] >= ar_l[None, None, :]  # (1, L, L)
         m[:, Q0:Q0 + L, P:P + L] = causal & keys_body[:, None, :]
         m[:, Q0 + L:, P:P + L] = keys_body[:, None, :]
+        owner_t, step_t = rows.owner_t, rows.step_t
         same = (owner_t[:, None] == owner_t[None, :]) & (step_t[:, None] >= step_t[None, :])
         m[:, Q0 + L:, P + L:] = same[None]
         mask = m[:, None]
         if self.model.config._attn_implementation != "sdpa":
             mask = torch.zeros(mask.shape, dtype=self.dtype, device=dev).masked_fill(~mask, torch.finfo(self.dtype).min)
-        if reuse:
-            cache = self._new_cache(self._prefix_cache(), B)
-        else:
-            cache = self._new_cache()
-        with torch.inference_mode():
-            logits, _ = self._forward(input_ids, mask, position_ids, cache)
-            rows = torch.arange(B, device=dev)
-            last = logits[rows, Q0 + lens - 1].float().log_softmax(-1)  # (B, V)
-            first = torch.tensor([ids[0] for ids in self.label_ids], device=dev)
-            total = last[:, first]  # (B, 16)
-            if R:
-                lp = logits[:, Q0 + L:].float().log_softmax(-1)  # (B, R, V)
-                tok = lp.gather(-1, torch.tensor(tgt, device=dev)[None, :, None].expand(B, R, 1))[..., 0]
-                total = total.index_add(1, owner_t, tok)
-        return total.double().cpu().numpy()
+        return mask
+
+    def _label_totals(self, logits, rows: "_PackedRows"):
+        """(B, 16) sums of each label's token log-probs: its first token after the message, then the packed rest."""
+        torch = self._torch
+        dev = self.device
+        B, L, R, Q0 = rows.B, rows.L, rows.R, rows.Q0
+        last = logits[torch.arange(B, device=dev), Q0 + rows.lens - 1].float().log_softmax(-1)  # (B, V)
+        first = torch.tensor([ids[0] for ids in self.label_ids], device=dev)
+        total = last[:, first]  # (B, 16)
+        if R:
+            lp = logits[:, Q0 + L:].float().log_softmax(-1)  # (B, R, V)
+            tok = lp.gather(-1, torch.tensor(rows.tgt, device=dev)[None, :, None].expand(B, R, 1))[..., 0]
+            total = total.index_add(1, rows.owner_t, tok)
+        return total
 
     def label_scores(self, texts: Sequence[str], *, prefix_reuse: bool | None = None) -> np.ndarray:
         """(n, 16) total label log-probs; batches are formed over messages sorted by token length."""

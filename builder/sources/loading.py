@@ -64,40 +64,57 @@ def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
     prov: dict[str, Any] = {"spec": spec, "requested_split": split, "datasets_version": datasets.__version__,
                             "hf_hub_offline": os.environ.get("HF_HUB_OFFLINE", "")}
     if path.is_file():
-        builder = _BUILDERS.get(path.suffix.lower())
-        if builder is None:
-            raise InputError("unsupported file type", path=str(path), expected=sorted(_BUILDERS),
-                             actual=path.suffix)
-        prov.update(kind="file", files=[_file_entry(path)], split="train",
-                    loader=f"datasets.load_dataset({builder!r}, data_files=...)")
-        try:   # arrow may take bytes that are not UTF-8 and fail only when rows are built
-            rows = _load(builder, data_files=str(path), split="train").to_list()
-        except Exception as exc:  # noqa: BLE001 - any datasets/arrow failure: re-read JSONL line by line
-            if builder != "json":
-                raise InputError(f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]})",
-                                 path=str(path)) from None
-            rows, problems = _lines_fallback(path)
-            prov["loader"] = "json lines (datasets.load_dataset failed: " + type(exc).__name__ + ")"
-            return rows, problems, prov
-        return rows, [""] * len(rows), prov
+        return _load_file(path, prov)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _BUILDERS
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        if not files:
-            raise InputError("folder holds no data file", path=str(path), expected=sorted(_BUILDERS))
-        try:
-            dd = _load(str(path))
-        except Exception as exc:  # noqa: BLE001
-            raise InputError(f"cannot load the folder with datasets ({type(exc).__name__}: {str(exc)[:200]})",
+        return _load_folder(path, split, prov)
+    return _load_hub(spec, revision, split, prov)
+
+
+def _load_file(path: Path, prov: dict[str, Any]) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+    """One data file; a JSONL file arrow cannot take is re-read line by line."""
+    builder = _BUILDERS.get(path.suffix.lower())
+    if builder is None:
+        raise InputError("unsupported file type", path=str(path), expected=sorted(_BUILDERS),
+                         actual=path.suffix)
+    prov.update(kind="file", files=[_file_entry(path)], split="train",
+                loader=f"datasets.load_dataset({builder!r}, data_files=...)")
+    try:   # arrow may take bytes that are not UTF-8 and fail only when rows are built
+        rows = _load(builder, data_files=str(path), split="train").to_list()
+    except Exception as exc:  # noqa: BLE001 - any datasets/arrow failure: re-read JSONL line by line
+        if builder != "json":
+            raise InputError(f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]})",
                              path=str(path)) from None
-        ds, used = _pick_split(dd, split, str(path))
-        prov.update(kind="folder", files=[_file_entry(f) for f in files], split=used,
-                    loader="datasets.load_dataset(folder)")
-        try:
-            rows = ds.to_list()
-        except UnicodeDecodeError as exc:
-            raise InputError(f"a file of the folder is not valid UTF-8 ({exc.reason})", path=str(path)) from None
-        return rows, [""] * len(rows), prov
+        rows, problems = _lines_fallback(path)
+        prov["loader"] = "json lines (datasets.load_dataset failed: " + type(exc).__name__ + ")"
+        return rows, problems, prov
+    return rows, [""] * len(rows), prov
+
+
+def _load_folder(path: Path, split: str, prov: dict[str, Any]
+                 ) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+    """A folder of data files (hidden ones left out) read by ``datasets`` as one dataset."""
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _BUILDERS
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    if not files:
+        raise InputError("folder holds no data file", path=str(path), expected=sorted(_BUILDERS))
+    try:
+        dd = _load(str(path))
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(f"cannot load the folder with datasets ({type(exc).__name__}: {str(exc)[:200]})",
+                         path=str(path)) from None
+    ds, used = _pick_split(dd, split, str(path))
+    prov.update(kind="folder", files=[_file_entry(f) for f in files], split=used,
+                loader="datasets.load_dataset(folder)")
+    try:
+        rows = ds.to_list()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"a file of the folder is not valid UTF-8 ({exc.reason})", path=str(path)) from None
+    return rows, [""] * len(rows), prov
+
+
+def _load_hub(spec: str, revision: str | None, split: str, prov: dict[str, Any]
+              ) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+    """A Hub dataset (or its cached copy), with the checksums ``datasets`` recorded as provenance."""
     if not HUB_ID_RE.match(spec):
         raise InputError("no such file or folder, and not a Hub dataset id (owner/name)", path=spec)
     try:
