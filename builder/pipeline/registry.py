@@ -76,6 +76,26 @@ def _augment_sandbox(r):
     return _sandbox_here(r, bool(r.augmentations.kinds or r.augmentations.specs))
 
 
+def _augment_config(r):
+    return {"augmentations": r.section("augmentations"), "proofs": r.section("proofs"),
+            "repos": r.section("repos"), "seed": r.conditions.seed, "resolved_sandbox": _augment_sandbox(r)}
+
+
+def _files_augment(r) -> list[Path]:
+    return ([r.resolve(f) for f in r.augmentations.specs] + _files_repos(r) + _existing(PROMPTS)
+            + ([r.resolve(r.augmentations.responses)] if r.augmentations.responses else []))
+
+
+def _select_config(r):
+    return {"select": r.section("select"), "target": r.section("target"), "conditions": list(r.conditions.names),
+            "max_augments": r.augmentations.max_per_session if r.augmentations.kinds else 0}
+
+
+def _report_config(r):
+    return {"release": r.section("release"), "conditions": r.section("conditions"),
+            "select": r.section("select"), "classifier": r.section("classifier")}
+
+
 def _write_config(r):
     return {"release": r.section("release"), "conditions": r.section("conditions"), "select": r.section("select"),
             "recipe_raw": dict(r.raw), "package": package_info()}
@@ -110,11 +130,7 @@ def pipeline_stages() -> list[Stage]:
               code=("builder.proofs", "builder.bundled", "swe_taskflow.proofs", "builder.pipeline.stages.proofs",
                     "builder.pipeline.repos", "builder.pipeline.volatile"),
               description="run each question's proof script in a sandbox"),
-        Stage("augment", augment.run, augment.Inputs, augment.Outputs, config=lambda r: {"augmentations": r.section("augmentations"), "proofs": r.section("proofs"),
-                                "repos": r.section("repos"), "seed": r.conditions.seed,
-                                "resolved_sandbox": _augment_sandbox(r)},
-              files=lambda r: [r.resolve(f) for f in r.augmentations.specs] + _files_repos(r) + _existing(PROMPTS)
-              + ([r.resolve(r.augmentations.responses)] if r.augmentations.responses else []),
+        Stage("augment", augment.run, augment.Inputs, augment.Outputs, config=_augment_config, files=_files_augment,
               code=("builder.augment", "swe_taskflow.augment", "builder.proofs", "builder.pipeline.stages.augment",
                     "builder.pipeline.repos", "builder.pipeline.volatile"),
               description="generate execute/debug/planning/review turns and check them at creation"),
@@ -126,9 +142,7 @@ def pipeline_stages() -> list[Stage]:
         Stage("assemble", assemble.run, assemble.Inputs, assemble.Outputs, config=lambda r: {"conditions": r.section("conditions")},
               code=("swe_taskflow.conditions", "swe_taskflow.candidates", "builder.pipeline.materials", "builder.pipeline.stages.assemble"),
               description="build the sessions of each fixed condition"),
-        Stage("select", select.run, select.Inputs, select.Outputs, config=lambda r: {"select": r.section("select"), "target": r.section("target"),
-                                "conditions": list(r.conditions.names),
-                                "max_augments": r.augmentations.max_per_session if r.augmentations.kinds else 0},
+        Stage("select", select.run, select.Inputs, select.Outputs, config=_select_config,
               files=_files_target, code=("swe_taskflow.select", "swe_taskflow.select_config",
                                          "swe_taskflow.select_families", "swe_taskflow.select_search",
                                          "swe_taskflow.target", "swe_taskflow.targets",
@@ -143,8 +157,7 @@ def pipeline_stages() -> list[Stage]:
               description="write the release folder (parquet, card, manifest)"),
         Stage("verify", verify.run, verify.Inputs, verify.Outputs, code=("swe_taskflow.verify", "builder.pipeline.stages.verify"),
               description="verify the release as an auditor would"),
-        Stage("report", report.run, report.Inputs, report.Outputs, config=lambda r: {"release": r.section("release"), "conditions": r.section("conditions"),
-                                "select": r.section("select"), "classifier": r.section("classifier")},
+        Stage("report", report.run, report.Inputs, report.Outputs, config=_report_config,
               code=("builder.report", "swe_taskflow.gap", "swe_taskflow.select_config",
                     "builder.pipeline.materials", "builder.pipeline.recipe_derived",
                     "builder.pipeline.stages.report"),

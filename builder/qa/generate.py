@@ -119,42 +119,51 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
                        reason=f"malformed-response: {STAGE_GENERATE}: {why}")]
     facts = patch_facts(task.patch or traj.submission)
     generator["leakage_reference"] = "gold patch" if task.patch else "trajectory submission"
-    items = []
-    for i, q in enumerate(qs, start=1):
-        q = q if isinstance(q, dict) else {}
-        question, answer = q.get("question"), q.get("reference_answer")
-        evidence, proof = q.get("evidence"), q.get("proof_script")
-        problems = []
-        if not isinstance(question, str) or not question.strip():
-            problems.append("field 'question' missing or empty")
-        if not isinstance(answer, str) or not answer.strip():
-            problems.append("field 'reference_answer' missing or empty")
-        if not _evidence_ok(evidence):
-            problems.append("field 'evidence' must be a non-empty list of {path, symbol, note}")
-        if not isinstance(proof, str) or not proof.strip():
-            problems.append("field 'proof_script' missing or empty")
-        question = question if isinstance(question, str) else ""
-        answer = answer if isinstance(answer, str) else ""
-        evidence = evidence if _evidence_ok(evidence) else []
-        qid = _qid(task.instance_id, i, question)
-        if i > max_questions:
-            problems.append(f"over the limit of {max_questions} questions")
-        if problems:
-            items.append(QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof if isinstance(
-                proof, str) else "", generator=generator, status="rejected",
-                reason="malformed-response: " + "; ".join(problems)))
-            continue
-        problems = [f"leak (question): {x}" for x in leaks(question, facts)]
-        problems += [f"leak (answer): {x}" for x in leaks(answer, facts)]
-        problems += evidence_problems(evidence, facts) + _repo_problems(evidence, repo)
-        reviewer: dict[str, Any] = {}
-        if not problems:
-            reviewer, verdict_problem = _review(llm, rev_sha, question, answer, evidence)
-            problems += verdict_problem
-        items.append(QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof, generator=generator,
-                            reviewer=reviewer, status="rejected" if problems else "candidate",
-                            reason="; ".join(problems)))
-    return items
+    return [_checked_item(task, i, q, max_questions=max_questions, facts=facts, repo=repo, llm=llm,
+                          rev_sha=rev_sha, generator=generator) for i, q in enumerate(qs, start=1)]
+
+
+def _checked_item(task: Task, i: int, q: Any, *, max_questions: int, facts, repo: Path | None, llm, rev_sha: str,
+                  generator: dict[str, Any]) -> QAItem:
+    """The ``i``-th proposed question as a record: rejected when malformed, leaking or refused by the
+    reviewer, else a candidate (the reviewer is asked only about a question that passed the checks)."""
+    q = q if isinstance(q, dict) else {}
+    question, answer = q.get("question"), q.get("reference_answer")
+    evidence, proof = q.get("evidence"), q.get("proof_script")
+    problems = _shape_problems(question, answer, evidence, proof)
+    question = question if isinstance(question, str) else ""
+    answer = answer if isinstance(answer, str) else ""
+    evidence = evidence if _evidence_ok(evidence) else []
+    qid = _qid(task.instance_id, i, question)
+    if i > max_questions:
+        problems.append(f"over the limit of {max_questions} questions")
+    if problems:
+        return QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof if isinstance(
+            proof, str) else "", generator=generator, status="rejected",
+            reason="malformed-response: " + "; ".join(problems))
+    problems = [f"leak (question): {x}" for x in leaks(question, facts)]
+    problems += [f"leak (answer): {x}" for x in leaks(answer, facts)]
+    problems += evidence_problems(evidence, facts) + _repo_problems(evidence, repo)
+    reviewer: dict[str, Any] = {}
+    if not problems:
+        reviewer, verdict_problem = _review(llm, rev_sha, question, answer, evidence)
+        problems += verdict_problem
+    return QAItem(qid, task.instance_id, question, answer, tuple(evidence), proof, generator=generator,
+                  reviewer=reviewer, status="rejected" if problems else "candidate", reason="; ".join(problems))
+
+
+def _shape_problems(question: Any, answer: Any, evidence: Any, proof: Any) -> list[str]:
+    """What is missing or mistyped in one proposed question."""
+    problems = []
+    if not isinstance(question, str) or not question.strip():
+        problems.append("field 'question' missing or empty")
+    if not isinstance(answer, str) or not answer.strip():
+        problems.append("field 'reference_answer' missing or empty")
+    if not _evidence_ok(evidence):
+        problems.append("field 'evidence' must be a non-empty list of {path, symbol, note}")
+    if not isinstance(proof, str) or not proof.strip():
+        problems.append("field 'proof_script' missing or empty")
+    return problems
 
 
 def _review(llm, sha: str, question: str, answer: str, evidence: list[dict]) -> tuple[dict, list[str]]:

@@ -66,6 +66,24 @@ def sankey_layout(sessions_intents: Sequence[Sequence[str]], *, positions: int =
     if not isinstance(positions, int) or positions < 1:
         raise ConfigError("positions must be a positive integer", field="positions", actual=positions)
     seqs = [list(s) for s in sessions_intents]
+    _check_sessions(seqs)
+    n = len(seqs)
+    ncol = positions + 1
+    col_labels = [_column_labels(s, positions) for s in seqs]
+    node_counts = [Counter(r[c] for r in col_labels if r[c] is not None) for c in range(ncol)]
+    flows = [Counter((r[c], r[c + 1]) for r in col_labels if r[c] is not None and r[c + 1] is not None)
+             for c in range(ncol - 1)]
+    max_nodes = max(len(nc) for nc in node_counts)
+    height = 1.0
+    unit = (height - pad * max(0, max_nodes - 1)) / n
+    nodes = _stack_nodes(node_counts, unit, height, column_gap, pad)
+    bands = [band for c, fl in enumerate(flows) for band in _column_bands(c, fl, nodes, unit)]
+    ordered_nodes = tuple(sorted(nodes.values(), key=lambda nd: (nd.column, NODE_ORDER.index(nd.label))))
+    return SankeyLayout(ordered_nodes, tuple(bands), n, positions, node_width,
+                        (ncol - 1) * column_gap + node_width, height)
+
+
+def _check_sessions(seqs: list[list[str]]) -> None:
     if not seqs:
         raise InputError("no session to draw", field="sessions")
     for i, s in enumerate(seqs):
@@ -73,28 +91,26 @@ def sankey_layout(sessions_intents: Sequence[Sequence[str]], *, positions: int =
             raise InputError("empty session", row=i + 1, field="messages", actual=0, expected=">= 1")
         for j, label in enumerate(s):
             check_intent(label, row=i + 1, field=f"messages[{j}].intent")
-    n = len(seqs)
-    ncol = positions + 1
-    # label of each session at each column (None when the session already ended one column before)
-    col_labels: list[list[str | None]] = []
-    for s in seqs:
-        row: list[str | None] = []
-        for c in range(ncol):
-            if c < len(s) and c < positions:
-                row.append(s[c])
-            elif c == len(s) and c <= positions:
-                row.append(END)
-            elif c == positions and len(s) > positions:
-                row.append(CONTINUES)
-            else:
-                row.append(None)
-        col_labels.append(row)
-    node_counts = [Counter(r[c] for r in col_labels if r[c] is not None) for c in range(ncol)]
-    flows = [Counter((r[c], r[c + 1]) for r in col_labels if r[c] is not None and r[c + 1] is not None)
-             for c in range(ncol - 1)]
-    max_nodes = max(len(nc) for nc in node_counts)
-    height = 1.0
-    unit = (height - pad * max(0, max_nodes - 1)) / n
+
+
+def _column_labels(s: list[str], positions: int) -> list[str | None]:
+    """A session's label at each column: its intents, then END or CONTINUES, then None once it has ended."""
+    row: list[str | None] = []
+    for c in range(positions + 1):
+        if c < len(s) and c < positions:
+            row.append(s[c])
+        elif c == len(s) and c <= positions:
+            row.append(END)
+        elif c == positions and len(s) > positions:
+            row.append(CONTINUES)
+        else:
+            row.append(None)
+    return row
+
+
+def _stack_nodes(node_counts: list[Counter], unit: float, height: float, column_gap: float,
+                 pad: float) -> dict[tuple[int, str], Node]:
+    """Each column's nodes stacked from the top in NODE_ORDER, ``pad`` apart, ``unit`` high per session."""
     nodes: dict[tuple[int, str], Node] = {}
     for c, nc in enumerate(node_counts):
         y = height
@@ -105,27 +121,29 @@ def sankey_layout(sessions_intents: Sequence[Sequence[str]], *, positions: int =
             h = k * unit
             nodes[(c, label)] = Node(c, label, k, c * column_gap, y - h, y)
             y -= h + pad
+    return nodes
+
+
+def _column_bands(c: int, fl: Counter, nodes: dict[tuple[int, str], Node], unit: float) -> list[Band]:
+    """The bands from column ``c`` to ``c + 1``: outgoing stacked by target, incoming by source, so no two
+    bands cross inside a node."""
     rank = {label: i for i, label in enumerate(NODE_ORDER)}
-    bands: list[Band] = []
-    for c, fl in enumerate(flows):
-        # outgoing bands stacked by target, incoming by source: no two bands cross inside a node
-        src_top = {key: nd.y1 for key, nd in nodes.items() if key[0] == c}
-        src_pos: dict[tuple[str, str], float] = {}
-        for a, b in sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]])):
-            src_pos[(a, b)] = src_top[(c, a)]
-            src_top[(c, a)] -= fl[(a, b)] * unit
-        tgt_top = {key: nd.y1 for key, nd in nodes.items() if key[0] == c + 1}
-        tgt_pos: dict[tuple[str, str], float] = {}
-        for a, b in sorted(fl, key=lambda ab: (rank[ab[1]], rank[ab[0]])):
-            tgt_pos[(a, b)] = tgt_top[(c + 1, b)]
-            tgt_top[(c + 1, b)] -= fl[(a, b)] * unit
-        for a, b in sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]])):
-            h = fl[(a, b)] * unit
-            bands.append(Band(nodes[(c, a)], nodes[(c + 1, b)], fl[(a, b)], src_pos[(a, b)] - h, src_pos[(a, b)],
-                              tgt_pos[(a, b)] - h, tgt_pos[(a, b)]))
-    ordered_nodes = tuple(sorted(nodes.values(), key=lambda nd: (nd.column, NODE_ORDER.index(nd.label))))
-    return SankeyLayout(ordered_nodes, tuple(bands), n, positions, node_width,
-                        (ncol - 1) * column_gap + node_width, height)
+    src_top = {key: nd.y1 for key, nd in nodes.items() if key[0] == c}
+    src_pos: dict[tuple[str, str], float] = {}
+    for a, b in sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]])):
+        src_pos[(a, b)] = src_top[(c, a)]
+        src_top[(c, a)] -= fl[(a, b)] * unit
+    tgt_top = {key: nd.y1 for key, nd in nodes.items() if key[0] == c + 1}
+    tgt_pos: dict[tuple[str, str], float] = {}
+    for a, b in sorted(fl, key=lambda ab: (rank[ab[1]], rank[ab[0]])):
+        tgt_pos[(a, b)] = tgt_top[(c + 1, b)]
+        tgt_top[(c + 1, b)] -= fl[(a, b)] * unit
+    bands = []
+    for a, b in sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]])):
+        h = fl[(a, b)] * unit
+        bands.append(Band(nodes[(c, a)], nodes[(c + 1, b)], fl[(a, b)], src_pos[(a, b)] - h, src_pos[(a, b)],
+                          tgt_pos[(a, b)] - h, tgt_pos[(a, b)]))
+    return bands
 
 
 def _band_outline(b: Band, w: float) -> list[tuple[float, float]]:

@@ -139,40 +139,47 @@ def parse_patch(text: str, *, where: str = "patch") -> list[FilePatch]:
             new = None
         h = _HUNK.match(line)
         if h and started:
-            o0, ol = int(h.group(1)), int(h.group(2) or 1)
-            n0, nl = int(h.group(3)), int(h.group(4) or 1)
-            body: list[Line] = []
-            o, nn = o0, n0
-            seen_o = seen_n = 0
-            j = i + 1
-            while j < n and (seen_o < ol or seen_n < nl):
-                t = lines[j]
-                op = t[:1] if t else " "
-                if op == "\\":
-                    j += 1
-                    continue
-                if op not in " +-":
-                    raise InputError("hunk ends early", path=where, row=j + 1, field="patch",
-                                     expected=f"-{ol} +{nl} lines", actual=f"-{seen_o} +{seen_n}")
-                body.append(Line(op, t[1:], o if op != "+" else 0, nn if op != "-" else 0, j))
-                if op != "+":
-                    o += 1
-                    seen_o += 1
-                if op != "-":
-                    nn += 1
-                    seen_n += 1
-                j += 1
-            if seen_o != ol or seen_n != nl:
-                raise InputError("hunk line counts do not match its header", path=where, row=i + 1,
-                                 field="patch", expected=f"-{ol} +{nl}", actual=f"-{seen_o} +{seen_n}")
-            while j < n and lines[j].startswith("\\"):
-                j += 1
-            pending.append(Hunk(o0, ol, n0, nl, h.group(5).strip(), tuple(body)))
-            i = j
+            hunk, i = _read_hunk(lines, i, h, where)
+            pending.append(hunk)
             continue
         i += 1
     flush()
     return [f for f in files if f.hunks or f.old_path != f.new_path]
+
+
+
+def _read_hunk(lines: list[str], i: int, h: re.Match, where: str) -> tuple[Hunk, int]:
+    """The hunk whose header ``h`` is line ``i``, and the index of the line after it (and its ``\\`` notes)."""
+    n = len(lines)
+    o0, ol = int(h.group(1)), int(h.group(2) or 1)
+    n0, nl = int(h.group(3)), int(h.group(4) or 1)
+    body: list[Line] = []
+    o, nn = o0, n0
+    seen_o = seen_n = 0
+    j = i + 1
+    while j < n and (seen_o < ol or seen_n < nl):
+        t = lines[j]
+        op = t[:1] if t else " "
+        if op == "\\":
+            j += 1
+            continue
+        if op not in " +-":
+            raise InputError("hunk ends early", path=where, row=j + 1, field="patch",
+                             expected=f"-{ol} +{nl} lines", actual=f"-{seen_o} +{seen_n}")
+        body.append(Line(op, t[1:], o if op != "+" else 0, nn if op != "-" else 0, j))
+        if op != "+":
+            o += 1
+            seen_o += 1
+        if op != "-":
+            nn += 1
+            seen_n += 1
+        j += 1
+    if seen_o != ol or seen_n != nl:
+        raise InputError("hunk line counts do not match its header", path=where, row=i + 1,
+                         field="patch", expected=f"-{ol} +{nl}", actual=f"-{seen_o} +{seen_n}")
+    while j < n and lines[j].startswith("\\"):
+        j += 1
+    return Hunk(o0, ol, n0, nl, h.group(5).strip(), tuple(body)), j
 
 
 def definition_name(line: str) -> str:
