@@ -107,10 +107,6 @@ def preflight(recipe: "Recipe") -> None:
                 raise _fail(recipe, f"questions.pools[{i}].path", exc) from None
 
 
-__all__ = ["recipe_text", "check_recipe", "check_ranges", "preflight", "NAME_RE", "VERSION_RE", "DEVICES_RE", "SPLITTERS",
-           "QUESTION_MODES", "QUESTION_INTENTS"]
-
-
 def select_config(table: Any, path: Path) -> SelectConfig:
     """The recipe's ``[select]`` table, checked once by :meth:`SelectConfig.from_settings`."""
     if not isinstance(table, dict):
@@ -158,7 +154,7 @@ def _check_known_names(recipe: "Recipe") -> None:
 
 
 def _check_required_values(recipe: "Recipe") -> None:
-    """Release name, version and source spec are set; the repo id has the ORG/NAME shape; counts meet their minimum."""
+    """Release name, version and source spec are set; the repo id has the ORG/NAME shape."""
     p = str(recipe.path)
     for key, value in (("release.name", recipe.release.name), ("release.version", recipe.release.version),
                        ("source.spec", recipe.source.spec)):
@@ -167,12 +163,6 @@ def _check_required_values(recipe: "Recipe") -> None:
     if recipe.release.repo_id and not re.match(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", recipe.release.repo_id):
         raise ConfigError("repository id must look like ORG/NAME", path=p, field="release.repo_id",
                           actual=recipe.release.repo_id)
-    for key, value, minimum in (("source.limit", recipe.source.limit, 0),
-                                ("classifier.batch_size", recipe.classifier.batch_size, 1),
-                                ("proofs.timeout_s", recipe.proofs.timeout_s, 1), ("proofs.jobs", recipe.proofs.jobs, 1),
-                                ("questions.max_questions", recipe.questions.max_questions, 1)):
-        if value < minimum:
-            raise ConfigError("out of range", path=p, field=key, expected=f">= {minimum}", actual=value)
 
 
 def _check_pools(recipe: "Recipe") -> None:
@@ -243,3 +233,7 @@ def _check_llm_keys(recipe: "Recipe") -> None:
         for key in ("llm", "trajectories"):
             if not getattr(recipe.questions, key):
                 raise ConfigError("mode 'generate' needs this key", path=p, field=f"questions.{key}")
+
+
+__all__ = ["recipe_text", "check_recipe", "check_ranges", "preflight", "select_config", "NAME_RE", "VERSION_RE",
+           "DEVICES_RE", "SPLITTERS", "QUESTION_MODES", "QUESTION_INTENTS"]
