@@ -76,7 +76,7 @@ def bench_llm(n: int, batch_size: int, device: str) -> None:
     import torch
 
     from builder.classify.llm import LLMLabelScorer
-    from builder.classify.tiny_lm import build_tiny_lm
+    from tests.support.tiny_lm import build_tiny_lm
 
     cuda = device == "cuda" or (device == "auto" and torch.cuda.is_available())
     size = REALISTIC if cuda else SMALL

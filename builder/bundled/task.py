@@ -8,7 +8,9 @@ from pathlib import Path
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import Task
 
-EXAMPLE_RECIPE = Path(__file__).resolve().parents[1] / "releases" / "example.toml"
+from builder.resources import builder_path
+
+EXAMPLE_RECIPE = builder_path("releases", "example.toml")
 EXAMPLE_INSTANCE_ID = "swe-taskflow__ticketdesk-1"
 
 

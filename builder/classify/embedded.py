@@ -10,7 +10,7 @@ dropped) is embedded and described per intent by
   where the English-trained MiniLM is weak),
 - multilingual cue words and the message's form (:mod:`.lexicon`),
 plus the MiniLM embedding itself. The general head (:mod:`.head`, fitted on development hand labels
-by :mod:`.train_heads`) turns these into probabilities over the 16 intents. An issue report
+by tools/train_heads.py) turns these into probabilities over the 16 intents. An issue report
 (:mod:`.issue`: a SWE-Bench Pro prompt, a pasted tracker issue) instead gets its intent from the issue
 head, among bug-fix, new-feature and refactor, read from the issue's title, opening prose and structure.
 

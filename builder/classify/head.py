@@ -1,7 +1,7 @@
 """Linear (multinomial logistic) heads of the embedded classifier, stored as plain numbers in JSON.
 
 A head maps a feature row to log-probabilities over its classes. The weights are fitted by
-:mod:`.train_heads` on development hand labels (aggregate numbers only: no message text is stored)
+tools/train_heads.py on development hand labels (aggregate numbers only: no message text is stored)
 and shipped in ``builder/data/classifier/heads_v2.json``; the file's sha256 is part of the
 classifier's version, hence of the label cache key.
 """
@@ -83,7 +83,7 @@ def load_heads(path: str | Path = DEFAULT_HEADS) -> Heads:
     path = Path(path)
     if not path.is_file():
         raise InputError("classifier heads file not found", path=str(path),
-                         hint="python -m builder.classify.train_heads")
+                         hint="python -m tools.train_heads")
     raw = path.read_bytes()
     try:
         d = json.loads(raw)

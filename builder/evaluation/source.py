@@ -17,7 +17,9 @@ from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import task_sha256
 from swe_taskflow.schema import Task
 
-_RECIPES_DIR = Path(__file__).resolve().parents[1] / "releases"
+from builder.resources import builder_path
+
+_RECIPES_DIR = builder_path("releases")
 
 
 def _source_candidates(spec: str, recipe_file: str | None) -> list[Path]:

@@ -20,13 +20,50 @@ from swe_taskflow.errors import ConfigError, TaskflowError
 
 from . import artifacts
 from .cache import ItemCache, StageCache
-from .hashing import module_hash, paths_hash, sha256_json
+from .code_closure import CodeBase, installed
+from .hashing import paths_hash, sha256_json
 from .progress import BuildProgress, StageProgress
 from .recipe import Recipe
 from .stage_data import StageRef
 
 #: Bump when the cache layout or key material changes: every stage is rebuilt.
-PIPELINE_VERSION = 2
+PIPELINE_VERSION = 3
+
+
+class UndeclaredRecipeRead(Exception):
+    """A stage read a recipe section its key does not hash: a bug in the stage's declaration, never a user error."""
+
+
+class RecipeSlice:
+    """The recipe as one stage receives it: only the sections it declares (``Stage.reads``), which are exactly
+    what its key hashes, so a stage cannot depend on a setting without that setting keying its cache. Methods and
+    properties of the recipe run against the slice, so what they read is checked too."""
+
+    _ALWAYS = frozenset({"path", "base", "resolve"})
+
+    def __init__(self, recipe: Any, reads: Sequence[str]):
+        object.__setattr__(self, "_recipe", recipe)
+        object.__setattr__(self, "_reads", frozenset(reads))
+
+    def __getattr__(self, name: str) -> Any:
+        recipe, reads = self._recipe, self._reads
+        member = getattr(type(recipe), name, None)
+        if isinstance(member, property):
+            return member.fget(self)
+        if callable(member) and not isinstance(member, type):
+            return member.__get__(self)
+        if name in reads or name in self._ALWAYS:
+            return getattr(recipe, name)
+        raise UndeclaredRecipeRead(f"reads recipe section '{name}', which is not in its declared reads {sorted(reads)}")
+
+    def section(self, name: str) -> Any:
+        if name not in self._reads:
+            raise UndeclaredRecipeRead(f"reads recipe section '{name}', which is not in its declared reads "
+                                       f"{sorted(self._reads)}")
+        return self._recipe.section(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a stage's recipe is read-only")
 
 
 @dataclass
@@ -68,10 +105,14 @@ class Stage:
     """The recipe data this stage depends on (hashed into its key)."""
     files: Callable[[Any], Sequence[Path]] = lambda recipe: ()
     """Files or folders the recipe points this stage at (their contents are hashed into its key)."""
-    code: tuple[str, ...] = ()
-    """Modules that implement the stage (their source is hashed into its key)."""
+    module: str | None = None
+    """The module that implements the stage: its import closure within the project and the package data that
+    closure reads (builder.pipeline.code_closure) are hashed into its key."""
+    reads: tuple[str, ...] | None = None
+    """The recipe sections the stage receives (its ``ctx.recipe`` is a :class:`RecipeSlice` of them) and its key
+    hashes; ``None`` hands it the whole recipe object (test pipelines over plain objects)."""
     version: int = 1
-    """Bump to rebuild this stage's cached outputs after a change outside ``code``."""
+    """Bump to rebuild this stage's cached outputs after a change its key cannot see (a third-party upgrade)."""
     description: str = ""
     items: str | None = None
     """The item cache it uses (default: its own name; the two classify stages share ``labels``)."""
@@ -98,17 +139,20 @@ class StageResult:
                 "wall_s": round(self.wall_s, 3), "summary": self.summary}
 
 
-def stage_key(stage: Stage, recipe: Any, upstream: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
-    """The key of ``stage`` given its upstream output hashes, and the material it hashes."""
+def stage_key(stage: Stage, recipe: Any, upstream: Mapping[str, str],
+              code: CodeBase | None = None) -> tuple[str, dict[str, Any]]:
+    """The key of ``stage`` given its upstream output hashes, and the material it hashes. ``code``: where the
+    project's modules are (default: the installed ones)."""
     files = list(stage.files(recipe))
     base = getattr(recipe, "base", Path("."))
     material = {
         "pipeline_version": PIPELINE_VERSION,
         "stage": stage.name,
         "stage_version": stage.version,
+        "recipe": None if stage.reads is None else {s: recipe.section(s) for s in sorted(stage.reads)},
         "config": stage.config(recipe),
         "files": paths_hash(files, base) if files else None,
-        "code": {m: module_hash(m) for m in sorted(stage.code)},
+        "code": None if stage.module is None else (code or installed()).material(stage.module),
         "upstream": {n: upstream[n] for n in stage.needs},
     }
     return sha256_json(material), material
@@ -210,7 +254,8 @@ def _run_one(st: Stage, key: str, material: dict[str, Any], recipe: Any, cache: 
     """Run one stage into a private folder, write its outputs and summary, and commit it to the cache."""
     t0 = time.monotonic()
     tmp = cache.new_tmp(st.name)
-    ctx = StageContext(st.name, recipe, sp, cache.items(st.items or st.name), cache.work_dir(), refs, tmp)
+    view = recipe if st.reads is None else RecipeSlice(recipe, st.reads)
+    ctx = StageContext(st.name, view, sp, cache.items(st.items or st.name), cache.work_dir(), refs, tmp)
     inputs = st.inputs(**upstream) if st.inputs is not None else None
     try:
         outputs = st.run(inputs, ctx)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.classify.tiny_lm import build_tiny_lm
+from tests.support.tiny_lm import build_tiny_lm
 
 from builder.cli import main
 from swe_taskflow.taxonomy import INTENTS

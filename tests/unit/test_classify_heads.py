@@ -94,8 +94,8 @@ def test_versions_name_the_heads(embedded):
 @pytest.mark.data
 @pytest.mark.slow
 def test_training_reproduces_the_shipped_heads(sessions_file, shared_dir, tmp_path):
-    """``python -m builder.classify.train_heads`` on the committed dev labels gives the shipped file, byte for byte."""
-    from builder.classify.train_heads import train
+    """``python -m tools.train_heads`` on the committed dev labels gives the shipped file, byte for byte."""
+    from tools.train_heads import train
 
     out = tmp_path / "heads.json"
     train(sessions_file, shared_dir / "data" / "swe-bench-pro", out)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builder.classify.tiny_lm import SHORT_PROMPT, TRAIN_PAIRS, build_tiny_lm
+from tests.support.tiny_lm import SHORT_PROMPT, TRAIN_PAIRS, build_tiny_lm
 
 from builder.classify import Prediction, label_texts, load_classifier
 from builder.classify.llm import LLMLabelScorer, truncate_ids

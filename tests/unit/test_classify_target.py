@@ -7,7 +7,7 @@ import json
 import pytest
 
 from builder.classify import load_classifier
-from builder.classify.default_target import build_default_target
+from tools.default_target import build_default_target
 from swe_taskflow.target import load_target
 from swe_taskflow.targets import default_target_path, shipped_targets, target_path
 from swe_taskflow.errors import ConfigError
@@ -30,7 +30,7 @@ def test_default_target_file_loads_and_states_what_it_is():
 
 
 def test_shipped_target_matches_the_current_default_classifier():
-    """Regenerate with `python -m builder.classify.default_target` after changing the embedded classifier."""
+    """Regenerate with `python -m tools.default_target` after changing the embedded classifier."""
     assert load_target(default_target_path()).classifier["version"] == load_classifier("embedded").info["version"]
 
 

@@ -19,7 +19,7 @@ L-BFGS on fixed data in a fixed order; the only randomness is the seeded shuffle
 cross-validation folds (``CV_SEED``): the same inputs give a byte-identical file.
 Only aggregate numbers are written (weights and counts), never message text.
 
-    python -m builder.classify.train_heads [--sessions PATH] [--pro-dir DIR] [--out PATH] [--cv]
+    python -m tools.train_heads [--sessions PATH] [--pro-dir DIR] [--out PATH] [--cv]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "tests" / "data"
 SHARED = ROOT.parent / "shared" / "data"
 DEFAULT_SESSIONS = SHARED / "interaction-sessions" / "specstory_sessions.jsonl"
@@ -58,9 +58,9 @@ def _file_facts(path: Path, n: int) -> dict:
 def general_data(clf, sessions: Path, label_files=DEV_LABELS, label_dir: Path = LABELS):
     """(per-file feature blocks and labels, exemplar blocks and labels, provenance, block widths) for the general
     head."""
-    from .embedded import GENERAL_BLOCKS
-    from .handlabels import load_hand_labels, texts_for
-    from .rules import rule_label
+    from builder.classify.embedded import GENERAL_BLOCKS
+    from builder.classify.handlabels import load_hand_labels, texts_for
+    from builder.classify.rules import rule_label
 
     files, facts = [], []
     for name in label_files:
@@ -79,8 +79,8 @@ def issue_data(clf, pro_dir: Path, label_dir: Path = LABELS):
     """(features, labels, provenance) of the development half of SWE-Bench Pro for the issue head."""
     from builder.sources import load_tasks
 
-    from .declared import declared_type, is_dev_half, specificity_type
-    from .handlabels import load_hand_labels
+    from builder.classify.declared import declared_type, is_dev_half, specificity_type
+    from builder.classify.handlabels import load_hand_labels
 
     tasks = [t for t in load_tasks(str(pro_dir / "swe_bench_pro_public_731.jsonl")).tasks if t.status == "ok"]
     with open(pro_dir / "hf_schema_sample_100.jsonl", encoding="utf-8") as fh:
@@ -153,9 +153,9 @@ def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, ou
           cv: bool = False) -> dict:
     import sklearn
 
-    from .embedded import EmbeddedClassifier
-    from .head import DEFAULT_HEADS, LinearHead, save_heads
-    from .issue import CUE_NAMES
+    from builder.classify.embedded import EmbeddedClassifier
+    from builder.classify.head import DEFAULT_HEADS, LinearHead, save_heads
+    from builder.classify.issue import CUE_NAMES
 
     clf = EmbeddedClassifier(heads_path=None)
     files, (ex_x, ex_y), facts, widths = general_data(clf, sessions)

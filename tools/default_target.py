@@ -6,7 +6,7 @@ The long-session Task Flow (>= 3 user messages) of the real SpecStory sessions i
 vectors are written. It is provisional: a public corpus stands in for a production target, as the
 paper's Appendix C allows when stated explicitly.
 
-    python -m builder.classify.default_target [--sessions PATH] [--out PATH] [--cap 20] [--seed 0]
+    python -m tools.default_target [--sessions PATH] [--out PATH] [--cap 20] [--seed 0]
                                               [--classifier embedded] [--date YYYY-MM-DD] [--name NAME]
 
 ``specstory-long-v1.json`` holds the same sessions labelled by the previous default (now ``embedded-v1``),
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
 DEFAULT_OUT = ROOT / "swe_taskflow" / "data" / "targets" / "specstory-long-v2.json"
 
@@ -41,7 +41,7 @@ def build_default_target(sessions: Path = DEFAULT_SESSIONS, *, cap: int = 20, se
     from swe_taskflow.sessions import cap_per_repo, filter_min_messages, read_sessions_report
     from swe_taskflow.target import Target
 
-    from . import label_texts, load_classifier
+    from builder.classify import label_texts, load_classifier
 
     records, skipped = read_sessions_report(sessions, skip_empty=True)
     long_ = filter_min_messages(records, min_messages)
@@ -66,7 +66,7 @@ def build_default_target(sessions: Path = DEFAULT_SESSIONS, *, cap: int = 20, se
                         "long_sessions_before_cap": len(long_), "corpus_sha256": corpus_sha},
         classifier={k2: v for k2, v in clf.info.items()},
         measured_on=date or dt.date.today().isoformat(), provisional=True,
-        description=PROVISIONAL_NOTE + " Recreate with: python -m builder.classify.default_target")
+        description=PROVISIONAL_NOTE + " Recreate with: python -m tools.default_target")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,242 @@
+"""What a stage's code really is: the static import closure of its module, and the package data that closure reads.
+
+A stage's cache key must change whenever code or data that can change its output changes. Lists written by hand
+went stale (a stage used the TFAS formula without naming it), so the key is derived from the source itself: every
+``import`` and ``from ... import`` anywhere in a module (function bodies included: heavy dependencies are imported
+lazily), resolved within the project's packages, plus the parent packages' ``__init__`` modules that Python runs
+first, transitively. Package data enters through the two accessors the project uses (``builder_path(...)`` and
+``importlib.resources.files(PKG).joinpath(...)``) with literal arguments; ``tests/unit/test_stage_keys.py`` checks
+that no product module reaches its data another way.
+
+Over-inclusion only costs a rebuild; a missed dependency silently reuses a stale output, so when in doubt an edge is
+kept (``TYPE_CHECKING`` imports included).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from swe_taskflow.hashing import file_sha256, sha256_json
+
+#: The packages whose modules can be in a closure (the third-party code a stage uses is pinned by the install).
+PROJECT_PACKAGES = ("swe_taskflow", "builder")
+
+
+def _literal_parts(args: list[ast.expr]) -> list[str] | None:
+    """Literal path parts of an accessor call; an f-string contributes the folder before its first field."""
+    parts: list[str] = []
+    for arg in args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            parts.append(arg.value)
+            continue
+        if isinstance(arg, ast.JoinedStr):
+            head = ""
+            for v in arg.values:
+                if not (isinstance(v, ast.Constant) and isinstance(v.value, str)):
+                    break
+                head += v.value
+            parts.append(head.rsplit("/", 1)[0] if "/" in head else "")
+        return [p for p in parts if p]      # a non-literal part: the folder named so far
+    return parts
+
+
+@dataclass
+class _Module:
+    name: str
+    path: Path
+    is_package: bool
+    tree: ast.Module
+
+
+@dataclass
+class CodeBase:
+    """The project's modules under ``root`` (the folder holding the ``swe_taskflow`` and ``builder`` packages: a
+    checkout, site-packages of a wheel install, or a temporary copy in a test)."""
+
+    root: Path
+    packages: tuple[str, ...] = PROJECT_PACKAGES
+    _modules: dict[str, _Module | None] = field(default_factory=dict, repr=False)
+    _digests: dict[Path, tuple[tuple[int, int, int], str]] = field(default_factory=dict, repr=False)
+    _closures: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _data: dict[str, tuple[Path, ...]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def installed(cls) -> "CodeBase":
+        import builder
+        return cls(Path(builder.__file__).resolve().parents[1])
+
+    # -- modules ---------------------------------------------------------------------------------------------
+    def _find(self, name: str) -> _Module | None:
+        if name in self._modules:
+            return self._modules[name]
+        found = None
+        if name.split(".")[0] in self.packages:
+            base = self.root.joinpath(*name.split("."))
+            for path, is_pkg in ((base / "__init__.py", True), (base.with_suffix(".py"), False)):
+                if path.is_file():
+                    found = _Module(name, path, is_pkg, ast.parse(path.read_bytes(), filename=str(path)))
+                    break
+        self._modules[name] = found
+        return found
+
+    def _package_of(self, mod: _Module) -> str:
+        return mod.name if mod.is_package else mod.name.rpartition(".")[0]
+
+    def _exports(self, pkg: str) -> dict[str, str]:
+        """``name -> submodule`` of a package that loads its public names lazily (``swe_taskflow._EXPORTS``)."""
+        mod = self._find(pkg)
+        out: dict[str, str] = {}
+        if mod is None:
+            return out
+        for node in mod.tree.body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, ast.Dict):
+                for k, v in zip(value.keys, value.values):
+                    if (isinstance(k, ast.Constant) and isinstance(v, ast.Constant) and isinstance(v.value, str)
+                            and self._find(f"{pkg}.{v.value}") is not None):
+                        out[str(k.value)] = f"{pkg}.{v.value}"
+        return out
+
+    def _imports(self, mod: _Module) -> set[str]:
+        """Project modules ``mod`` imports anywhere in its source."""
+        out: set[str] = set()
+        for node in ast.walk(mod.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    out.add(alias.name)
+                    if alias.asname is None and "." not in alias.name:
+                        out.update(self._exports(alias.name).values())   # ``import pkg``: every lazy name
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = self._package_of(mod).split(".")
+                    base = base[: len(base) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                out.add(target)
+                exports = self._exports(target)
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    if self._find(sub) is not None:
+                        out.add(sub)
+                    elif alias.name in exports:
+                        out.add(exports[alias.name])
+            elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+                  and getattr(node.func, "id", getattr(node.func, "attr", "")) == "import_module"
+                  and node.args and isinstance(node.args[0], ast.Constant)):
+                out.add(str(node.args[0].value))
+        return {m for m in out if m.split(".")[0] in self.packages and self._find(m) is not None}
+
+    def closure(self, *roots: str) -> tuple[str, ...]:
+        """Every project module that importing ``roots`` can run, sorted (the sources are parsed once: a
+        CodeBase is a snapshot of the code's structure; file contents are re-hashed on every key)."""
+        if roots not in self._closures:
+            self._closures[roots] = self._closure(roots)
+        return self._closures[roots]
+
+    def _closure(self, roots: tuple[str, ...]) -> tuple[str, ...]:
+        seen: set[str] = set()
+        todo = list(roots)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            mod = self._find(name)
+            if mod is None:
+                raise ModuleNotFoundError(f"module {name!r} of a pipeline stage is not under {self.root}", name=name)
+            seen.add(name)
+            parts = name.split(".")
+            todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))   # parent packages run first
+            todo.extend(self._imports(mod))
+        return tuple(sorted(seen))
+
+    # -- package data ----------------------------------------------------------------------------------------
+    def data_paths(self, name: str) -> tuple[Path, ...]:
+        """Package files and folders module ``name`` reads through the project's data accessors."""
+        if name not in self._data:
+            self._data[name] = tuple(self._data_paths(name))
+        return tuple(p for p in self._data[name] if p.exists())
+
+    def _data_paths(self, name: str) -> list[Path]:
+        mod = self._find(name)
+        if mod is None:
+            return []
+        out: list[Path] = []
+        for node in ast.walk(mod.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "builder_path":
+                parts = _literal_parts(node.args)
+                if parts is not None:
+                    out.append(self.root.joinpath("builder", *parts))
+            elif (isinstance(func, ast.Attribute) and func.attr == "joinpath" and isinstance(func.value, ast.Call)
+                  and getattr(func.value.func, "attr", getattr(func.value.func, "id", "")) == "files"
+                  and func.value.args):
+                anchor = func.value.args[0]
+                if isinstance(anchor, ast.Constant) and isinstance(anchor.value, str):
+                    pkg = anchor.value
+                elif isinstance(anchor, ast.Name) and anchor.id in ("__package__", "__name__"):
+                    pkg = self._package_of(mod)
+                else:
+                    continue
+                parts = _literal_parts(node.args) or []
+                out.append(self.root.joinpath(*pkg.split("."), *[p for part in parts for p in part.split("/")]))
+        return out
+
+    def data_files(self, modules: tuple[str, ...]) -> list[Path]:
+        """Every package data file the modules read (folders expanded: a bundled repository's sources too), sorted."""
+        files: set[Path] = set()
+        for name in modules:
+            for p in self.data_paths(name):
+                if p.is_dir():
+                    files.update(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+                else:
+                    files.add(p)
+        return sorted(files)
+
+    # -- key material ----------------------------------------------------------------------------------------
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def _sha(self, path: Path) -> str:
+        """A file's sha256, re-read whenever its size, mtime or inode changes (a build keys every stage twice)."""
+        st = path.stat()
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        hit = self._digests.get(path)
+        if hit is None or hit[0] != stamp:
+            hit = (stamp, file_sha256(path))
+            self._digests[path] = hit
+        return hit[1]
+
+    def material(self, *roots: str) -> dict[str, str]:
+        """``{relative path: sha256}`` of every module and data file the roots use: what a stage key hashes."""
+        modules = self.closure(*roots)
+        entries = {self._rel(self._find(m).path): self._sha(self._find(m).path) for m in modules}  # type: ignore[union-attr]
+        entries.update({self._rel(p): self._sha(p) for p in self.data_files(modules)})
+        return dict(sorted(entries.items()))
+
+    def digest(self, *roots: str) -> str:
+        return sha256_json(self.material(*roots))
+
+
+@dataclass
+class _Installed:
+    """The installed code base, parsed once per process (a build plans every stage, often twice)."""
+
+    @cached_property
+    def base(self) -> CodeBase:
+        return CodeBase.installed()
+
+
+_INSTALLED = _Installed()
+
+
+def installed() -> CodeBase:
+    return _INSTALLED.base
+
+
+__all__ = ["CodeBase", "PROJECT_PACKAGES", "installed"]

@@ -1,0 +1,153 @@
+"""Stage cache keys come from the code itself: every module and package data file a stage's import closure uses
+moves its key, and nothing outside it does (issue 23). The closure is also checked against what Python really
+imports, and every package data file against the accessors the closure sees, so the derivation cannot drift."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from builder.pipeline import registry
+from builder.pipeline.code_closure import PROJECT_PACKAGES, CodeBase, installed
+from builder.pipeline.recipe import load_recipe, parse_recipe
+from builder.pipeline.runner import RecipeSlice, UndeclaredRecipeRead, stage_key
+from builder.resources import builder_path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = builder_path("releases", "example.toml")
+#: Modules that may use ``__file__``: for the git checkout (package provenance) and the code base itself, no data.
+ALLOWED_FILE_PATHS = ("builder.release.writer", "builder.pipeline.code_closure")
+
+
+def _module_names(root: Path) -> list[str]:
+    out = []
+    for pkg in PROJECT_PACKAGES:
+        for p in (root / pkg).rglob("*.py"):
+            if "__pycache__" in p.parts or "data" in p.relative_to(root / pkg).parts:
+                continue
+            parts = list(p.relative_to(root).with_suffix("").parts)
+            out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return sorted(out)
+
+
+def _all_files(root: Path) -> list[Path]:
+    return sorted(f for pkg in PROJECT_PACKAGES for f in (root / pkg).rglob("*")
+                  if f.is_file() and "__pycache__" not in f.parts)
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory) -> Path:
+    """The project's packages copied (symlinked data such as hub_card.md as its content)."""
+    root = tmp_path_factory.mktemp("code")
+    for pkg in PROJECT_PACKAGES:
+        shutil.copytree(installed().root / pkg, root / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def stages_and_recipe():
+    mp = pytest.MonkeyPatch()
+    mp.setattr(registry, "resolve_sandbox", lambda name: "docker")   # no daemon probe per key
+    mp.setattr(registry, "package_info", lambda: {"name": "swe-taskflow"})
+    yield registry.pipeline_stages(), load_recipe(EXAMPLE)
+    mp.undo()
+
+
+@pytest.mark.slow
+def test_every_file_in_a_closure_moves_the_key_and_no_other_file_does(copy, stages_and_recipe):
+    stages, recipe = stages_and_recipe
+    cb = CodeBase(copy)
+    upstream = {s.name: "0" * 64 for s in stages}
+    closures = {}
+    for st in stages:
+        modules = cb.closure(st.module)
+        used = {cb._find(m).path for m in modules} | set(cb.data_files(modules))
+        closures[st.name] = {p.resolve() for p in used}
+    base = {st.name: stage_key(st, recipe, upstream, code=cb)[0] for st in stages}
+    files = _all_files(copy)
+    assert len(files) > 150
+    inside_seen = {st.name: 0 for st in stages}
+    outside_seen = {st.name: 0 for st in stages}
+    for f in files:
+        original = f.read_bytes()
+        f.write_bytes(original + b"\n# edited\n")
+        try:
+            for st in stages:
+                moved = stage_key(st, recipe, upstream, code=cb)[0] != base[st.name]
+                inside = f.resolve() in closures[st.name]
+                assert moved == inside, (st.name, f.relative_to(copy).as_posix(), "in closure" if inside else "outside")
+                (inside_seen if inside else outside_seen)[st.name] += 1
+        finally:
+            f.write_bytes(original)
+    for st in stages:   # both directions were really exercised for every stage
+        assert inside_seen[st.name] >= 50 and outside_seen[st.name] >= 5, (st.name, inside_seen, outside_seen)
+
+
+def test_the_tfas_formula_and_the_card_template_key_the_stages_that_use_them(stages_and_recipe):
+    """The stale keys the review found: select without swe_taskflow.flow, write without hub_card.md/citations."""
+    stages, _ = stages_and_recipe
+    cb = installed()
+    by = {st.name: cb.material(st.module) for st in stages}
+    for name in ("swe_taskflow/flow.py", "swe_taskflow/candidates.py", "swe_taskflow/conditions.py"):
+        assert name in by["select"]
+    assert "builder/release/hub_card.md" in by["write"] and "swe_taskflow/data/citations.json" in by["write"]
+    assert "builder/prompts/split_write.md" in by["split"]
+
+
+@pytest.mark.parametrize("stage", [s for s in registry.STAGE_NAMES])
+def test_the_static_closure_covers_what_python_imports(stage):
+    """An independent check: the project modules a fresh interpreter has loaded after importing the stage module
+    are all in its static closure (which also holds what functions import lazily)."""
+    code = ("import json, sys; import builder.pipeline.stages.%s; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in %r)))" % (stage, PROJECT_PACKAGES))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    loaded = set(json.loads(out.stdout))
+    missing = loaded - set(installed().closure(f"builder.pipeline.stages.{stage}"))
+    assert not missing, f"stage {stage}: imported at run time but not in the static closure: {sorted(missing)}"
+
+
+def test_every_package_data_file_is_reached_through_an_accessor_the_closure_sees():
+    """Data read any other way (a path from ``__file__``) would be invisible to the keys."""
+    cb = installed()
+    modules = tuple(_module_names(cb.root))
+    data = {p.resolve() for p in cb.data_files(modules)}
+    shipped = {f.resolve() for f in _all_files(cb.root) if f.suffix not in (".py", ".pyc")}
+    assert not shipped - data, sorted(str(p) for p in shipped - data)
+    offenders = []
+    for m in modules:
+        src = cb._find(m).path.read_text(encoding="utf-8")
+        if "__file__" in src and m not in ALLOWED_FILE_PATHS:
+            offenders.append(m)
+    assert not offenders, f"modules computing paths from __file__ (use builder_path / importlib.resources): {offenders}"
+
+
+def test_a_stage_sees_only_the_recipe_sections_its_key_hashes():
+    recipe = load_recipe(EXAMPLE)
+    view = RecipeSlice(recipe, ("conditions", "questions"))
+    assert view.splits() == recipe.splits()          # methods run against the slice
+    assert view.conditions == recipe.conditions and view.resolve("x") == recipe.resolve("x")
+    with pytest.raises(UndeclaredRecipeRead, match="'select'"):
+        view.select
+    with pytest.raises(UndeclaredRecipeRead, match="'release'"):
+        view.section("release")
+    narrow = RecipeSlice(recipe, ("conditions",))
+    with pytest.raises(UndeclaredRecipeRead, match="'questions'"):   # splits() needs the question pools
+        narrow.splits()
+
+
+def test_a_setting_a_stage_reads_moves_its_key(stages_and_recipe):
+    """``conditions.pool`` decides which pool the select stage draws from: it must key it (it did not)."""
+    stages, recipe = stages_and_recipe
+    select = next(s for s in stages if s.name == "select")
+    data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
+    assert data["conditions"]["pool"] == "example"
+    data["conditions"]["pool"] = ""        # the first pool: here the same one, but a different setting
+    other = parse_recipe(data, EXAMPLE)
+    up = {n: "0" * 64 for n in select.needs}
+    assert stage_key(select, recipe, up)[0] != stage_key(select, other, up)[0]
