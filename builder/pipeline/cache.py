@@ -4,9 +4,9 @@ Layout of ``CACHE`` (``OUT/cache`` by default)::
 
     stages/<stage>/<key>/      a finished stage's outputs (builder.pipeline.stage_data), summary.json
                                and its record .stage.json; written only by the runner
-    items/<name>/<k2>/<k>.json one finished item (a split, a label, a proof report) keyed by its input
-                               hash k (k2: its first two hex digits); ``labels`` is shared by both
-                               classify stages, ``proofs`` holds proof reports
+    items/<name>/<k2>/<k>.json one finished item (a split, a proof report) keyed by its input hash k
+                               (k2: its first two hex digits; builder.json_cache.JsonCache); ``labels``
+                               (one JSON Lines file per classifier) is shared by both classify stages
     work/repos/<content>/      persistent scratch: stand-in repositories committed for proofs
     tmp/<stage>-*/             a running stage's private folder, renamed into stages/ when it ends
     .lock                      one build at a time
