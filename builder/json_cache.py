@@ -27,18 +27,14 @@ class JsonCache:
         return self.root / key[:2] / f"{key}.json"
 
     def load(self, key: str) -> Any | None:
-        """The document of ``key``, None when absent; an InputError naming the file when it is not JSON."""
+        """The document of ``key``, None when absent; an InputError naming the file when it cannot be read."""
         path = self.path(key)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"record cannot be read ({exc})", path=str(path)) from None
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"record is not valid JSON ({exc.msg})", path=str(path), row=exc.lineno) from None
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:   # ValueError: not UTF-8, not JSON
+            raise InputError(f"record cannot be read as JSON ({exc})", path=str(path)) from None
 
     def get(self, key: str) -> Any | None:
         """The document of ``key``, None when absent or damaged (a damaged entry is recomputed)."""

@@ -28,7 +28,7 @@ def test_damaged_entry_is_recomputed_by_get_and_named_by_load(tmp_path):
     assert cache.get(KEY) is None
     with pytest.raises(InputError) as ei:
         cache.load(KEY)
-    assert str(cache.path(KEY)) in str(ei.value) and "not valid JSON" in str(ei.value)
+    assert str(cache.path(KEY)) in str(ei.value) and "cannot be read as JSON" in str(ei.value)
     cache.path(KEY).unlink()
     cache.path(KEY).mkdir()                       # a folder where the entry should be: unreadable
     assert cache.get(KEY) is None
