@@ -14,6 +14,7 @@ from typing import Any
 
 
 from .flow import LENGTH_BINS, TRANSITION_SOURCES, TRANSITION_TARGETS, Flow, TFASScore, jsd_terms, score
+from .markdown import table as md_table
 from .taxonomy import AUGMENTATION, RETAINED
 
 #: intent -> the augmentation kinds that can produce it (e.g. ``{"explain": ("qa",)}``).
@@ -86,27 +87,23 @@ def _signed(x: float) -> str:
     return f"{100.0 * x:+.1f} pp"
 
 
+def _cells(r: GapRow) -> tuple[str, ...]:
+    return r.key, _pct(r.target), _pct(r.benchmark), _signed(r.difference), f"{r.jsd_contribution:.4f}"
+
+
 def render_markdown(table: GapTable, *, target_name: str = "target", benchmark_name: str = "benchmark") -> str:
     """The gap table as Markdown: the score, then lengths, intents (with coverage) and transitions."""
-    s = table.score
+    s, head = table.score, ("target", "benchmark", "difference", "JSD part")
     out = [f"# Task-Flow gap: {benchmark_name} vs {target_name}", "",
            f"TFAS **{s.tfas:.1f}** (S_L {s.S_L:.3f}, S_T {s.S_T:.3f}, S_R {s.S_R:.3f})", ""]
-    out += ["## Session length (P_L)", "",
-            "| bin | target | benchmark | difference | JSD part |", "|---|---:|---:|---:|---:|"]
-    out += [f"| {r.key} | {_pct(r.target)} | {_pct(r.benchmark)} | {_signed(r.difference)} | {r.jsd_contribution:.4f} |"
-            for r in table.lengths]
+    out += ["## Session length (P_L)", "", *md_table(("bin", *head), map(_cells, table.lengths))]
     out += ["", "## Intents (P_T), by target frequency", "",
             "Augmentation: which verifiable augmentation can produce the intent; "
             "**none** marks a gap no augmentation covers.", "",
-            "| intent | target | benchmark | difference | JSD part | augmentation |",
-            "|---|---:|---:|---:|---:|---|"]
-    out += [f"| {r.key} | {_pct(r.target)} | {_pct(r.benchmark)} | {_signed(r.difference)} | "
-            f"{r.jsd_contribution:.4f} | {', '.join(r.covered_by) if r.covered_by else '**none**'} |"
-            for r in table.intents]
+            *md_table(("intent", *head, "augmentation"),
+                      [(*_cells(r), ", ".join(r.covered_by) or "**none**") for r in table.intents], "lrrrrl")]
     out += ["", f"## Transitions (P_R): top {len(table.transitions)} of {table.n_transitions_total} by JSD part", "",
-            "| transition | target | benchmark | difference | JSD part |", "|---|---:|---:|---:|---:|"]
-    out += [f"| {r.key} | {_pct(r.target)} | {_pct(r.benchmark)} | {_signed(r.difference)} | {r.jsd_contribution:.4f} |"
-            for r in table.transitions]
+            *md_table(("transition", *head), map(_cells, table.transitions))]
     return "\n".join(out) + "\n"
 
 

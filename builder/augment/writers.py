@@ -48,10 +48,7 @@ class TemplateWriter:
     def write(self, kind: str, material: Mapping[str, str], *, item_id: str, style: str = "") -> str:
         options = self.templates[kind][style] if kind == "execute" else self.templates[kind]
         pick = int.from_bytes(hashlib.sha256(item_id.encode("utf-8")).digest()[:4], "big") % len(options)
-        text = options[pick]
-        for key, value in material.items():
-            text = text.replace("{" + key + "}", value)
-        return text
+        return render(options[pick], **material)
 
 
 class LLMWriter:
@@ -68,7 +65,7 @@ class LLMWriter:
     def messages(self, kind: str, material: Mapping[str, str], *, style: str = "") -> list[dict[str, str]]:
         """The exact request for one turn (tools that pre-record replies use it)."""
         shown = {k: ("{diff}" if k == "diff" else v) for k, v in material.items()}
-        contract = CONTRACTS[kind].format(style=STYLE_WORDS.get(style, ""), diff="{diff}")
+        contract = render(CONTRACTS[kind], style=STYLE_WORDS.get(style, ""))   # {diff} stays a slot
         note = "Write {diff} literally where the diff goes; it is inserted afterwards." if kind == "review" else ""
         body = "\n".join(f"- {k}:\n```\n{v}\n```" for k, v in shown.items())
         return [{"role": "user", "content": render(self.template, kind=kind, contract=contract, material=body,
@@ -84,7 +81,7 @@ class LLMWriter:
         if kind == "review":
             if "{diff}" not in text:
                 raise WriterError("malformed writer reply: the review text has no {diff} placeholder")
-            text = text.replace("{diff}", material["diff"])
+            text = render(text, diff=material["diff"])
         return text
 
 

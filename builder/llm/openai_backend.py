@@ -6,16 +6,12 @@ and nowhere else: it is not part of ``info``, the store, the ledger or any log l
 
 from __future__ import annotations
 
-import logging
 import os
-import time
 from dataclasses import dataclass
 
 from swe_taskflow.errors import ConfigError, ModelError
 
 from .base import BackendConfig, BaseBackend, LLMRequest
-
-log = logging.getLogger("swe_taskflow.llm")
 
 
 @dataclass(frozen=True)
@@ -29,9 +25,8 @@ class OpenAIConfig(BackendConfig):
     timeout_s: float = 120.0
     """Per-request timeout."""
     max_retries: int = 4
-    """Retries after a timeout, connection error, 429 or 5xx, with exponential backoff."""
-    backoff_s: float = 1.0
-    """First backoff; doubles on each retry (deterministic, no jitter)."""
+    """Retries after a timeout, connection error, 408, 409, 429 or 5xx: the SDK's own (exponential backoff
+    from 0.5 s with jitter, at most 8 s, or the server's ``Retry-After``)."""
 
 
 class OpenAIBackend(BaseBackend):
@@ -50,7 +45,7 @@ class OpenAIBackend(BaseBackend):
             key = "EMPTY"   # local servers (vLLM, llama.cpp) accept any key
         self._openai = openai
         self._client = openai.OpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout_s,
-                                     max_retries=0)
+                                     max_retries=config.max_retries)
 
     @property
     def info(self):
@@ -61,29 +56,20 @@ class OpenAIBackend(BaseBackend):
     def _generate(self, request: LLMRequest, *, stage: str) -> tuple[str, int, int, int]:
         cfg: OpenAIConfig = self.config  # type: ignore[assignment]
         o = self._openai
-        transient = (o.APITimeoutError, o.APIConnectionError, o.RateLimitError, o.InternalServerError)
-        retries = 0
-        while True:
-            try:
-                resp = self._client.chat.completions.create(model=request.model,
-                                                            messages=list(request.canonical()["messages"]),
-                                                            **dict(request.params))
-                break
-            except transient as exc:
-                if retries >= cfg.max_retries:
-                    raise ModelError(f"stage '{stage}': {type(exc).__name__} after {retries} retries",
-                                     hint=f"endpoint {cfg.base_url or 'default'}") from None
-                delay = cfg.backoff_s * (2 ** retries)
-                log.warning("llm openai stage=%s %s; retry %d in %.2fs", stage, type(exc).__name__, retries + 1, delay)
-                time.sleep(delay)
-                retries += 1
-            except o.APIStatusError as exc:   # 4xx other than 429: not worth retrying
-                raise ModelError(f"stage '{stage}': endpoint answered HTTP {exc.status_code}",
-                                 hint="check the model id and parameters") from None
+        try:   # the SDK retries transient failures; the raw response says how often it did
+            raw = self._client.chat.completions.with_raw_response.create(
+                model=request.model, messages=list(request.canonical()["messages"]), **dict(request.params))
+        except (o.APITimeoutError, o.APIConnectionError, o.RateLimitError, o.InternalServerError) as exc:
+            raise ModelError(f"stage '{stage}': {type(exc).__name__} after {cfg.max_retries} retries",
+                             hint=f"endpoint {cfg.base_url or 'default'}") from None
+        except o.APIStatusError as exc:   # 4xx other than 408, 409 and 429: not worth retrying
+            raise ModelError(f"stage '{stage}': endpoint answered HTTP {exc.status_code}",
+                             hint="check the model id and parameters") from None
+        resp = raw.parse()
         if not resp.choices:
             raise ModelError(f"stage '{stage}': the endpoint returned no choices")
         text = resp.choices[0].message.content or ""
         usage = resp.usage
         pt = int(getattr(usage, "prompt_tokens", 0) or 0)
         ct = int(getattr(usage, "completion_tokens", 0) or 0)
-        return text, pt, ct, retries
+        return text, pt, ct, raw.retries_taken

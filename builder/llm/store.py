@@ -7,37 +7,34 @@ the token counts; never headers or credentials. Hand-written fixtures carry ``"p
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from swe_taskflow.errors import InputError
-from swe_taskflow.jsonl import write_json
 
+from ..json_cache import JsonCache
 from .base import LLMReply, LLMRequest
 
 STORE_FORMAT = "swe-taskflow-llm-response-1"
 
 
 class ResponseStore:
-    """A folder of recorded responses addressed by request key."""
+    """A folder of recorded responses addressed by request key (a :class:`JsonCache` of records)."""
 
     def __init__(self, path: str | os.PathLike) -> None:
-        self.root = Path(path)
+        self.files = JsonCache(path)
+        self.root = self.files.root
 
     def path_for(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+        return self.files.path(key)
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The record for ``key``, or ``None``; a corrupt record is an input error naming its file."""
-        p = self.path_for(key)
-        if not p.exists():
+        rec = self.files.load(key)
+        if rec is None:
             return None
-        try:
-            rec = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"corrupt response record ({exc.msg})", path=str(p)) from None
+        p = self.path_for(key)
         if not isinstance(rec, dict) or not isinstance(rec.get("response", {}).get("text"), str):
             raise InputError("response record lacks response.text", path=str(p), field="response.text")
         if rec.get("key") != key:
@@ -60,9 +57,7 @@ class ResponseStore:
                "provenance": provenance, "request": request.canonical(),
                "response": {"text": reply.text, "usage": {"prompt_tokens": reply.prompt_tokens,
                                                           "completion_tokens": reply.completion_tokens}}}
-        p = self.path_for(request.key)
-        write_json(p, rec)
-        return p
+        return self.files.put(request.key, rec)
 
     def put_text(self, request: LLMRequest, text: str, *, stage: str, provenance: str) -> Path:
         """Record a response written by hand (fixtures, tests): ``provenance`` says so."""
@@ -70,4 +65,4 @@ class ResponseStore:
         return self.put(request, reply, backend="hand", provenance=provenance)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.root.glob("*/*.json")) if self.root.exists() else 0
+        return len(self.files)

@@ -4,9 +4,9 @@ Layout of ``CACHE`` (``OUT/cache`` by default)::
 
     stages/<stage>/<key>/      a finished stage's outputs (builder.pipeline.stage_data), summary.json
                                and its record .stage.json; written only by the runner
-    items/<name>/<k2>/<k>.json one finished item (a split, a label, a proof report) keyed by its input
-                               hash k (k2: its first two hex digits); ``labels`` is shared by both
-                               classify stages, ``proofs`` holds proof reports
+    items/<name>/<k2>/<k>.json one finished item (a split, a proof report) keyed by its input hash k
+                               (k2: its first two hex digits; builder.json_cache.JsonCache); ``labels``
+                               (one JSON Lines file per classifier) is shared by both classify stages
     work/repos/<content>/      persistent scratch: stand-in repositories committed for proofs
     tmp/<stage>-*/             a running stage's private folder, renamed into stages/ when it ends
     .lock                      one build at a time
@@ -31,31 +31,9 @@ from typing import Any
 from swe_taskflow.errors import ConfigError
 
 from swe_taskflow.atomic import write_bytes as atomic_write_bytes
-from swe_taskflow.hashing import key_json
 
+from ..json_cache import JsonCache
 from .hashing import STAGE_RECORD, tree_hash, tree_manifest
-
-
-class ItemCache:
-    """Finished items of one stage, one small JSON file each, named by the item's input hash."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> Any | None:
-        path = self.path(key)
-        if not path.exists():
-            return None
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError):
-            return None  # unreadable: recompute it
-
-    def put(self, key: str, value: Any) -> None:
-        atomic_write_bytes(self.path(key), key_json(value))
 
 
 class StageCache:
@@ -127,8 +105,8 @@ class StageCache:
         _fsync_dir(final.parent)
         return record
 
-    def items(self, name: str) -> ItemCache:
-        return ItemCache(self.root / "items" / name)
+    def items(self, name: str) -> JsonCache:
+        return JsonCache(self.root / "items" / name)
 
     def work_dir(self) -> Path:
         """Persistent scratch shared by stages (``work/``): what is there is keyed by its own content."""

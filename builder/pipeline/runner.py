@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from swe_taskflow.errors import ConfigError, TaskflowError
 
 from . import artifacts
-from .cache import ItemCache, StageCache
+from ..json_cache import JsonCache
+from .cache import StageCache
 from .code_closure import CodeBase, installed
 from .hashing import paths_hash, sha256_json
 from .progress import BuildProgress, StageProgress
@@ -75,7 +76,7 @@ class StageContext:
     name: str
     recipe: Recipe
     progress: StageProgress
-    items: ItemCache
+    items: JsonCache
     work: Path
     upstream: Mapping[str, StageRef] = field(default_factory=dict)
     _out: Path | None = None

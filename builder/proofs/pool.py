@@ -11,7 +11,6 @@ instance id's ``owner__name-NNN`` prefix when no tasks file is given).
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import threading
@@ -21,46 +20,26 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError, SandboxError
-from swe_taskflow.jsonl import read_jsonl, read_records, write_json, write_jsonl
+from swe_taskflow.jsonl import read_jsonl, read_records, write_jsonl
 from swe_taskflow.progress import progress_bar
 from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure_report, rejection_cause
 from swe_taskflow.safepath import inside
 from swe_taskflow.schema import QAItem
 
 from .. import hygiene
+from ..json_cache import JsonCache
 from .config import ProofConfig
 from .run import cache_key, image_identity, resolve_sandbox, run_proof
 from .treehash import tree_hash
 
 
-class ProofCache:
-    """Finished reports keyed by :func:`cache_key`; infrastructure errors are never cached."""
-
-    def __init__(self, cache_dir: str | os.PathLike | None) -> None:
-        self.dir = None if cache_dir is None else Path(cache_dir)
-        if self.dir is not None:
-            self.dir.mkdir(parents=True, exist_ok=True)
-
-    def path(self, key: str) -> Path:
-        """``<k2>/<key>.json``: the layout of every per-item cache (builder.pipeline.cache)."""
-        assert self.dir is not None
-        return self.dir / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> ProofReport | None:
-        if self.dir is None or not key:
-            return None
-        path = self.path(key)
-        if not path.exists():
-            return None
-        try:
-            return ProofReport.from_dict(json.loads(path.read_text(encoding="utf-8")), where=str(path))
-        except (ValueError, InputError):
-            return None   # a damaged entry is recomputed
-
-    def put(self, key: str, report: ProofReport) -> None:
-        if self.dir is None or not key or report.status == INFRA_ERROR:
-            return
-        write_json(self.path(key), report.to_dict())
+def _cached(cache: JsonCache | None, key: str) -> ProofReport | None:
+    """The finished report of ``key`` (:func:`cache_key`), None when absent or damaged (then recomputed)."""
+    doc = cache.get(key) if cache is not None and key else None
+    try:
+        return None if doc is None else ProofReport.from_dict(doc, where=str(cache.path(key)))
+    except (ValueError, InputError):
+        return None
 
 
 def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path | None:
@@ -157,7 +136,7 @@ def _rejected_before_proof(item: QAItem) -> bool:
 
 
 def _prove(item: QAItem, task: ProofTask, *, repos_dir: Path, image: str | None, images: _Images,
-           cache: ProofCache, config: ProofConfig) -> _Outcome:
+           cache: JsonCache | None, config: ProofConfig) -> _Outcome:
     """One item's proof: refused (a folder outside repos_dir), an infrastructure report, a cached or a fresh one."""
     kind = images.kind
     # --image wins; else (docker) the task's own image_name; else the local test image
@@ -184,12 +163,13 @@ def _prove(item: QAItem, task: ProofTask, *, repos_dir: Path, image: str | None,
         key = cache_key(item.proof_script, resolved[2], tree_hash(repo), patch, config, kind)
     except SandboxError:
         key = ""
-    hit = cache.get(key)
+    hit = _cached(cache, key)
     if hit is not None:
         return _Outcome(hit, cached=True)
     report = run_proof(repo, item.proof_script, image=resolved[1], sandbox=kind, timeout_s=config.timeout_s,
                        gold_patch=patch, config=config, _resolved=resolved)
-    cache.put(report.cache_key, report)
+    if cache is not None and report.cache_key and report.status != INFRA_ERROR:   # infrastructure errors: never
+        cache.put(report.cache_key, report.to_dict())
     return _Outcome(report)
 
 
@@ -266,7 +246,7 @@ def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
         image_name, img_id = image or "", ""
     summary = PoolSummary(total=len(items), sandbox=images.kind, image=image_name, image_id=img_id)
     tasks = tasks or {}
-    cache = ProofCache(cache_dir)
+    cache = None if cache_dir is None else JsonCache(cache_dir)
     judged: list[QAItem] = list(items)
     todo = [i for i, item in enumerate(items) if not _rejected_before_proof(item)]
 

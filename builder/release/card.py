@@ -20,6 +20,7 @@ from swe_taskflow.errors import ConfigError
 from swe_taskflow.features import session_features
 from swe_taskflow.flow import LENGTH_BINS, RETAINED
 from swe_taskflow.manifest import Manifest
+from swe_taskflow.markdown import table as md_table
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJECTORY_CONFIG, features_for
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
@@ -112,14 +113,11 @@ def splits_section(facts: ReleaseFacts) -> str:
             "questions", "turns (min-max per row)", "rows with `split_status` ok"]
     if has_ref:
         head.append(f"rows equal to `{SPLIT_REFERENCE}` turn for turn")
-    lines += ["", "| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
-    for s in facts.splits:
-        cells = [f"`{s.name}`", s.condition or "-", s.pool or "-", str(s.rows), str(s.rows_with_answers),
-                 _counts(s.answer_turns) or "-", str(s.questions), f"{s.turns} ({s.min_turns}-{s.max_turns})",
-                 str(s.split_ok)]
-        if has_ref:
-            cells.append("-" if s.equal_to_reference is None else str(s.equal_to_reference))
-        lines.append("| " + " | ".join(cells) + " |")
+    rows = [[f"`{s.name}`", s.condition or "-", s.pool or "-", s.rows, s.rows_with_answers,
+             _counts(s.answer_turns) or "-", s.questions, f"{s.turns} ({s.min_turns}-{s.max_turns})", s.split_ok,
+             *(["-" if s.equal_to_reference is None else s.equal_to_reference] if has_ref else [])]
+            for s in facts.splits]
+    lines += ["", *md_table(head, rows, "lll" + "r" * (len(head) - 3))]
     lines += ["", "A turn of kind `issue` carries the task's issue or a part of it; a turn of any other kind is an "
               "answer turn: the agent writes an answer, graded against the row's hidden reference in "
               "`questions`."]
@@ -180,8 +178,8 @@ def target_section(target, manifest: Manifest) -> str:
         lines.append("- classifier: " + ", ".join(f"{k}={v}" for k, v in sorted(target.classifier.items())))
     if target.description:
         lines += ["", target.description]
-    lines += ["", "| length bin | " + " | ".join(LENGTH_BINS) + " |", "|---|" + "---|" * len(LENGTH_BINS),
-              "| P_L | " + " | ".join(_pct(x) for x in fl.length) + " |", ""]
+    bins = ["length bin", *LENGTH_BINS]
+    lines += ["", *md_table(bins, [["P_L", *map(_pct, fl.length)]], "l" * len(bins)), ""]
     top = sorted(zip(RETAINED, fl.intent), key=lambda kv: (-kv[1], kv[0]))
     lines.append("Task types (P_T): " + ", ".join(f"{k} {_pct(v)}" for k, v in top if v > 0) + ".")
     return "\n".join(lines)
@@ -191,14 +189,14 @@ def tfas_table(manifest: Manifest) -> str:
     """TFAS with its components per split, and how each split's candidates were selected (Appendix F asks
     for the configuration beside every aggregate)."""
     rules = (manifest.provenance or {}).get("selection") or {}
-    rows = ["| split | condition | question pool | rows | TFAS | S_L | S_T | S_R | candidate selection |",
-            "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    rows = []
     for s in manifest.configs().get(SESSION_CONFIG, []):
         t = s.tfas or {}
         f = lambda k, p: f"{t[k]:.{p}f}" if k in t else "-"  # noqa: E731
-        rows.append(f"| `{s.name}` | {s.condition or '-'} | {s.question_pool or '-'} | {s.rows} | {f('tfas', 2)} | "
-                    f"{f('S_L', 3)} | {f('S_T', 3)} | {f('S_R', 3)} | {rules.get(s.name, '-')} |")
-    return "\n".join(rows)
+        rows.append((f"`{s.name}`", s.condition or "-", s.question_pool or "-", s.rows, f("tfas", 2), f("S_L", 3),
+                     f("S_T", 3), f("S_R", 3), rules.get(s.name, "-")))
+    return "\n".join(md_table(["split", "condition", "question pool", "rows", "TFAS", "S_L", "S_T", "S_R",
+                                "candidate selection"], rows, "lllrrrrrl"))
 
 
 def load_section(manifest: Manifest) -> str:
@@ -241,10 +239,10 @@ def files_section(manifest: Manifest) -> str:
              f"- target Task Flow: `{manifest.target.path}`" if manifest.target else "- target: none",
              "- Croissant metadata: `croissant.json`"]
     lines += [f"- `{f.path}`" for f in manifest.extra_files]
-    lines += ["", "| config | split | rows | content sha256 | files |", "|---|---|---:|---|---|"]
-    for s in manifest.splits:
-        lines.append(f"| {s.config} | `{s.name}` | {s.rows} | `{s.sha256}` | "
-                     + ", ".join(f"`{f.path}` (`{f.sha256[:12]}`)" for f in s.files) + " |")
+    lines += ["", *md_table(["config", "split", "rows", "content sha256", "files"],
+                            [(s.config, f"`{s.name}`", s.rows, f"`{s.sha256}`",
+                              ", ".join(f"`{f.path}` (`{f.sha256[:12]}`)" for f in s.files)) for s in manifest.splits],
+                            "llrll")]
     return "\n".join(lines)
 
 

@@ -5,13 +5,9 @@ not be proposed, and where the classifier disagrees with the kinds' declared int
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    align = "|".join("---" if i == 0 else "---:" for i in range(len(head)))
-    return ["| " + " | ".join(head) + " |", "|" + align + "|",
-            *["| " + " | ".join(str(c) for c in r) + " |" for r in rows]]
+from swe_taskflow.markdown import table as md_table
 
 
 def augmentation_md(data: Mapping[str, Any]) -> list[str]:
@@ -28,18 +24,18 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
         out += ["### TFAS of the optimized selection with and without the new augmentations", "",
                 "Same target, search, seed and constraints; only the candidate family differs "
                 "(`only <kind>`: that kind alone). Measured unfiltered, like Table 2.", ""]
-        out += _table(["family", "S_L", "S_T", "S_R", "TFAS", "turns", "augmentation turns", "by kind"],
+        out += md_table(["family", "S_L", "S_T", "S_R", "TFAS", "turns", "augmentation turns", "by kind"],
                       [(r["family"], f"{r['S_L']:.3f}", f"{r['S_T']:.3f}", f"{r['S_R']:.3f}", f"{r['tfas']:.1f}",
                         r["turns"], r["augmentation_turns"],
                         json.dumps(r["by_kind"], sort_keys=True) if r["by_kind"] else "-") for r in table])
         out.append("")
     counts = stage.get("by_kind_status") or {}
     out += ["### Items per kind and status", ""]
-    out += _table(["kind", "accepted", "rejected", "error"],
+    out += md_table(["kind", "accepted", "rejected", "error"],
                   [(k, v.get("accepted", 0), v.get("rejected", 0), v.get("error", 0)) for k, v in counts.items()])
     out += ["", "### Rejected at creation (every item, with its reason)", ""]
     rejected = stage.get("rejected") or []
-    out += _table(["item", "kind", "pool", "status", "reason"],
+    out += md_table(["item", "kind", "pool", "status", "reason"],
                   [(f"`{r['question_id']}`", r["kind"], r["pool"], r["status"], r["reason"].replace("|", "/"))
                    for r in rejected]) if rejected else ["none"]
     out += ["", "### Not proposed", ""]
@@ -56,7 +52,7 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
             f"Turn intents used for TFAS: **{data.get('intents', 'declared')}** "
             "(`declared`: the kind's intent; `classify`: the classifier's label, as for every message).", ""]
     if dis:
-        out += _table(["kind", "declared intent", "texts", "labelled as declared", "labels"],
+        out += md_table(["kind", "declared intent", "texts", "labelled as declared", "labels"],
                       [(k, v["declared"], v["texts"], v["agree"], json.dumps(v["labels"], sort_keys=True))
                        for k, v in dis.items()])
         items = [(k, i) for k, v in dis.items() for i in v["items"]]

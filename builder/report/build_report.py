@@ -24,6 +24,7 @@ import numpy as np
 from swe_taskflow.errors import FlowError
 from swe_taskflow.flow import N_SIDE, RETAINED, count_sessions, score
 from swe_taskflow.gap import gap_table, render_markdown
+from swe_taskflow.markdown import table as md_table
 from swe_taskflow.target import Target
 
 #: Sessions drawn from the target's P_R for its Sankey, and the seed of that draw.
@@ -101,12 +102,6 @@ def tfas_rows(target: Target, source: Sequence[Sequence[str]],
     return out
 
 
-def _md_table(head: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> list[str]:
-    align = align or "|".join("---" if i == 0 else "---:" for i in range(len(head)))
-    return ["| " + " | ".join(head) + " |", "|" + align + "|",
-            *["| " + " | ".join(str(c) for c in r) + " |" for r in rows]]
-
-
 def _fmt(row: Mapping[str, Any], key: str, spec: str) -> str:
     return format(row[key], spec) if key in row else "-"
 
@@ -118,7 +113,7 @@ def _counts_md(counts: Mapping[str, Any]) -> list[str]:
         if isinstance(values, Mapping) and not values:
             out.append("none")
         elif isinstance(values, Mapping) and values and all(not isinstance(v, Mapping) for v in values.values()):
-            out += _md_table(["status", "count"], [(k, v) for k, v in values.items()], "---|---:")
+            out += md_table(["status", "count"], values.items())
         elif isinstance(values, Mapping):
             for k, v in values.items():
                 out.append(f"- **{k}**: {json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v}")
@@ -214,10 +209,10 @@ def _tfas_md(data: ReportData, tfas: Sequence[Mapping[str, Any]]) -> list[str]:
           f"Target: {data.target.population or data.target.name}; filter: at least {data.target.min_messages} "
           "messages. Benchmarks measured unfiltered, so single-message sessions score S_L = 0.", ""]
     rules = {"source benchmark (single prompts)": "none: the source benchmark's own prompts", **data.split_rules}
-    md += _md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS", "candidate selection"],
+    md += md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS", "candidate selection"],
                     [(r["name"], r["sessions"], r["mean_turns"], _fmt(r, "S_L", ".3f"), _fmt(r, "S_T", ".3f"),
                       _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f"), rules.get(r["name"], "-")) for r in tfas],
-                    "---|" + "---:|" * 6 + "---")
+                    "lrrrrrrl")
     return md + [""]
 
 
@@ -251,7 +246,7 @@ def _llm_md(llm: Mapping[str, Any]) -> list[str]:
     if llm:
         rows = [(stage, u.get("calls", 0), u.get("replayed", 0), u.get("prompt_tokens", 0),
                  u.get("completion_tokens", 0), f"{u.get('cost_usd', 0.0):.4f}") for stage, u in llm.items()]
-        md += _md_table(["stage", "calls", "replayed", "prompt tokens", "completion tokens", "cost USD"], rows)
+        md += md_table(["stage", "calls", "replayed", "prompt tokens", "completion tokens", "cost USD"], rows)
     else:
         md.append("No LLM calls: the recipe uses the structural splitter and a question pool.")
     return md
@@ -262,7 +257,7 @@ def _verify_md(verify: Mapping[str, Any]) -> list[str]:
     if verify:
         md += [f"`verify`: **{'passed' if verify.get('ok') else 'FAILED'}**, {verify.get('rows', 0)} rows, "
                f"{verify.get('questions', 0)} questions.", ""]
-        md += _md_table(["split", "rows", "TFAS", "sha256"],
+        md += md_table(["split", "rows", "TFAS", "sha256"],
                         [(s["name"], s["rows"], f"{(s.get('tfas') or {}).get('tfas', float('nan')):.1f}",
                           f"`{s['sha256'][:16]}`") for s in verify.get("splits", [])])
     return md
@@ -270,62 +265,21 @@ def _verify_md(verify: Mapping[str, Any]) -> list[str]:
 
 def _stages_md(stages: Sequence[Mapping[str, Any]]) -> list[str]:
     return ["", "## Stages", "",
-            *_md_table(["stage", "key", "output hash"], [(s["stage"], f"`{s['key'][:12]}`", f"`{s['output_hash'][:16]}`")
-                                                        for s in stages], "---|---|---")]
-
-
-def _inline(text: str) -> str:
-    import re
-
-    t = html.escape(text, quote=False)
-    t = re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
-    t = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", t)
-    return t
+            *md_table(["stage", "key", "output hash"], [(s["stage"], f"`{s['key'][:12]}`", f"`{s['output_hash'][:16]}`")
+                                                        for s in stages], "lll")]
 
 
 def markdown_to_html(text: str, *, title: str) -> str:
-    """The small Markdown subset this report uses (headings, tables, lists, images, paragraphs) as HTML."""
-    import re
+    """The report's Markdown as one HTML page (CommonMark with tables, through markdown-it-py; raw HTML in
+    the text is escaped, since cells carry data such as rejection reasons)."""
+    from markdown_it import MarkdownIt
 
-    body: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in block]
-            head, rows = cells[0], cells[2:]
-            body.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr></thead><tbody>")
-            body += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows]
-            body.append("</tbody></table>")
-            continue
-        m = re.match(r"^(#{1,6}) (.*)$", line)
-        img = re.match(r"^!\[([^\]]*)\]\(([^)]+)\)$", line)
-        if m:
-            n = len(m.group(1))
-            body.append(f"<h{n}>{_inline(m.group(2))}</h{n}>")
-        elif img:
-            body.append(f'<p><img src="{html.escape(img.group(2))}" alt="{html.escape(img.group(1))}" '
-                        'style="max-width:100%"></p>')
-        elif line.startswith("- "):
-            items = []
-            while i < len(lines) and lines[i].startswith("- "):
-                items.append(f"<li>{_inline(lines[i][2:])}</li>")
-                i += 1
-            body.append("<ul>" + "".join(items) + "</ul>")
-            continue
-        elif line.strip():
-            body.append(f"<p>{_inline(line)}</p>")
-        i += 1
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
-             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
-             "text-align:right}td:first-child,th:first-child{text-align:left}code{background:#f3f3f3}")
+             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
+             "code{background:#f3f3f3}img{max-width:100%}")
     return (f"<!doctype html>\n<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+            f"<style>{style}</style></head><body>\n{body}</body></html>\n")
 
 
 __all__ = ["ReportData", "render", "simulate_target_sessions", "tfas_rows", "markdown_to_html"]

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from swe_taskflow.errors import FlowError
 from swe_taskflow.flow import count_sessions, score
+from swe_taskflow.markdown import table as md_table
 from swe_taskflow.target import Target
 
 #: (kind, question_id, intent) of one turn, in delivery order.
@@ -70,10 +71,7 @@ def render_markdown(view: Mapping[str, Any]) -> list[str]:
     md = ["## QA turn intents: declared vs classified", "",
           f"The release labels QA turns with the **{view['used']}** intent (`classifier.question_intents`). "
           "The same sessions scored with the other labelling (issue turns unchanged; `tfas_optimized` is not "
-          "re-optimized):", "",
-          "| split | QA turns | relabelled by the classifier | TFAS declared (S_L / S_T / S_R) | "
-          "TFAS classified (S_L / S_T / S_R) | QA intents declared | QA intents classified |",
-          "|---|---:|---:|---:|---:|---|---|"]
+          "re-optimized):", ""]
 
     def fmt(sc: Mapping[str, Any]) -> str:
         if "tfas" not in sc:
@@ -83,10 +81,11 @@ def render_markdown(view: Mapping[str, Any]) -> list[str]:
     def mix(m: Mapping[str, int]) -> str:
         return ", ".join(f"{k} {v}" for k, v in m.items()) or "-"
 
-    for name, r in view["splits"].items():
-        md.append(f"| {name} | {r['qa_turns']} | {r['qa_turns_relabelled']} | {fmt(r['declared']['score'])} | "
-                  f"{fmt(r['classify']['score'])} | {mix(r['declared']['qa_intents'])} | "
-                  f"{mix(r['classify']['qa_intents'])} |")
+    md += md_table(["split", "QA turns", "relabelled by the classifier", "TFAS declared (S_L / S_T / S_R)",
+                    "TFAS classified (S_L / S_T / S_R)", "QA intents declared", "QA intents classified"],
+                   [(name, r["qa_turns"], r["qa_turns_relabelled"], fmt(r["declared"]["score"]),
+                     fmt(r["classify"]["score"]), mix(r["declared"]["qa_intents"]), mix(r["classify"]["qa_intents"]))
+                    for name, r in view["splits"].items()], "lrrrrll")
     md.append("")
     return md
 

@@ -47,10 +47,11 @@ def test_tfas_rows_match_a_direct_score(target):
 
 
 def test_markdown_to_html_tables_lists_images():
-    text = "# T\n\n| a | b |\n|---|---:|\n| `x` | **2** |\n\n- one\n- two\n\n![pic](p.png)\n"
+    text = "# T\n\n| a | b |\n|---|---:|\n| `x` | **2** |\n\n- one\n- two\n\n![pic](p.png)\n\nwhy: <script>\n"
     out = markdown_to_html(text, title="t <1>")
-    assert "<h1>T</h1>" in out and "<td><code>x</code></td><td><strong>2</strong></td>" in out
-    assert "<li>one</li><li>two</li>" in out and '<img src="p.png"' in out and "t &lt;1&gt;" in out
+    assert "<h1>T</h1>" in out and '<td><code>x</code></td>\n<td style="text-align:right"><strong>2</strong></td>' in out
+    assert "<li>one</li>\n<li>two</li>" in out and '<img src="p.png"' in out and "t &lt;1&gt;" in out
+    assert "why: &lt;script&gt;" in out and "<script>" not in out   # text from data is never markup
 
 
 def test_render_writes_pages_and_pngs(target, tmp_path):

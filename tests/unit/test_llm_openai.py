@@ -1,5 +1,5 @@
 """The openai backend against a loopback HTTP server (stdlib, 127.0.0.1) serving a hand-written reply:
-retries with backoff, token/cost accounting, store + replay, and the API key never written anywhere."""
+the SDK's retries, token/cost accounting, store + replay, and the API key never written anywhere."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def key_env(monkeypatch):
 
 def _backend(url, key_env, store, **kw):
     return get_backend("openai", store=store, model="loopback-model", base_url=url, api_key_env=key_env,
-                       backoff_s=0.01, input_cost_per_mtok=3.0, output_cost_per_mtok=15.0, **kw)
+                       input_cost_per_mtok=3.0, output_cost_per_mtok=15.0, **kw)
 
 
 def test_retries_accounting_store_and_no_key_leak(tmp_path, key_env, caplog):
