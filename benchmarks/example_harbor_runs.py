@@ -62,7 +62,8 @@ def script(task_dir: Path) -> list[dict]:
 
 
 def judge_store(store: Path, release: Path) -> None:
-    """Hand-written judge replies (tests/fixtures/llm) for the qa turn's reference and wrong answers."""
+    """Hand-written judge replies (tests/fixtures/llm): "correct" for a question's reference answer, "incorrect"
+    for the script's wrong answer."""
     from builder.evaluation.release import open_release
     from builder.evaluation.scoring import JUDGE_PARAMS, JUDGE_STAGE, AnswerCase, judge_messages
     from builder.llm import get_backend
@@ -71,8 +72,8 @@ def judge_store(store: Path, release: Path) -> None:
     fix = ROOT / "tests" / "fixtures" / "llm"
     for cond in ("tfas_optimized", "qa_last"):
         row = next((r for r in rel.rows(cond) if r["instance_id"] == TASK), None)
-        for q in (row or {}).get("questions") or []:
-            if q.get("kind", "qa") != "qa" or not q.get("reference_answer"):
+        for q in (row or {}).get("questions") or []:   # qa turns, and the judged part of debug/planning/review
+            if not q.get("reference_answer"):
                 continue
             for answer, name in ((q["reference_answer"], "qa_judge_ticketdesk_reference.json"),
                                  (WRONG_ANSWER, "qa_judge_ticketdesk_wrong.json")):

@@ -200,7 +200,8 @@ def summary_lines(doc: Mapping[str, Any]) -> list[str]:
     for g in doc["groups"]:
         rr, acc = g["resolve_rate"], g["answer_accuracy"]
         curve = " -> ".join(_fmt(v) for v in g["checkpoint_curves"]["resolved"]["mean"])
-        line = (f"{g['condition']:<22} {g['agent']}/{g['model']:<24} trials {g['trials']:>3}  "
+        runner = f"{g['agent']}/{g['model']}"
+        line = (f"{g['condition']:<22} {runner:<42} trials {g['trials']:>3}  "
                 f"resolve {_fmt(rr['mean'])} [{_fmt(rr['min'])}, {_fmt(rr['max'])}]  checkpoints {curve}  "
                 f"accuracy {_fmt(acc['mean'])}  cost ${g['cost_usd']:.4f}  tokens {g['tokens_in'] + g['tokens_out']}")
         if g["errors"]:

@@ -39,12 +39,13 @@ def _nan(xs):
 
 
 def _names(summary: list[dict[str, Any]]) -> dict[str, str]:
-    """Runner label -> a short legend name (agent/model; the settings hash only where two would clash)."""
+    """Runner label -> a short legend name (agent/model; the settings hash only where two runners of one
+    condition would otherwise share a name)."""
     short = {}
+    base = lambda x: x["agent"] if x["model"] == x["agent"] else f"{x['agent']}/{x['model']}"   # noqa: E731
     for g in summary:
-        base = f"{g['agent']}/{g['model']}"
-        clash = {x["settings_sha256"] for x in summary if f"{x['agent']}/{x['model']}" == base}
-        short[g["label"]] = base if len(clash) == 1 else f"{base} #{g['settings_sha256'][:8]}"
+        clash = {x["settings_sha256"] for x in summary if base(x) == base(g) and x["condition"] == g["condition"]}
+        short[g["label"]] = base(g) if len(clash) == 1 else f"{base(g)} #{g['settings_sha256'][:8]}"
     return short
 
 
@@ -80,7 +81,7 @@ def plot_accuracy_by_kind(summary, out_dir: Path, plt) -> str:
     names = _names(summary)
     present = {k for g in summary for k in g["answer_accuracy_by_kind"]}
     kinds = list(KIND_ORDER) + sorted(present - set(KIND_ORDER))
-    groups = [g for g in summary if g["trials"]]
+    groups = [g for g in summary if g["trials"] and g["answer_accuracy_by_kind"]]   # runs with answer turns
     n = max(1, len(groups))
     width = 0.8 / n
     fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(kinds) + 0.6 * n), 5), constrained_layout=True)
@@ -104,6 +105,8 @@ def plot_accuracy_by_kind(summary, out_dir: Path, plt) -> str:
     ax.grid(axis="y", alpha=0.3)
     if groups:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    else:
+        ax.text((len(kinds) - 1) / 2, 0.5, "no data: no run has an answer turn", ha="center", color="0.45")
     fig.savefig(out_dir / "accuracy_by_kind.png", dpi=120)
     plt.close(fig)
     return "accuracy_by_kind.png"
@@ -112,11 +115,11 @@ def plot_accuracy_by_kind(summary, out_dir: Path, plt) -> str:
 def plot_resolve(summary, out_dir: Path, plt) -> str:
     names = _names(summary)
     conds = sorted({g["condition"] for g in summary})
-    runners = sorted({g["label"] for g in summary})
-    width = 0.8 / max(1, len(runners))
+    series = sorted({names[g["label"]] for g in summary})     # unique within a condition (see _names)
+    width = 0.8 / max(1, len(series))
     fig, ax = plt.subplots(figsize=(max(7.0, 1.4 * len(conds) + 2), 4.6), constrained_layout=True)
-    for k, lab in enumerate(runners):
-        by = {g["condition"]: g["resolve_rate"] for g in summary if g["label"] == lab}
+    for k, lab in enumerate(series):
+        by = {g["condition"]: g["resolve_rate"] for g in summary if names[g["label"]] == lab}
         xs, ys, lo, hi = [], [], [], []
         for j, c in enumerate(conds):
             r = by.get(c)
@@ -126,7 +129,7 @@ def plot_resolve(summary, out_dir: Path, plt) -> str:
             ys.append(r["mean"])
             lo.append(r["mean"] - r["min"])
             hi.append(r["max"] - r["mean"])
-        ax.bar(xs, ys, width=width * 0.92, yerr=[lo, hi], capsize=3, label=names[lab])
+        ax.bar(xs, ys, width=width * 0.92, yerr=[lo, hi], capsize=3, label=lab)
         for x, y in zip(xs, ys):
             ax.text(x, y + 0.02, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(conds)), conds, rotation=20 if len(conds) > 4 else 0, ha="right" if len(conds) > 4 else "center")
