@@ -72,6 +72,13 @@ def register(sub) -> None:
                    help=f"keep at most N bytes of an answer; a longer one is cut and marked truncated "
                         f"(default {MAX_ANSWER_BYTES})")
     v.set_defaults(func=cmd_evaluate_import, out_is_dir=True)
+    w = vsub.add_parser("view-jobs", help="write a release's trajectories as a Harbor jobs folder for `harbor view`",
+                        description="One job per condition and runner, one trial per trajectory row: "
+                                    "<trial>/result.json and <trial>/agent/trajectory.json (ATIF, its steps exactly "
+                                    "as imported). Then: harbor view DIR.")
+    w.add_argument("release", metavar="RELEASE", help="release folder with a trajectories config")
+    w.add_argument("--out", required=True, metavar="DIR", help="new or empty folder")
+    w.set_defaults(func=cmd_evaluate_view_jobs, out_is_dir=True)
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
@@ -121,4 +128,11 @@ def cmd_evaluate_import(args: argparse.Namespace) -> int:
     if doc.get("trajectories"):
         print(f"trajectories: {doc['trajectories']['added']} added to {args.release}"
               + (f" ({doc['trajectories']['manifest']})" if doc["trajectories"]["manifest"] else ""))
+    return 0
+
+
+def cmd_evaluate_view_jobs(args: argparse.Namespace) -> int:
+    from builder.evaluation.view import write_view
+    trials = write_view(args.release, args.out)
+    print(f"wrote {len(trials)} trials to {args.out}; open them with: harbor view {args.out}")
     return 0
