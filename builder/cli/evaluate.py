@@ -17,9 +17,11 @@ EXPORT_HARBOR_DOC = ("One [[steps]] entry per user turn; a checkpoint verifier p
                      "on the cumulative repository), an answer-copying verifier per answer turn. Hidden references "
                      "stay in tests/ (uploaded at verification only) and solution/ (the oracle's).")
 EVALUATE_IMPORT_DOC = ("Binds every trial to its release row (split and row hashes), judges answer turns (qa: an LLM "
-                       "judge through the project's backends and response store), writes results.json, "
-                       "checkpoints.png and accuracy.png, and adds the trials' trajectories to the release's "
-                       "trajectories config (verify checks the binding).")
+                       "judge through the project's backends and response store), writes results.json and the "
+                       "figures (resolve, checkpoints, accuracy by turn kind, accuracy vs resolve, cost), and adds "
+                       "the valid trials' trajectories to the release's trajectories config (verify checks the "
+                       "binding). Job folders are untrusted: no symlink is followed; a trial with an impossible "
+                       "value is reported invalid and not counted. See docs/evaluate.md.")
 
 
 def register(sub) -> None:
