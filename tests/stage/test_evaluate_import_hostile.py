@@ -305,3 +305,13 @@ def test_a_huge_answer_is_truncated_and_marked(world, capsys):
     assert ans["answer_truncated"] is True and len(ans["answer"].encode()) == 1 << 20
     other = next(a for tr in _results(out)["trials"] if tr["instance_id"] == "fixture__harbor-1" for a in tr["answers"])
     assert other["answer_truncated"] is False
+
+
+def test_truncation_never_splits_a_character(tmp_path):
+    from builder.evaluation.jobfiles import read_answer
+    for text in ("é" * 700, "€" * 500, "😀" * 300, "a" + "😀" * 300):
+        p = tmp_path / "answer.md"
+        p.write_text(text, encoding="utf-8")
+        got, cut = read_answer(p, 1001)
+        assert cut and "\ufffd" not in got and text.startswith(got)
+        assert 1001 - 3 <= len(got.encode()) <= 1001
