@@ -109,9 +109,16 @@ def _trial_doc(s: TrialScore) -> dict[str, Any]:
             "tokens_out": sum(st.tokens_out for st in t.steps)}
 
 
+#: What an import writes into its results folder; a folder holding anything else is never replaced.
+RESULT_FILES = frozenset({"results.json", "resolve.png", "checkpoints.png", "accuracy_by_kind.png",
+                          "accuracy_vs_resolve.png", "cost.png", "accuracy.png"})
+
+
 def _is_results_folder(out: Path) -> bool:
-    """An existing folder an earlier import wrote (its results.json says so): it may be replaced."""
+    """An existing folder an earlier import wrote (only its files; its results.json says so): replaceable."""
     try:
+        if not {p.name for p in out.iterdir()} <= RESULT_FILES:
+            return False
         return json.loads((out / "results.json").read_text(encoding="utf-8")).get("format") == RESULTS_FORMAT
     except (OSError, ValueError, AttributeError):
         return False
@@ -122,7 +129,7 @@ def check_results_folder(out: Path) -> None:
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise ConfigError("the results folder exists and is not a folder", field="--out", actual=str(out))
     if out.is_dir() and any(out.iterdir()) and not _is_results_folder(out):
-        raise ConfigError("the results folder is not empty and holds no earlier evaluate import results",
+        raise ConfigError("the results folder is not empty and is not an earlier evaluate import's results folder",
                           field="--out", actual=str(out), hint="give a new or empty folder")
 
 

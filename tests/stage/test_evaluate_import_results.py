@@ -101,6 +101,11 @@ def test_a_foreign_non_empty_out_is_refused_with_why(world, capsys):
     code, cap = _run(world, capsys, [job], out=out)
     assert code == 2 and "not empty" in cap.err
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    results = world["tmp"] / "r"                    # an earlier results folder with a file of the user's in it
+    assert _run(world, capsys, [job], "--no-trajectories", out=results)[0] == 0
+    (results / "notes.txt").write_text("mine")
+    code, cap = _run(world, capsys, [job], "--no-trajectories", out=results)
+    assert code == 2 and "not empty" in cap.err and (results / "notes.txt").read_text() == "mine"
 
 
 def test_a_failed_import_leaves_nothing_behind(world, capsys):
