@@ -5,6 +5,12 @@ agent usage) and per step ``steps/<step>/verifier/`` (our checkpoint's ``checkpo
 ``agent.patch``, or the answer step's ``answer.md``) and ``steps/<step>/agent/`` (trajectories). The
 task a trial ran is found through its recorded path (or ``--dataset``), and its ``task.toml`` metadata
 names the release row: release, condition, split hash, row hash.
+
+Everything in a job folder is untrusted (an agent wrote into it): reads go through ``jobfiles`` (no
+symlink followed, step names that are single path components and declared by the task, typed fields
+with errors naming file and field). A value of the right type that cannot be true (a reward outside
+[0, 1], a NaN, a negative token count) makes the trial *invalid* (``TrialRecord.invalid``: the reasons)
+instead of failing the import: report.py leaves such trials out of every figure.
 """
 
 from __future__ import annotations
