@@ -26,7 +26,8 @@ from .report import TrialScore, assign_runs, relative_to_single_prompt, summariz
 from .results import ISSUE, TrialRecord, read_jobs
 from .scoring import AnswerCase, judge_prompt_sha256, scorer_for
 
-RESULTS_FORMAT = "swe-taskflow-results-1"
+#: results.json's format; 2: runner keys, invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
+RESULTS_FORMAT = "swe-taskflow-results-2"
 
 
 def _expected_steps(row: Mapping[str, Any]) -> list[str]:
@@ -119,7 +120,7 @@ def _is_results_folder(out: Path) -> bool:
     try:
         if not {p.name for p in out.iterdir()} <= RESULT_FILES:
             return False
-        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("format") == RESULTS_FORMAT
+        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("format", "").startswith("swe-taskflow-results-")
     except (OSError, ValueError, AttributeError):
         return False
 
