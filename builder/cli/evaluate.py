@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from ..evaluation.jobfiles import MAX_ANSWER_BYTES
 from ..evaluation.options import ExportOptions
 from . import argtypes
 from .groups import command_group
@@ -16,9 +17,11 @@ EXPORT_HARBOR_DOC = ("One [[steps]] entry per user turn; a checkpoint verifier p
                      "on the cumulative repository), an answer-copying verifier per answer turn. Hidden references "
                      "stay in tests/ (uploaded at verification only) and solution/ (the oracle's).")
 EVALUATE_IMPORT_DOC = ("Binds every trial to its release row (split and row hashes), judges answer turns (qa: an LLM "
-                       "judge through the project's backends and response store), writes results.json, "
-                       "checkpoints.png and accuracy.png, and adds the trials' trajectories to the release's "
-                       "trajectories config (verify checks the binding).")
+                       "judge through the project's backends and response store), writes results.json and the "
+                       "figures (resolve, checkpoints, accuracy by turn kind, accuracy vs resolve, cost), and adds "
+                       "the valid trials' trajectories to the release's trajectories config (verify checks the "
+                       "binding). Job folders are untrusted: no symlink is followed; a trial with an impossible "
+                       "value is reported invalid and not counted. See docs/evaluate.md.")
 
 
 def register(sub) -> None:
@@ -54,7 +57,9 @@ def register(sub) -> None:
                         description=EVALUATE_IMPORT_DOC)
     v.add_argument("jobs", nargs="+", metavar="JOB_DIR", help="Harbor job folders (harbor run -o ... --job-name ...)")
     v.add_argument("--release", required=True, metavar="RELEASE", help="release folder the tasks were exported from")
-    v.add_argument("--out", metavar="DIR", help="results folder (default: <first JOB_DIR>/swe-taskflow)")
+    v.add_argument("--out", metavar="DIR", help="results folder: new, empty, or an earlier import's (replaced) "
+                                                "(default: JOB_DIR/swe-taskflow for one job, ./swe-taskflow-results "
+                                                "for several)")
     v.add_argument("--dataset", metavar="DIR", help="the exported dataset, when it moved since the run")
     v.add_argument("--judge", metavar="LLM", help="judge backend for qa answers: openai, transformers or replay")
     v.add_argument("--judge-model", default="", help="judge model id (part of every response key)")
@@ -65,7 +70,17 @@ def register(sub) -> None:
     v.add_argument("--first-run", type=argtypes.non_negative, default=0, help="run index of the first attempt (default 0)")
     v.add_argument("--replace", action="store_true", help="replace trajectories already in the release")
     v.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    v.set_defaults(func=cmd_evaluate_import)
+    v.add_argument("--max-answer-bytes", type=argtypes.int_range(1, 1 << 30), default=MAX_ANSWER_BYTES, metavar="N",
+                   help=f"keep at most N bytes of an answer; a longer one is cut and marked truncated "
+                        f"(default {MAX_ANSWER_BYTES})")
+    v.set_defaults(func=cmd_evaluate_import, out_is_dir=True)
+    w = vsub.add_parser("view-jobs", help="write a release's trajectories as a Harbor jobs folder for `harbor view`",
+                        description="One job per condition and runner, one trial per trajectory row: "
+                                    "<trial>/result.json and <trial>/agent/trajectory.json (ATIF, its steps exactly "
+                                    "as imported). Then: harbor view DIR.")
+    w.add_argument("release", metavar="RELEASE", help="release folder with a trajectories config")
+    w.add_argument("--out", required=True, metavar="DIR", help="new or empty folder")
+    w.set_defaults(func=cmd_evaluate_view_jobs, out_is_dir=True)
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
@@ -87,6 +102,12 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_out(jobs: list[str]) -> str:
+    """One job: its own ``swe-taskflow`` folder; several: ``swe-taskflow-results`` here (never inside one job)."""
+    from pathlib import Path
+    return str(Path(jobs[0]) / "swe-taskflow") if len(jobs) == 1 else "swe-taskflow-results"
+
+
 def cmd_evaluate_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -99,14 +120,21 @@ def cmd_evaluate_import(args: argparse.Namespace) -> int:
         if args.judge == "openai":
             cfg.update(base_url=args.judge_base_url, api_key_env=args.judge_api_key_env)
         judge = get_backend(args.judge, store=args.judge_store, **cfg)
-    out = args.out or str(Path(args.jobs[0]) / "swe-taskflow")
+    out = args.out or default_out(args.jobs)
     doc = import_job(args.jobs, args.release, out, judge=judge, dataset=args.dataset,
                      add_to_release=not args.no_trajectories, first_run=args.first_run, replace=args.replace,
-                     plots=not args.no_plots)
+                     plots=not args.no_plots, max_answer_bytes=args.max_answer_bytes)
     for line in summary_lines(doc):
         print(line)
     print(f"results: {Path(out) / 'results.json'}" + (f" (+ {', '.join(doc['plots'])})" if doc["plots"] else ""))
     if doc.get("trajectories"):
-        print(f"trajectories: {doc['trajectories']['added']} added to {args.release} "
-              f"({doc['trajectories']['manifest']})")
+        print(f"trajectories: {doc['trajectories']['added']} added to {args.release}"
+              + (f" ({doc['trajectories']['manifest']})" if doc["trajectories"]["manifest"] else ""))
+    return 0
+
+
+def cmd_evaluate_view_jobs(args: argparse.Namespace) -> int:
+    from builder.evaluation.view import write_view
+    trials = write_view(args.release, args.out)
+    print(f"wrote {len(trials)} trials to {args.out}; open them with: harbor view {args.out}")
     return 0

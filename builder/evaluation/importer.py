@@ -16,16 +16,25 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from swe_taskflow.errors import InputError
+from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD
-from swe_taskflow.jsonl import write_json
 
+from .jobfiles import MAX_ANSWER_BYTES, MAX_JSON_BYTES, finite, read_bytes
+from .plots import plot_all
 from .release import open_release
-from .report import TrialScore, assign_runs, plot, summarize, trial_checkpoints
+from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs
 from .scoring import AnswerCase, judge_prompt_sha256, scorer_for
 
-RESULTS_FORMAT = "swe-taskflow-results-1"
+#: results.json's format; 2: runner keys, invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
+RESULTS_FORMAT = "swe-taskflow-results-2"
+
+
+def _expected_steps(row: Mapping[str, Any]) -> list[str]:
+    from swe_taskflow.visibility import agent_view
+
+    from .export import step_name
+    return [step_name(t.turn_index, t.kind) for t in agent_view(row).turns]
 
 
 def _bind(trial: TrialRecord, release, rows_by_cond: dict) -> Mapping[str, Any]:
@@ -44,6 +53,10 @@ def _bind(trial: TrialRecord, release, rows_by_cond: dict) -> Mapping[str, Any]:
     if row is None or row[ROW_HASH_FIELD] != m.get("row_sha256"):
         raise InputError("trial's task is not bound to a row of this split", path=where, field="row_sha256",
                          expected=None if row is None else row[ROW_HASH_FIELD], actual=m.get("row_sha256"))
+    declared, expected = [s["step"] for s in m["steps"]], _expected_steps(row)
+    if declared != expected:   # the task.toml is not hashed: its steps must be the row's turns
+        raise InputError("the task's steps are not the release row's turns", path=where,
+                         field="task.toml metadata.swe_taskflow.steps", expected=expected, actual=declared)
     return row
 
 
@@ -59,80 +72,152 @@ def score_trial(trial: TrialRecord, row: Mapping[str, Any], run: int, context: M
                              field=f"{s.step}.question_id", actual=s.question_id)
         v = scorer_for(s.kind, context)(AnswerCase(trial.instance_id, s.turn_index, s.kind, q, s.answer))
         answers.append({"turn_index": s.turn_index, "kind": s.kind, "question_id": s.question_id,
-                        "answer": s.answer, **v.to_dict()})
+                        "answer": s.answer, "answer_truncated": s.answer_truncated, **v.to_dict()})
     return TrialScore(trial, run, trial_checkpoints(trial), answers)
 
 
 def _trajectory_rows(release_dir: Path, scores: list[TrialScore], first_run: int) -> list[dict[str, Any]]:
+    """Trajectory rows of the valid trials (an invalid trial is never stored), named by what ran."""
     from builder.release.trajectories import import_trajectories
     rows = []
     with tempfile.TemporaryDirectory(prefix="swe-taskflow-traj-") as tmp:
-        for s in scores:
+        for n, s in enumerate(scores):
             t = s.trial
-            if t.trajectory is None:
+            if t.trajectory is None or t.invalid:
                 continue
-            named = Path(tmp) / f"{s.run}" / f"{t.instance_id}.json"   # import reads the instance id from the name
+            named = Path(tmp) / f"{n}" / f"{t.instance_id}.json"   # import reads the instance id from the name
             named.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(t.trajectory, named)
+            named.write_bytes(read_bytes(t.trajectory, MAX_JSON_BYTES)[0])   # checked: no link, bounded
             extras = {t.instance_id: {
                 "checkpoints": [{"turn_index": c["turn_index"], "patch_sha256": c["patch_sha256"],
                                  "tests_passed": int(c["tests_passed"] or 0), "tests_failed": int(c["tests_failed"] or 0),
                                  "resolved": bool(c["resolved"])} for c in s.checkpoints[1:]],
                 "qa_answers": [{"question_id": a["question_id"], "answer": a["answer"] or "", "verdict": a["verdict"],
                                 "judge": a["judge"]} for a in s.answers]}}
-            rows += import_trajectories(release_dir, [named], condition=t.condition, model=t.model,
+            rows += import_trajectories(release_dir, [named], condition=t.condition, model=t.label,
                                         run=first_run + s.run, fmt="atif", extras=extras)
     return rows
 
 
+def _trial_doc(s: TrialScore) -> dict[str, Any]:
+    t = s.trial
+    return {"trial": t.trial, "job": t.job, "instance_id": t.instance_id, "condition": t.condition,
+            "agent": t.agent, "model": t.model, "settings_sha256": t.settings_sha256,
+            "settings_keys": sorted(t.settings.get("kwargs") or {}), "label": t.label, "run": s.run,
+            "row_sha256": t.meta["row_sha256"], "exception": t.exception, "invalid": list(t.invalid),
+            "checkpoints": s.checkpoints, "answers": s.answers,
+            "cost_usd": sum(st.cost_usd for st in t.steps), "tokens_in": sum(st.tokens_in for st in t.steps),
+            "tokens_out": sum(st.tokens_out for st in t.steps)}
+
+
+#: What an import writes into its results folder; a folder holding anything else is never replaced.
+RESULT_FILES = frozenset({"results.json", "resolve.png", "checkpoints.png", "accuracy_by_kind.png",
+                          "accuracy_vs_resolve.png", "cost.png", "accuracy.png"})
+
+
+def _is_results_folder(out: Path) -> bool:
+    """An existing folder an earlier import wrote (only its files; its results.json says so): replaceable."""
+    try:
+        if not {p.name for p in out.iterdir()} <= RESULT_FILES:
+            return False
+        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("format", "").startswith("swe-taskflow-results-")
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def check_results_folder(out: Path) -> None:
+    """``out`` may be new, empty, or an earlier import's results; anything else is refused, with why."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ConfigError("the results folder exists and is not a folder", field="--out", actual=str(out))
+    if out.is_dir() and any(out.iterdir()) and not _is_results_folder(out):
+        raise ConfigError("the results folder is not empty and is not an earlier evaluate import's results folder",
+                          field="--out", actual=str(out), hint="give a new or empty folder")
+
+
+def _replace_folder(tmp: Path, out: Path) -> None:
+    """Move the finished ``tmp`` to ``out`` (an empty or earlier results folder is replaced)."""
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.replace(out, old)
+    os.replace(tmp, out)
+    if old is not None:
+        shutil.rmtree(old)
+
+
 def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike, out: str | os.PathLike, *,
                judge=None, dataset: str | os.PathLike | None = None, add_to_release: bool = True,
-               first_run: int = 0, replace: bool = False, plots: bool = True) -> dict[str, Any]:
-    """Score every trial of ``job_dirs`` against the release; write ``out``/results.json (+ plots)."""
+               first_run: int = 0, replace: bool = False, plots: bool = True,
+               max_answer_bytes: int = MAX_ANSWER_BYTES) -> dict[str, Any]:
+    """Score every trial of ``job_dirs`` against the release; write ``out``/results.json (+ plots).
+
+    All reading, binding and scoring happens first; results are written into a temporary folder beside
+    ``out``; the release gets its trajectories next; only then is the folder renamed to ``out``. A
+    failure at any point leaves the release and ``out`` as they were and no temporary folder behind."""
+    out = Path(out)
+    check_results_folder(out)
     release = open_release(release_dir)
-    trials = read_jobs(list(job_dirs), dataset)
+    trials = read_jobs(list(job_dirs), dataset, max_answer_bytes=max_answer_bytes)
     rows_by_cond: dict = {}
     bound = [(t, _bind(t, release, rows_by_cond)) for t in trials]
     runs = assign_runs(trials)
     context = {"llm": judge}
-    scores = [score_trial(t, row, runs[t.trial], context) for t, row in bound]
+    scores = [score_trial(t, row, runs[str(t.path)], context) for t, row in bound]
     summary = summarize(scores)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    relative = relative_to_single_prompt(summary)
     judge_info = None if judge is None else {**judge.info, "prompt_sha256": judge_prompt_sha256(),
                                              "usage": judge.ledger.to_dict()}
     doc = {
         "format": RESULTS_FORMAT,
         "release": {"name": release.manifest.name, "version": release.manifest.version},
         "jobs": [str(Path(j)) for j in job_dirs], "judge": judge_info, "groups": summary,
-        "trials": [{"trial": s.trial.trial, "instance_id": s.trial.instance_id, "condition": s.trial.condition,
-                    "agent": s.trial.agent, "model": s.trial.model, "run": s.run, "row_sha256": s.trial.meta["row_sha256"],
-                    "exception": s.trial.exception, "checkpoints": s.checkpoints, "answers": s.answers,
-                    "cost_usd": sum(st.cost_usd for st in s.trial.steps),
-                    "tokens_in": sum(st.tokens_in for st in s.trial.steps),
-                    "tokens_out": sum(st.tokens_out for st in s.trial.steps)} for s in scores],
+        "relative_to_single_prompt": relative, "max_answer_bytes": max_answer_bytes,
+        "trials": [_trial_doc(s) for s in scores],
     }
-    files = plot(summary, out) if plots and summary else []
-    doc["plots"] = files
-    if add_to_release:
-        from builder.release.trajectories import add_trajectories
-        traj_rows = _trajectory_rows(Path(release_dir), scores, first_run)
-        manifest = add_trajectories(release_dir, traj_rows, replace=replace)
-        doc["trajectories"] = {"added": len(traj_rows), "manifest": manifest.path_in_release}
-    write_json(out / "results.json", doc)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        doc["plots"] = plot_all(summary, relative, tmp) if plots and summary else []
+        if add_to_release:
+            from builder.release.trajectories import add_trajectories
+            traj_rows = _trajectory_rows(Path(release_dir), scores, first_run)
+            doc["trajectories"] = {"added": len(traj_rows)}
+            _strict_json(doc)   # before the release changes: a value JSON cannot hold fails here
+            manifest = add_trajectories(release_dir, traj_rows, replace=replace) if traj_rows else None
+            doc["trajectories"]["manifest"] = None if manifest is None else manifest.path_in_release
+        (tmp / "results.json").write_text(_strict_json(doc), encoding="utf-8")
+        _replace_folder(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
     return doc
 
 
+def _strict_json(doc: Mapping[str, Any]) -> str:
+    """results.json's text: strict JSON (a non-finite float became None; allow_nan=False guards the rest)."""
+    return json.dumps(finite(doc), ensure_ascii=False, sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
 def summary_lines(doc: Mapping[str, Any]) -> list[str]:
+    """One line per condition and runner; trial errors and invalid trials are said on the line."""
     lines = []
     for g in doc["groups"]:
         rr, acc = g["resolve_rate"], g["answer_accuracy"]
-        fmt = lambda x: "-" if x is None else f"{x:.3f}"   # noqa: E731
-        curve = " -> ".join(fmt(v) for v in g["checkpoint_curves"]["resolved"]["mean"])
-        lines.append(f"{g['condition']:<22} {g['model']:<28} trials {g['trials']:>3}  resolve {fmt(rr['mean'])} "
-                     f"[{fmt(rr['min'])}, {fmt(rr['max'])}]  checkpoints {curve}  accuracy {fmt(acc['mean'])}  "
-                     f"cost ${g['cost_usd']:.4f}  tokens {g['tokens_in'] + g['tokens_out']}")
+        curve = " -> ".join(_fmt(v) for v in g["checkpoint_curves"]["resolved"]["mean"])
+        runner = f"{g['agent']}/{g['model']}"
+        line = (f"{g['condition']:<22} {runner:<42} trials {g['trials']:>3}  "
+                f"resolve {_fmt(rr['mean'])} [{_fmt(rr['min'])}, {_fmt(rr['max'])}]  checkpoints {curve}  "
+                f"accuracy {_fmt(acc['mean'])}  cost ${g['cost_usd']:.4f}  tokens {g['tokens_in'] + g['tokens_out']}")
+        if g["errors"]:
+            line += f"  errors {g['errors']} (trial or checkpoint errors: see results.json)"
+        if g["invalid_trials"]:
+            line += f"  invalid {g['invalid_trials']} (impossible values, not counted: see results.json)"
+        lines.append(line)
     return lines
 
 
-__all__ = ["import_job", "score_trial", "summary_lines", "RESULTS_FORMAT"]
+__all__ = ["import_job", "score_trial", "summary_lines", "check_results_folder", "RESULTS_FORMAT"]

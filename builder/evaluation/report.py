@@ -1,5 +1,5 @@
 """Aggregate judged trials into results: per condition and model, resolve rate, checkpoint curves,
-answer accuracy per answer turn, cost and tokens, min-max over runs; plus the plots.
+answer accuracy per answer turn and per turn kind, cost and tokens, min-max over runs (plots: plots.py).
 
 A trial's checkpoints are: the clean repository (the first checkpoint's ``clean_*`` run), then one per
 issue turn. Tasks with fewer issue turns keep their last value for the later positions (answer turns
@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .results import ISSUE, TrialRecord
+from .results import ISSUE, TrialRecord, runner_label
 
 SCORED = ("correct", "incorrect", "unanswered")
 
@@ -56,12 +56,13 @@ def trial_checkpoints(trial: TrialRecord) -> list[dict[str, Any]]:
 
 
 def assign_runs(trials: Iterable[TrialRecord]) -> dict[str, int]:
-    """Trial name -> run index (k-th trial of its task under one agent and model, by start time)."""
+    """Trial path -> run index: the k-th trial of its task under one runner (agent, model, settings), in
+    (job on the command line, start time, trial name) order."""
     groups: dict[tuple, list[TrialRecord]] = defaultdict(list)
     for t in trials:
-        groups[(t.condition, t.agent, t.model, t.instance_id)].append(t)
-    return {t.trial: k for ts in groups.values()
-            for k, t in enumerate(sorted(ts, key=lambda t: (t.started_at, t.trial)))}
+        groups[(t.condition, *t.runner, t.instance_id)].append(t)
+    return {str(t.path): k for ts in groups.values()
+            for k, t in enumerate(sorted(ts, key=lambda t: (t.job_index, t.started_at, t.trial)))}
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -86,101 +87,119 @@ def _curve(scores: list[TrialScore], key: str, width: int) -> list[float | None]
     return [_mean([r[p] for r in rows]) for p in range(width)]
 
 
-def summarize(scores: list[TrialScore]) -> list[dict[str, Any]]:
-    """One summary per (condition, agent, model), in sorted order."""
-    groups: dict[tuple, list[TrialScore]] = defaultdict(list)
-    for s in scores:
-        groups[(s.trial.condition, s.trial.agent, s.trial.model)].append(s)
+def _accuracy(items: list[TrialScore], keep=lambda a: True) -> float | None:
+    vs = [a["verdict"] for s in items for a in s.answers if keep(a) and a["verdict"] in SCORED]
+    return sum(v == "correct" for v in vs) / len(vs) if vs else None
+
+
+def _checkpoint_points(ss: list[TrialScore], width: int) -> list[dict[str, Any]]:
+    """Each checkpoint position labelled: clean, or the issue turn (its turn index when every task agrees)."""
     out = []
-    for (cond, agent, model), ss in sorted(groups.items()):
-        width = max((len(s.checkpoints) for s in ss), default=0)
-        n_answer = max((len(s.answers) for s in ss), default=0)
-        runs = sorted({s.run for s in ss})
-        by_run = {r: [s for s in ss if s.run == r] for r in runs}
-
-        def per_run(fn):
-            return [fn(by_run[r]) for r in runs]
-
-        def acc(items, position=None):
-            vs = [a["verdict"] for s in items for j, a in enumerate(s.answers)
-                  if (position is None or j == position) and a["verdict"] in SCORED]
-            return sum(v == "correct" for v in vs) / len(vs) if vs else None
-
-        curves = {key: {"mean": _curve(ss, key, width),
-                        "min": [min((c[p] for c in cs if c[p] is not None), default=None) for p in range(width)],
-                        "max": [max((c[p] for c in cs if c[p] is not None), default=None) for p in range(width)]}
-                  for key in ("resolved", "test_pass_rate")
-                  for cs in [per_run(lambda items: _curve(items, key, width))]}
-        verdicts: dict[str, int] = defaultdict(int)
-        for s in ss:
-            for a in s.answers:
-                verdicts[a["verdict"]] += 1
-        out.append({
-            "condition": cond, "agent": agent, "model": model, "trials": len(ss),
-            "tasks": len({s.trial.instance_id for s in ss}), "runs": len(runs),
-            "resolve_rate": _spread(per_run(lambda items: _mean([s.resolved for s in items]))),
-            "checkpoint_labels": ["clean"] + [f"after issue turn {p}" for p in range(1, width)],
-            "checkpoint_curves": curves,
-            "answer_accuracy": _spread(per_run(acc)),
-            "answer_accuracy_by_turn": [_spread(per_run(lambda items, j=j: acc(items, j))) for j in range(n_answer)],
-            "answer_verdicts": dict(sorted(verdicts.items())),
-            "cost_usd": sum(st.cost_usd for s in ss for st in s.trial.steps),
-            "tokens_in": sum(st.tokens_in for s in ss for st in s.trial.steps),
-            "tokens_out": sum(st.tokens_out for s in ss for st in s.trial.steps),
-            "api_calls": sum(st.api_calls for s in ss for st in s.trial.steps),
-            "errors": sum(1 for s in ss if s.trial.exception or any(c["error"] for c in s.checkpoints[1:])),
-        })
-        g = out[-1]
-        g["cost_usd_per_trial"] = g["cost_usd"] / len(ss)
-        g["tokens_per_trial"] = (g["tokens_in"] + g["tokens_out"]) / len(ss)
+    for p in range(width):
+        turns = sorted({s.checkpoints[p]["turn_index"] for s in ss if p < len(s.checkpoints)}, key=str)
+        out.append({"position": p, "kind": "clean" if p == 0 else ISSUE,
+                    "label": "clean" if p == 0 else f"after issue turn {p}",
+                    "turn_index": turns[0] if len(turns) == 1 else None, "turn_indices": turns})
     return out
 
 
-def plot(summary: list[dict[str, Any]], out_dir) -> list[str]:
-    """checkpoints.png (resolve and test-pass rate per checkpoint) and accuracy.png (per answer turn)."""
-    from pathlib import Path
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    out_dir = Path(out_dir)
-    files = []
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
-    for ax, key, title in ((axes[0], "resolved", "resolve rate"), (axes[1], "test_pass_rate", "test-pass rate")):
-        for g in summary:
-            c = g["checkpoint_curves"][key]
-            if not c["mean"]:
-                continue
-            xs = list(range(len(c["mean"])))
-            label = f"{g['condition']} / {g['model']}"
-            ax.plot(xs, [v if v is not None else float("nan") for v in c["mean"]], marker="o", label=label)
-            if g["runs"] > 1:
-                ax.fill_between(xs, [v if v is not None else float("nan") for v in c["min"]],
-                                [v if v is not None else float("nan") for v in c["max"]], alpha=0.2)
-        width = max((len(g["checkpoint_labels"]) for g in summary), default=1)
-        ax.set_xticks(range(width), ["clean"] + [f"turn {p}" for p in range(1, width)])
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"Checkpoint {title}")
-        ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=7, loc="lower right")
-    fig.savefig(out_dir / "checkpoints.png", dpi=120)
-    plt.close(fig)
-    files.append("checkpoints.png")
-    fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
-    labels, width = [], 0.8 / max(1, len(summary))
-    for k, g in enumerate(summary):
-        vals = [a["mean"] for a in g["answer_accuracy_by_turn"]]
-        xs = [j + k * width for j in range(len(vals))]
-        ax.bar(xs, [v if v is not None else 0.0 for v in vals], width=width, label=f"{g['condition']} / {g['model']}")
-        labels = max(labels, [f"answer turn {j + 1}" for j in range(len(vals))], key=len)
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(labels))], labels)
-    ax.set_ylim(0, 1.02)
-    ax.set_title("Answer accuracy per answer turn (judged)")
-    ax.legend(fontsize=7)
-    fig.savefig(out_dir / "accuracy.png", dpi=120)
-    plt.close(fig)
-    files.append("accuracy.png")
-    return files
+def _answer_turns(ss: list[TrialScore], per_run) -> list[dict[str, Any]]:
+    """Accuracy per answer turn, keyed and labelled by its turn index and kind."""
+    keys = sorted({(a["turn_index"], a["kind"]) for s in ss for a in s.answers})
+    return [{"turn_index": ti, "kind": kind, "label": f"turn {ti + 1} ({kind})",
+             **_spread(per_run(lambda items, ti=ti, kind=kind: _accuracy(
+                 items, lambda a: (a["turn_index"], a["kind"]) == (ti, kind))))} for ti, kind in keys]
 
 
-__all__ = ["TrialScore", "trial_checkpoints", "assign_runs", "summarize", "plot"]
+def _by_kind(ss: list[TrialScore], per_run) -> dict[str, dict[str, Any]]:
+    out = {}
+    for kind in sorted({a["kind"] for s in ss for a in s.answers}):
+        verdicts: dict[str, int] = defaultdict(int)
+        for s in ss:
+            for a in s.answers:
+                if a["kind"] == kind:
+                    verdicts[a["verdict"]] += 1
+        out[kind] = {**_spread(per_run(lambda items, kind=kind: _accuracy(items, lambda a: a["kind"] == kind))),
+                     "verdicts": dict(sorted(verdicts.items()))}
+    return out
+
+
+def _group(key: tuple, ss: list[TrialScore], invalid: list[TrialScore]) -> dict[str, Any]:
+    cond, agent, model, settings = key
+    width = max((len(s.checkpoints) for s in ss), default=0)
+    runs = sorted({s.run for s in ss})
+    by_run = {r: [s for s in ss if s.run == r] for r in runs}
+
+    def per_run(fn):
+        return [fn(by_run[r]) for r in runs]
+
+    curves = {k: {"mean": _curve(ss, k, width),
+                  "min": [min((c[p] for c in cs if c[p] is not None), default=None) for p in range(width)],
+                  "max": [max((c[p] for c in cs if c[p] is not None), default=None) for p in range(width)]}
+              for k in ("resolved", "test_pass_rate")
+              for cs in [per_run(lambda items, k=k: _curve(items, k, width))]}
+    verdicts: dict[str, int] = defaultdict(int)
+    for s in ss:
+        for a in s.answers:
+            verdicts[a["verdict"]] += 1
+    with_questions = [s for s in ss if s.answers]
+    q_runs = sorted({s.run for s in with_questions})
+    q_by_run = [[s for s in with_questions if s.run == r] for r in q_runs]
+    steps = [st for s in ss for st in s.trial.steps]
+    g = {
+        "condition": cond, "agent": agent, "model": model, "settings_sha256": settings,
+        "label": runner_label(agent, model, settings),
+        "jobs": sorted({s.trial.job for s in ss} | {s.trial.job for s in invalid}),
+        "trials": len(ss), "invalid_trials": len(invalid),
+        "tasks": len({s.trial.instance_id for s in ss}), "runs": len(runs),
+        "resolve_rate": _spread(per_run(lambda items: _mean([s.resolved for s in items]))),
+        "checkpoint_labels": [p["label"] for p in _checkpoint_points(ss, width)],
+        "checkpoint_points": _checkpoint_points(ss, width),
+        "checkpoint_curves": curves,
+        "answer_accuracy": _spread(per_run(_accuracy)),
+        "answer_accuracy_by_turn": _answer_turns(ss, per_run),
+        "answer_accuracy_by_kind": _by_kind(ss, per_run),
+        "answer_verdicts": dict(sorted(verdicts.items())),
+        "question_tasks": {"tasks": len({s.trial.instance_id for s in with_questions}),
+                           "resolve_rate": _spread([_mean([s.resolved for s in items]) for items in q_by_run]),
+                           "answer_accuracy": _spread([_accuracy(items) for items in q_by_run])},
+        "cost_usd": sum(st.cost_usd for st in steps),
+        "tokens_in": sum(st.tokens_in for st in steps),
+        "tokens_out": sum(st.tokens_out for st in steps),
+        "api_calls": sum(st.api_calls for st in steps),
+        "errors": sum(1 for s in ss if s.trial.exception or any(c["error"] for c in s.checkpoints[1:])),
+    }
+    g["cost_usd_per_trial"] = g["cost_usd"] / len(ss) if ss else None
+    g["tokens_per_trial"] = (g["tokens_in"] + g["tokens_out"]) / len(ss) if ss else None
+    return g
+
+
+def summarize(scores: list[TrialScore]) -> list[dict[str, Any]]:
+    """One summary per (condition, agent, model, agent settings), in sorted order.
+
+    Invalid trials (an impossible value: see results.py) are counted in ``invalid_trials`` and left out
+    of every rate, curve, accuracy, cost and token figure."""
+    groups: dict[tuple, list[TrialScore]] = defaultdict(list)
+    bad: dict[tuple, list[TrialScore]] = defaultdict(list)
+    for s in scores:
+        key = (s.trial.condition, *s.trial.runner)
+        (bad if s.trial.invalid else groups)[key].append(s)
+        groups.setdefault(key, [])
+    return [_group(key, groups[key], bad.get(key, [])) for key in sorted(groups)]
+
+
+def relative_to_single_prompt(summary: list[dict[str, Any]], base: str = "single_prompt") -> list[dict[str, Any]]:
+    """Tokens and cost per trial of each condition relative to ``base`` under the same runner (the blog's
+    2.0-2.6x for Split); None where the runner has no ``base`` run or it cost nothing."""
+    ref = {g["label"]: g for g in summary if g["condition"] == base and g["trials"]}
+    out = []
+    for g in summary:
+        r = ref.get(g["label"])
+        ratio = lambda k: (g[k] / r[k]) if r and g[k] is not None and r[k] else None   # noqa: E731
+        out.append({"condition": g["condition"], "label": g["label"], "base": base,
+                    "tokens_per_trial": g["tokens_per_trial"], "cost_usd_per_trial": g["cost_usd_per_trial"],
+                    "tokens_ratio": ratio("tokens_per_trial"), "cost_ratio": ratio("cost_usd_per_trial")})
+    return out
+
+
+__all__ = ["TrialScore", "trial_checkpoints", "assign_runs", "summarize", "relative_to_single_prompt"]

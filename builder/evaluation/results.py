@@ -5,11 +5,17 @@ agent usage) and per step ``steps/<step>/verifier/`` (our checkpoint's ``checkpo
 ``agent.patch``, or the answer step's ``answer.md``) and ``steps/<step>/agent/`` (trajectories). The
 task a trial ran is found through its recorded path (or ``--dataset``), and its ``task.toml`` metadata
 names the release row: release, condition, split hash, row hash.
+
+Everything in a job folder is untrusted (an agent wrote into it): reads go through ``jobfiles`` (no
+symlink followed, step names that are single path components and declared by the task, typed fields
+with errors naming file and field). A value of the right type that cannot be true (a reward outside
+[0, 1], a NaN, a negative token count) makes the trial *invalid* (``TrialRecord.invalid``: the reasons)
+instead of failing the import: report.py leaves such trials out of every figure.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -17,6 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow.errors import InputError
+from swe_taskflow.hashing import json_sha256
+
+from .jobfiles import (MAX_ANSWER_BYTES, MAX_JSON_BYTES, Fields, check_reward, check_usage, load_json, no_link,
+                       read_answer, read_bytes, safe_name)
 
 ISSUE = "issue"
 
@@ -29,6 +39,7 @@ class StepRecord:
     rewards: dict[str, float] = field(default_factory=dict)
     question_id: str | None = None
     answer: str | None = None                   # answer turns: the copied answer, None when none was written
+    answer_truncated: bool = False              # the answer file held more than the bound; ``answer`` is cut
     checkpoint: dict[str, Any] | None = None    # issue turns: per-test statuses, patch hash
     exception: str | None = None
     tokens_in: int = 0
@@ -48,6 +59,11 @@ class TrialRecord:
     exception: str | None
     trajectory: Path | None                     # the last step's cumulative ATIF trajectory
     started_at: str = ""
+    job: str = ""                               # the job folder's name
+    job_index: int = 0                          # its position on the command line
+    settings: dict[str, Any] = field(default_factory=dict)   # what ran besides agent and model (kwargs...)
+    settings_sha256: str = ""
+    invalid: list[str] = field(default_factory=list)        # impossible values: why the trial is not counted
 
     @property
     def instance_id(self) -> str:
@@ -57,83 +73,223 @@ class TrialRecord:
     def condition(self) -> str:
         return self.meta["condition"]
 
+    @property
+    def runner(self) -> tuple[str, str, str]:
+        """What ran: agent, model, settings hash (two agents with one model never share a key)."""
+        return (self.agent, self.model, self.settings_sha256)
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"unreadable JSON ({exc})", path=str(path)) from None
+    @property
+    def label(self) -> str:
+        return runner_label(*self.runner)
+
+
+def runner_label(agent: str, model: str, settings_sha256: str) -> str:
+    """``<agent>/<model>#<settings>``: the results' and the trajectories' name for what ran."""
+    return f"{agent}/{model}#{settings_sha256[:8]}"
+
+
+_META_STR = ("release", "condition", "split_sha256", "row_sha256", "instance_id")
 
 
 def _task_meta(result: dict, trial_dir: Path, dataset: Path | None) -> dict[str, Any]:
-    recorded = Path(str((result.get("config") or {}).get("task", {}).get("path") or ""))
+    where = Fields(trial_dir / "result.json")
+    cfg = where.obj(result.get("config"), "config")
+    task = where.obj(cfg.get("task"), "config.task")
+    recorded = Path(where.str(task.get("path"), "config.task.path") or "")
     candidates = [recorded] if str(recorded) not in ("", ".") else []
     if dataset is not None:
-        candidates.insert(0, dataset / recorded.name)
+        candidates.insert(0, dataset / safe_name(recorded.name, path=where.path, field="config.task.path"))
     for cand in candidates:
-        if (cand / "task.toml").is_file():
-            meta = tomllib.loads((cand / "task.toml").read_text(encoding="utf-8")).get("metadata", {})
-            st = meta.get("swe_taskflow")
-            if not st:
-                raise InputError("task was not exported by swe-taskflow (no [metadata.swe_taskflow])",
-                                 path=str(cand / "task.toml"))
-            return st
+        toml_path = cand / "task.toml"
+        if not toml_path.is_file():
+            continue
+        raw, more = read_bytes(toml_path, MAX_JSON_BYTES)
+        try:
+            doc = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not valid UTF-8 (byte {exc.start})", path=str(toml_path)) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"not valid TOML ({exc})", path=str(toml_path)) from None
+        return _checked_meta(doc, toml_path)
     raise InputError("cannot find the task this trial ran (pass --dataset DIR, the exported dataset)",
                      path=str(trial_dir / "result.json"), field="config.task.path", actual=str(recorded))
 
 
-def _exception(info: Any) -> str | None:
+def _checked_meta(doc: dict, toml_path: Path) -> dict[str, Any]:
+    f = Fields(toml_path)
+    meta = f.obj(doc.get("metadata"), "metadata")
+    st = meta.get("swe_taskflow")
+    if not st:
+        raise InputError("task was not exported by swe-taskflow (no [metadata.swe_taskflow])", path=str(toml_path))
+    st = f.obj(st, "metadata.swe_taskflow")
+    for key in _META_STR:
+        f.str(st.get(key), f"metadata.swe_taskflow.{key}", optional=False)
+    steps = []
+    for n, s in enumerate(f.list(st.get("steps"), "metadata.swe_taskflow.steps")):
+        at = f"metadata.swe_taskflow.steps[{n}]"
+        s = f.obj(s, at, optional=False)
+        name = safe_name(s.get("step"), path=str(toml_path), field=f"{at}.step")
+        ti = s.get("turn_index")
+        if isinstance(ti, bool) or not isinstance(ti, int) or ti < 0:
+            raise f.fail(f"{at}.turn_index", "a non-negative integer", ti)
+        steps.append({**s, "step": name, "kind": f.str(s.get("kind"), f"{at}.kind", optional=False),
+                      "question_id": f.str(s.get("question_id"), f"{at}.question_id")})
+    return {**st, "steps": steps}
+
+
+def _exception(f: Fields, info: Any, field: str) -> str | None:
+    info = f.obj(info, field)
     if not info:
         return None
-    return f"{info.get('exception_type', 'Exception')}: {str(info.get('exception_message', ''))[:300]}"
+    kind = f.str(info.get("exception_type"), f"{field}.exception_type") or "Exception"
+    msg = info.get("exception_message")
+    msg = "" if msg is None else f.str(msg, f"{field}.exception_message")
+    return f"{kind}: {msg[:300]}"
 
 
-def read_trial(trial_dir: Path, dataset: Path | None = None) -> TrialRecord:
-    result = _json(trial_dir / "result.json")
+_USAGE = (("n_input_tokens", "tokens_in"), ("n_output_tokens", "tokens_out"), ("cost_usd", "cost_usd"))
+
+
+def _step(f: Fields, sr: Any, n: int, m: dict, trial_dir: Path, invalid: list[str],
+          max_answer_bytes: int) -> StepRecord:
+    at = f"step_results[{n}]"
+    sr = f.obj(sr, at, optional=False)
+    name = m["step"]
+    rewards: dict[str, float] = {}
+    vr = f.obj(sr.get("verifier_result"), f"{at}.verifier_result")
+    for k, v in f.obj(vr.get("rewards"), f"{at}.verifier_result.rewards").items():
+        value = f.num(v, f"{at}.verifier_result.rewards.{k}")
+        if value is None:
+            continue
+        why = check_reward(k, value)
+        if why:
+            invalid.append(f"{name}: {why}")
+        rewards[k] = value
+    ar = f.obj(sr.get("agent_result"), f"{at}.agent_result")
+    usage = {}
+    for src, dst in _USAGE:
+        value = f.num(ar.get(src), f"{at}.agent_result.{src}") or 0.0
+        why = check_usage(src, value)
+        if why:
+            invalid.append(f"{name}: {why}")
+        usage[dst] = value
+    calls = f.num(f.obj(ar.get("metadata"), f"{at}.agent_result.metadata").get("api_calls"),
+                  f"{at}.agent_result.metadata.api_calls") or 0.0
+    if check_usage("api_calls", calls):
+        invalid.append(f"{name}: {check_usage('api_calls', calls)}")
+    ok = lambda x: x if math.isfinite(x) else 0.0   # noqa: E731 - an invalid trial's figures are never counted
+    rec = StepRecord(step=name, turn_index=int(m["turn_index"]), kind=m["kind"], rewards=rewards,
+                     question_id=m.get("question_id"), exception=_exception(f, sr.get("exception_info"),
+                                                                             f"{at}.exception_info"),
+                     tokens_in=int(ok(usage["tokens_in"])), tokens_out=int(ok(usage["tokens_out"])),
+                     cost_usd=ok(usage["cost_usd"]), api_calls=int(ok(calls)))
+    if m["kind"] == ISSUE:
+        cp = no_link(trial_dir, "steps", name, "verifier", "checkpoint.json")
+        if cp is not None:
+            rec.checkpoint = Fields(cp).obj(load_json(cp), "<document>", optional=False)
+    else:
+        ans = no_link(trial_dir, "steps", name, "verifier", "answer.md")
+        if ans is not None:
+            rec.answer, rec.answer_truncated = read_answer(ans, max_answer_bytes)
+    return rec
+
+
+def _trajectory(trial_dir: Path, steps: list[StepRecord], instance_id: str) -> Path | None:
+    """The last step's trajectory; refused when it names another task than the trial ran."""
+    path = None
+    for s in steps:
+        p = no_link(trial_dir, "steps", s.step, "agent", "trajectory.json")
+        if p is not None:
+            path = p
+    if path is None:
+        return None
+    f = Fields(path)
+    doc = f.obj(load_json(path), "<document>", optional=False)
+    named = {"extra.instance_id": f.obj(doc.get("extra"), "extra").get("instance_id"),
+             "instance_id": doc.get("instance_id")}
+    for key, value in named.items():
+        if value is not None and value != instance_id:
+            raise InputError("trajectory names another task than its trial ran", path=str(path), field=key,
+                             expected=instance_id, actual=value)
+    return path
+
+
+def _runner(f: Fields, result: dict) -> tuple[str, str, dict[str, Any]]:
+    info = f.obj(result.get("agent_info"), "agent_info")
+    agent_cfg = f.obj(f.obj(result.get("config"), "config").get("agent"), "config.agent")
+    model_info = f.obj(info.get("model_info"), "agent_info.model_info")
+    agent = (f.str(info.get("name"), "agent_info.name") or f.str(agent_cfg.get("name"), "config.agent.name")
+             or f.str(agent_cfg.get("import_path"), "config.agent.import_path") or "unknown")
+    model = (f.str(model_info.get("name"), "agent_info.model_info.name")
+             or f.str(agent_cfg.get("model_name"), "config.agent.model_name") or agent)
+    settings = {"import_path": agent_cfg.get("import_path"),
+                "kwargs": f.obj(agent_cfg.get("kwargs"), "config.agent.kwargs")}
+    return agent, model, settings
+
+
+def read_trial(trial_dir: Path, dataset: Path | None = None, *, max_answer_bytes: int = MAX_ANSWER_BYTES,
+               job_index: int = 0) -> TrialRecord:
+    result_path = no_link(trial_dir, "result.json")
+    if result_path is None:
+        raise InputError("trial has no result.json", path=str(trial_dir))
+    f = Fields(result_path)
+    result = f.obj(load_json(result_path), "<document>", optional=False)
     meta = _task_meta(result, trial_dir, dataset)
-    by_name = {s["step"]: s for s in meta.get("steps", [])}
-    agent_info = result.get("agent_info") or {}
-    model = ((agent_info.get("model_info") or {}).get("name") or (result.get("config") or {}).get("agent", {})
-             .get("model_name") or agent_info.get("name") or "unknown")
-    steps, trajectory = [], None
-    for n, sr in enumerate(result.get("step_results") or []):
-        name = sr["step_name"]
+    by_name = {s["step"]: s for s in meta["steps"]}
+    agent, model, settings = _runner(f, result)
+    steps: list[StepRecord] = []
+    invalid: list[str] = []
+    for n, sr in enumerate(f.list(result.get("step_results"), "step_results")):
+        name = f.str(f.obj(sr, f"step_results[{n}]", optional=False).get("step_name"),
+                     f"step_results[{n}].step_name", optional=False)
         if name not in by_name:
-            raise InputError("trial ran a step its task does not declare", path=str(trial_dir / "result.json"),
+            raise InputError("trial ran a step its task does not declare", path=str(result_path),
                              field=f"step_results[{n}].step_name", actual=name)
-        m = by_name[name]
-        vdir, adir = trial_dir / "steps" / name / "verifier", trial_dir / "steps" / name / "agent"
-        rewards = {k: float(v) for k, v in ((sr.get("verifier_result") or {}).get("rewards") or {}).items()}
-        ar = sr.get("agent_result") or {}
-        rec = StepRecord(step=name, turn_index=int(m["turn_index"]), kind=m["kind"], rewards=rewards,
-                         question_id=m.get("question_id"), exception=_exception(sr.get("exception_info")),
-                         tokens_in=int(ar.get("n_input_tokens") or 0), tokens_out=int(ar.get("n_output_tokens") or 0),
-                         cost_usd=float(ar.get("cost_usd") or 0.0),
-                         api_calls=int((ar.get("metadata") or {}).get("api_calls") or 0))
-        if m["kind"] == ISSUE:
-            if (vdir / "checkpoint.json").is_file():
-                rec.checkpoint = _json(vdir / "checkpoint.json")
-        elif (vdir / "answer.md").is_file():
-            rec.answer = (vdir / "answer.md").read_text(encoding="utf-8", errors="replace")
-        if (adir / "trajectory.json").is_file():
-            trajectory = adir / "trajectory.json"
-        steps.append(rec)
-    return TrialRecord(trial=trial_dir.name, path=trial_dir, meta=meta, agent=str(agent_info.get("name") or ""),
-                       model=str(model), steps=steps, exception=_exception(result.get("exception_info")),
-                       trajectory=trajectory, started_at=str(result.get("started_at") or ""))
+        steps.append(_step(f, sr, n, by_name[name], trial_dir, invalid, max_answer_bytes))
+    trajectory = _trajectory(trial_dir, steps, meta["instance_id"])
+    started = result.get("started_at")
+    return TrialRecord(trial=trial_dir.name, path=trial_dir, meta=meta, agent=agent, model=model, steps=steps,
+                       exception=_exception(f, result.get("exception_info"), "exception_info"),
+                       trajectory=trajectory, started_at=str(f.str(started, "started_at") or ""),
+                       job=trial_dir.parent.name, job_index=job_index, settings=settings,
+                       settings_sha256=json_sha256(settings), invalid=invalid)
 
 
-def read_jobs(job_dirs: list[str | os.PathLike], dataset: str | os.PathLike | None = None) -> list[TrialRecord]:
-    """Every trial of the job folders, in (job, trial name) order; a folder with no trial is an error."""
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def read_jobs(job_dirs: list[str | os.PathLike], dataset: str | os.PathLike | None = None, *,
+              max_answer_bytes: int = MAX_ANSWER_BYTES) -> list[TrialRecord]:
+    """Every trial of the job folders, in (job, trial name) order.
+
+    A folder with no trial, a job given twice and a trial folder that is a symlink are errors."""
     out: list[TrialRecord] = []
-    for job in map(Path, job_dirs):
+    seen: list[Path] = []
+    for k, job in enumerate(map(Path, job_dirs)):
         if not job.is_dir():
             raise InputError("job folder not found", path=str(job))
-        trials = sorted(p for p in job.iterdir() if p.is_dir() and (p / "result.json").is_file())
+        twice = next((s for s in seen if _same_folder(s, job)), None)
+        if twice is not None:
+            raise InputError("the same job folder is given twice (its trials would count twice)", path=str(job),
+                             hint=f"already given as {twice}")
+        seen.append(job)
+        trials = []
+        for p in sorted(job.iterdir()):
+            if p.is_symlink():
+                if (p / "result.json").exists():
+                    raise InputError("a symbolic link in a job folder is never followed", path=str(p))
+                continue
+            if p.is_dir() and os.path.lexists(p / "result.json"):
+                trials.append(p)
         if not trials:
             raise InputError("no trial in this job folder (no <trial>/result.json)", path=str(job))
-        out += [read_trial(t, Path(dataset) if dataset else None) for t in trials]
+        out += [read_trial(t, Path(dataset) if dataset else None, max_answer_bytes=max_answer_bytes, job_index=k)
+                for t in trials]
     return out
 
 
-__all__ = ["StepRecord", "TrialRecord", "read_trial", "read_jobs", "ISSUE"]
+__all__ = ["StepRecord", "TrialRecord", "read_trial", "read_jobs", "runner_label", "ISSUE"]

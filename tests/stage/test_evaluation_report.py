@@ -43,15 +43,17 @@ def _scores(rng):
                 verdicts[t.trial] = [str(rng.choice(["correct", "incorrect", "unanswered", "unjudged"]))
                                      for _ in range(2)]
     runs = assign_runs(trials)
-    scores = [TrialScore(t, runs[t.trial], trial_checkpoints(t),
-                         [{"verdict": v} for v in verdicts[t.trial]]) for t in trials]
+    kinds = ("qa", "review")                              # two answer turns of two kinds, after the issue turns
+    scores = [TrialScore(t, runs[str(t.path)], trial_checkpoints(t),
+                         [{"verdict": v, "turn_index": t.steps[-2 + j].turn_index, "kind": kinds[j]}
+                          for j, v in enumerate(verdicts[t.trial])]) for t in trials]
     return trials, runs, scores
 
 
 def test_summary_matches_a_brute_force_computation():
     rng = np.random.default_rng(7)
     trials, runs, scores = _scores(rng)
-    assert all(runs[f"m1-t0-{r}"] == r for r in range(3))     # runs follow start time
+    assert all(runs[f"m1-t0-{r}"] == r for r in range(3))     # runs follow start time (keyed by trial path)
     summary = {g["model"]: g for g in summarize(scores)}
     for model in ("m1", "m2"):
         g = summary[model]
@@ -80,6 +82,18 @@ def test_summary_matches_a_brute_force_computation():
         assert g["checkpoint_curves"]["resolved"]["mean"] == pytest.approx(np.mean(per_run_curve, axis=0).tolist())
         assert g["checkpoint_curves"]["resolved"]["min"] == pytest.approx(np.min(per_run_curve, axis=0).tolist())
         assert g["answer_accuracy"]["mean"] == pytest.approx(np.mean(per_run_acc))
+        for j, kind in enumerate(("qa", "review")):           # per kind: the brute force on that kind only
+            per_run_kind = []
+            for r in range(3):
+                vs = [s.answers[j]["verdict"] for s in mine if s.run == r if s.answers[j]["verdict"] != "unjudged"]
+                per_run_kind.append(vs.count("correct") / len(vs) if vs else None)
+            got = g["answer_accuracy_by_kind"][kind]
+            xs = [x for x in per_run_kind if x is not None]
+            assert got["mean"] == pytest.approx(np.mean(xs)) and (got["min"], got["max"]) == (min(xs), max(xs))
+        turns = g["answer_accuracy_by_turn"]                  # labelled by turn index and kind
+        assert {(t["turn_index"], t["kind"]) for t in turns} == {(1, "qa"), (2, "review"), (3, "qa"), (4, "review")}
+        assert all(t["label"] == f"turn {t['turn_index'] + 1} ({t['kind']})" for t in turns)
+        assert [p["label"] for p in g["checkpoint_points"]] == g["checkpoint_labels"]
         assert g["runs"] == 3 and g["trials"] == 15 and g["tasks"] == 5
         assert g["cost_usd"] == pytest.approx(sum(st.cost_usd for s in mine for st in s.trial.steps))
         assert g["tokens_in"] == sum(st.tokens_in for s in mine for st in s.trial.steps)
