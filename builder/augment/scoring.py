@@ -1,4 +1,4 @@
-"""Scorers of augmentation turns for ``evaluate import`` (builder.evaluation.scoring's per-kind registry).
+"""Scorers of augmentation turns for ``evaluate import`` (registered in builder.evaluation.scorers).
 
 The deterministic part is :func:`swe_taskflow.augment.score.score_answer` (facts for execute, the
 location for debug, recall of files and symbols for planning, the seeded defect's place for review).
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.augment.score import score_answer
+
+from builder.evaluation.scoring import Verdict, qa_judge
 
 #: Kinds whose answers also explain something (the judge scores that part when a judge is given).
 JUDGED = ("debug", "planning", "review")
@@ -20,8 +21,6 @@ JUDGED = ("debug", "planning", "review")
 
 def augmentation_scorer(kind: str) -> Callable[[Mapping[str, Any]], Callable]:
     """The registry factory for ``kind``: context (e.g. ``{"llm": backend}``) -> scorer(AnswerCase) -> Verdict."""
-    from builder.evaluation.scoring import Verdict, qa_judge
-
     def factory(context: Mapping[str, Any]):
         judge = qa_judge(context) if kind in JUDGED and context.get("llm") is not None else None
 
@@ -47,10 +46,4 @@ def augmentation_scorer(kind: str) -> Callable[[Mapping[str, Any]], Callable]:
     return factory
 
 
-def register_augmentation_scorers(register: Callable[[str, Callable], None]) -> None:
-    """Register a scorer per augmentation kind with the evaluation registry's ``register_scorer``."""
-    for kind in AUGMENT_KINDS:
-        register(kind, augmentation_scorer(kind))
-
-
-__all__ = ["augmentation_scorer", "register_augmentation_scorers", "JUDGED"]
+__all__ = ["augmentation_scorer", "JUDGED"]

@@ -24,7 +24,8 @@ from .plots import plot_all
 from .release import open_release
 from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs
-from .scoring import AnswerCase, judge_prompt_sha256, scorer_for
+from .scorers import scorer_for
+from .scoring import AnswerCase, judge_prompt_sha256
 
 #: results.json's format; 2: runner keys, invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
 RESULTS_FORMAT = "swe-taskflow-results-2"

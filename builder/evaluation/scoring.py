@@ -4,7 +4,7 @@ Every non-issue turn is an answer turn: the agent writes an answer to a file and
 reference lives in the row's ``questions`` item. ``qa`` answers are judged by an LLM against the
 reference answer and its evidence (Appendix E, "QA validation") through the project's LLM backends,
 so a judged run re-judges offline from the response store, byte for byte. Other kinds register their
-own (deterministic) scorers with :func:`register_scorer`; a kind without a scorer is reported as
+own (deterministic) scorers with :func:`builder.evaluation.scorers.register_scorer`; a kind without a scorer is reported as
 ``unscored``, never dropped.
 """
 
@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from swe_taskflow.errors import ConfigError
 
 #: Verdicts: ``correct`` / ``incorrect`` are scored; the others say why a turn was not.
 VERDICTS = ("correct", "incorrect", "unanswered", "unjudged", "judge-error", "unscored")
@@ -52,21 +51,6 @@ class Verdict:
 
 Scorer = Callable[[AnswerCase], Verdict]
 ScorerFactory = Callable[[Mapping[str, Any]], Scorer]   # context (e.g. {"llm": backend}) -> scorer
-_REGISTRY: dict[str, ScorerFactory] = {}
-
-
-def register_scorer(kind: str, factory: ScorerFactory) -> None:
-    """Score answer turns of ``kind`` with ``factory(context)`` (the augmentations register theirs here)."""
-    if kind == "issue":
-        raise ConfigError("issue turns are scored by their checkpoints, not by an answer scorer", field="kind")
-    _REGISTRY[kind] = factory
-
-
-def scorer_for(kind: str, context: Mapping[str, Any]) -> Scorer:
-    factory = _REGISTRY.get(kind)
-    if factory is None:
-        return lambda case: Verdict("unscored", reason=f"no scorer is registered for turn kind {kind!r}")
-    return factory(context)
 
 
 def judge_messages(case: AnswerCase) -> list[dict[str, str]]:
@@ -117,15 +101,5 @@ def qa_judge(context: Mapping[str, Any]) -> Scorer:
     return score
 
 
-register_scorer("qa", qa_judge)
-
-
-def _register_augmentations() -> None:
-    from builder.augment.scoring import register_augmentation_scorers
-    register_augmentation_scorers(register_scorer)
-
-
-_register_augmentations()
-
-__all__ = ["AnswerCase", "Verdict", "VERDICTS", "register_scorer", "scorer_for", "judge_messages",
+__all__ = ["AnswerCase", "Verdict", "VERDICTS", "Scorer", "ScorerFactory", "judge_messages",
            "judge_prompt_sha256", "qa_judge", "JUDGE_STAGE", "JUDGE_PARAMS"]

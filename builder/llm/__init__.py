@@ -1,7 +1,8 @@
 """LLM backends behind one protocol, with a content-addressed response store for exact offline replay."""
 
 from .accounting import Ledger, StageUsage
-from .base import BackendConfig, BaseBackend, LLMBackend, LLMReply, LLMRequest, ReplayBackend
+from .base import BackendConfig, BaseBackend, LLMBackend, ReplayBackend
+from .requests import LLMReply, LLMRequest
 from .registry import BACKENDS, get_backend
 from .store import ResponseStore
 

@@ -6,62 +6,15 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
-from swe_taskflow.errors import InputError, ReplayMissError
-from swe_taskflow.hashing import sha256_json
+from swe_taskflow.errors import ReplayMissError
 
 from .accounting import Ledger
-
-if TYPE_CHECKING:
-    from .store import ResponseStore
+from .requests import LLMReply, LLMRequest, Message, canonical_messages
+from .store import ResponseStore
 
 log = logging.getLogger("swe_taskflow.llm")
-
-Message = Mapping[str, str]
-
-
-def canonical_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
-    """Messages as plain ``{role, content}`` dicts; anything else is an input error."""
-    out = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, Mapping) or not isinstance(m.get("role"), str) or not isinstance(m.get("content"), str):
-            raise InputError("a message must be {'role': str, 'content': str}", field=f"messages[{i}]")
-        out.append({"role": m["role"], "content": m["content"]})
-    return out
-
-
-@dataclass(frozen=True)
-class LLMRequest:
-    """What determines a response: the model, its sampling parameters and the messages."""
-
-    model: str
-    params: Mapping[str, Any]
-    messages: tuple[Mapping[str, str], ...]
-
-    def canonical(self) -> dict[str, Any]:
-        return {"model": self.model, "params": dict(sorted(self.params.items())),
-                "messages": canonical_messages(self.messages)}
-
-    @property
-    def key(self) -> str:
-        """sha256 of the canonical JSON (sorted keys, no whitespace): the response's address in the store."""
-        return sha256_json(self.canonical())
-
-
-@dataclass(frozen=True)
-class LLMReply:
-    """A completion and its facts. ``replayed`` is true when it came from the store."""
-
-    text: str
-    key: str
-    model: str
-    stage: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    replayed: bool = False
-    provenance: str = "model"
-
 
 class LLMBackend(Protocol):
     """What splitters and question generators call."""
@@ -104,8 +57,7 @@ class BaseBackend:
 
     name = "base"
 
-    def __init__(self, config: BackendConfig, *, store: "ResponseStore | str | None" = None) -> None:
-        from .store import ResponseStore
+    def __init__(self, config: BackendConfig, *, store: ResponseStore | str | None = None) -> None:
         config.validate()
         self.config = config
         self.store = ResponseStore(store) if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__") else store

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from swe_taskflow.errors import ConfigError, ModelError
 
-from .base import BackendConfig, BaseBackend, LLMRequest
+from .base import BackendConfig, BaseBackend
+from .requests import LLMRequest
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 from swe_taskflow.errors import InputError
 
 from ..json_cache import JsonCache
-from .base import LLMReply, LLMRequest
+from .requests import LLMReply, LLMRequest
 
 STORE_FORMAT = "swe-taskflow-llm-response-1"
 

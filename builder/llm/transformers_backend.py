@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from swe_taskflow.errors import ModelError
 
-from .base import BackendConfig, BaseBackend, LLMRequest
+from .base import BackendConfig, BaseBackend
+from .requests import LLMRequest
 
 
 @dataclass(frozen=True)

@@ -116,19 +116,37 @@ class CodeBase:
                     target = ".".join(base + ([node.module] if node.module else []))
                 else:
                     target = node.module or ""
-                out.add(target)
                 exports = self._exports(target)
-                for alias in node.names:
+                for alias in node.names:   # ``from pkg import sub``: the submodule (its parents join the closure)
                     sub = f"{target}.{alias.name}"
                     if self._find(sub) is not None:
                         out.add(sub)
                     elif alias.name in exports:
                         out.add(exports[alias.name])
+                    else:                  # a name the module itself defines
+                        out.add(target)
             elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
                   and getattr(node.func, "id", getattr(node.func, "attr", "")) == "import_module"
                   and node.args and isinstance(node.args[0], ast.Constant)):
                 out.add(str(node.args[0].value))
         return {m for m in out if m.split(".")[0] in self.packages and self._find(m) is not None}
+
+    def modules(self) -> list[str]:
+        """Every module of the project's packages (package data folders left out), sorted."""
+        out = []
+        for pkg in self.packages:
+            for p in (self.root / pkg).rglob("*.py"):
+                rel = p.relative_to(self.root)
+                if "__pycache__" in rel.parts or "data" in rel.parts:
+                    continue
+                parts = list(rel.with_suffix("").parts)
+                out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        return sorted(out)
+
+    def imports_of(self, name: str) -> set[str]:
+        """The project modules module ``name`` imports (its direct edges in the import graph)."""
+        mod = self._find(name)
+        return set() if mod is None else self._imports(mod) - {name}
 
     def closure(self, *roots: str) -> tuple[str, ...]:
         """Every project module that importing ``roots`` can run, sorted (the sources are parsed once: a

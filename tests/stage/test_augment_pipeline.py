@@ -141,12 +141,13 @@ class _Judge:
         self.text = json.dumps({"verdict": verdict, "reason": "fixed"})
 
     def complete(self, messages, *, stage):
-        from builder.llm.base import LLMReply
+        from builder.llm.requests import LLMReply
         return LLMReply(text=self.text, key="k", model="m", stage=stage, replayed=True, provenance="hand-written")
 
 
 def test_evaluate_registry_scores_every_augmentation_kind():
-    from builder.evaluation.scoring import AnswerCase, scorer_for
+    from builder.evaluation.scorers import scorer_for
+    from builder.evaluation.scoring import AnswerCase
 
     debug = {"question": "test T fails: why?", "reference_answer": "Cart.subtotal ignores quantity", "kind": "debug",
              "locations": [{"path": "shop/cart.py", "symbol": "Cart.subtotal", "line_start": 16, "line_end": 16}]}

@@ -129,7 +129,7 @@ def test_cache_key_form_is_the_compact_sorted_json_the_caches_always_had():
 
 
 def test_llm_request_key_is_sha256_json_of_its_canonical_form():
-    from builder.llm.base import LLMRequest
+    from builder.llm.requests import LLMRequest
     from swe_taskflow.hashing import sha256_json
 
     req = LLMRequest(model="m", params={"temperature": 0.0, "max_tokens": 8},
