@@ -74,9 +74,9 @@ def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple
     rows = {t: {"text": t, "intent": known[t], "origin": "given"} for t in texts if t in known}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     if missing:
-        from builder.classify import load_classifier
+        from builder.classify import label_texts, load_classifier
         clf = load_classifier(classifier)
-        preds = clf.predict(missing)
+        preds = label_texts(missing, clf, progress=True)   # through the label cache, as the build's stages
         info = dict(clf.info)
         for t, pr in zip(missing, preds):
             rows[t] = {"text": t, "intent": pr.intent, "confidence": round(float(pr.confidence), 6),
