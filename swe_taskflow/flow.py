@@ -73,9 +73,6 @@ class FlowCounts:
                           self.transition + other.transition, self.n_sessions + other.n_sessions,
                           self.n_messages + other.n_messages, self.n_retained + other.n_retained)
 
-    def transition_matrix(self) -> np.ndarray:
-        return self.transition.reshape(N_SIDE, N_SIDE)
-
     def normalized(self) -> "Flow":
         return Flow(_normalize(self.length, "P_L"), _normalize(self.intent, "P_T"),
                     _normalize(self.transition, "P_R"), n_sessions=self.n_sessions,

@@ -107,10 +107,6 @@ class _Candidates:
     total_index: np.ndarray      # (rows, 3) index of each candidate's block total among its task's distinct ones
     dense_slot: np.ndarray       # (rows, slots) where each slot's dense term sits in a flattened (u, D + 1) row
 
-    def rows_of(self, a: int) -> slice:
-        return slice(self.first[a], self.first[a] + self.count[a])
-
-
 def _fixed_corpus(families: Sequence[TaskFamily]) -> tuple[np.ndarray, np.ndarray]:
     """Counts (D + 1, dummy column last) and features of the tasks with one candidate: the same in every selection."""
     counts = np.zeros(D + 1)

@@ -77,12 +77,6 @@ def _is_number(artifact: str) -> bool:
     return _NUMBER.fullmatch(artifact) is not None
 
 
-def _occurs(artifact: str, text: str) -> bool:
-    """``artifact`` appears in ``text`` verbatim, not glued to a longer word or number."""
-    a = normalize(artifact)
-    return a in occurring([a], text, numbers=[_is_number(a)])
-
-
 def _present(artifacts: Sequence[str], text: str) -> set[str]:
     """The (normalized) artifacts that occur in ``text``: one pass over the text for all of them."""
     return occurring(artifacts, text, numbers=[_is_number(a) for a in artifacts])

@@ -7,7 +7,6 @@ gold patch applied on the host, never in the repository) use :func:`builder.proo
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from swe_taskflow.errors import SandboxError
@@ -66,12 +65,5 @@ class Sandbox:
     @property
     def info(self) -> dict:
         return {"sandbox": self.kind, "image": self.image or "", "limits": self.config.limits()}
-
-    def with_timeout(self, timeout_s: float) -> "Sandbox":
-        other = Sandbox.__new__(Sandbox)
-        other.kind, other.image, other._ids = self.kind, self.image, self._ids
-        other.config = replace(self.config, timeout_s=float(timeout_s))
-        return other
-
 
 __all__ = ["Sandbox", "DEFAULT_CONFIG"]

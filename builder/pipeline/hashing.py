@@ -7,14 +7,11 @@ absolute paths, timestamps or pickles.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 from swe_taskflow.hashing import file_sha256 as sha256_file
-from swe_taskflow.hashing import sha256_hex as sha256_bytes
 from swe_taskflow.hashing import sha256_json
 
 #: Files under a stage output whose names start with this prefix are kept out of its content hash
@@ -63,18 +60,3 @@ def paths_hash(paths: Iterable[Path], base: Path) -> str:
     return sha256_json(entries)
 
 
-@lru_cache(maxsize=None)
-def module_hash(name: str) -> str:
-    """Hash of a module's source (all ``.py`` files of a package): a code change invalidates its stages.
-
-    A stage names the modules that implement it; one that cannot be found is a broken checkout.
-    """
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError(f"module {name!r} named by a pipeline stage's code is not installed", name=name)
-    origin = Path(spec.origin)
-    if spec.submodule_search_locations:  # a package: every .py file under it
-        root = origin.parent
-        files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
-        return sha256_json({p.relative_to(root).as_posix(): sha256_file(p) for p in files})
-    return sha256_file(origin)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Iterable
+from typing import Callable
 
 from swe_taskflow.proofs import RunFacts
 
@@ -49,11 +49,6 @@ class BoundedCapture:
         if self.limit_hit and self.on_limit is not None:
             self.on_limit()
         return not self.limit_hit
-
-    def feed_all(self, chunks: Iterable[bytes]) -> None:
-        for chunk in chunks:
-            if not self.feed(chunk):
-                break
 
     @property
     def sha256(self) -> str:

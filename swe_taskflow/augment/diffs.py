@@ -195,12 +195,6 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" \t"))
 
 
-def _python_qualname(stack: list[tuple[int, str]], indent: int, name: str) -> str:
-    while stack and stack[-1][0] >= indent:
-        stack.pop()
-    return ".".join([s for _, s in stack] + [name])
-
-
 def python_symbol_at(source: str, line: int) -> str:
     """The qualified name (``Class.method``) of the innermost def/class holding ``line`` in Python source,
     "" at module level or when the source does not parse."""
