@@ -36,6 +36,19 @@ MAX_SEARCH_STEPS = 100_000
 MAX_AUGMENTS = 4
 
 
+#: Named configurations. ``paper``: the optimized run of Appendix F. Every ok-split task keeps its
+#: three issue turns (the 445 tasks without questions stay as Split; the optimizer only decides,
+#: per task, how many of its questions to keep and where); every task with questions carries at
+#: least one (113 + 85 + 57 = all 255 in the paper); each placement pattern holds at least a fifth
+#: of those tasks (the paper reports 67 / 86 / 102 of 255, the smallest 26%); 64 restarts, up to 20
+#: sweeps, fixed seed, long-slice filter, at most three questions per session.
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    "paper": {"restarts": 64, "sweeps": 20, "seed": 0, "max_questions_per_task": 3, "include_original": False,
+              "apply_target_filter": True, "min_full_split_share": 1.0, "min_question_share": 0.0,
+              "min_qa_task_share": 1.0, "min_placement_share": 0.2},
+}
+
+
 def _share(help: str) -> Any:
     return setting(0.0, lo=0.0, hi=1.0, help=help)
 
@@ -63,7 +76,7 @@ class SelectConfig:
     min_placement_share: float = _share("Diversity: each placement pattern (only before, only after, interleaved) "
                                         "must be the pattern of at least this share (at most 1/3) of the tasks with "
                                         "usable questions.")
-    preset: str = setting("", choices="swe_taskflow.select_config:PRESETS", noun="selection preset", keep=("",),
+    preset: str = setting("", choices=PRESETS, noun="selection preset", keep=("",),
                           help="Named configuration the other keys override (``paper``: Appendix F's run); "
                                "recorded, never re-applied.")
     max_augments_per_task: int = setting(0, lo=0, hi=MAX_AUGMENTS, set_by="augmentations.max_per_session",
@@ -113,19 +126,6 @@ class SelectConfig:
 
 #: Recipe key -> SelectConfig field (the declarations' ``key``).
 _KEYS: Mapping[str, str] = {f.metadata["setting"].key or f.name: f.name for f in fields(SelectConfig)}
-
-#: Named configurations. ``paper``: the optimized run of Appendix F. Every ok-split task keeps its
-#: three issue turns (the 445 tasks without questions stay as Split; the optimizer only decides,
-#: per task, how many of its questions to keep and where); every task with questions carries at
-#: least one (113 + 85 + 57 = all 255 in the paper); each placement pattern holds at least a fifth
-#: of those tasks (the paper reports 67 / 86 / 102 of 255, the smallest 26%); 64 restarts, up to 20
-#: sweeps, fixed seed, long-slice filter, at most three questions per session.
-PRESETS: Mapping[str, Mapping[str, Any]] = {
-    "paper": {"restarts": 64, "sweeps": 20, "seed": 0, "max_questions_per_task": 3, "include_original": False,
-              "apply_target_filter": True, "min_full_split_share": 1.0, "min_question_share": 0.0,
-              "min_qa_task_share": 1.0, "min_placement_share": 0.2},
-}
-
 
 def describe(config: SelectConfig | Mapping[str, Any]) -> str:
     """The selection configuration in one line, for printing beside an aggregate TFAS."""
