@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from .candidates import MAX_QUESTIONS
 from .errors import ConfigError
+from .fieldtypes import check_settings, setting, table_values
 
 #: The paper's three placement patterns (Appendix F), in report order.
 PLACEMENTS = ("only_before", "only_after", "interleaved")
@@ -31,65 +32,62 @@ FEATURES = ("full_split", "questions", "qa_task", *PLACEMENTS)
 
 #: Upper bound of restarts and sweeps (a recipe typo like 1e9 would run for days).
 MAX_SEARCH_STEPS = 100_000
+#: Augmentation turns one session may carry: at most one per kind (execute, debug, planning, review).
+MAX_AUGMENTS = 4
+
+
+#: Named configurations. ``paper``: the optimized run of Appendix F. Every ok-split task keeps its
+#: three issue turns (the 445 tasks without questions stay as Split; the optimizer only decides,
+#: per task, how many of its questions to keep and where); every task with questions carries at
+#: least one (113 + 85 + 57 = all 255 in the paper); each placement pattern holds at least a fifth
+#: of those tasks (the paper reports 67 / 86 / 102 of 255, the smallest 26%); 64 restarts, up to 20
+#: sweeps, fixed seed, long-slice filter, at most three questions per session.
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    "paper": {"restarts": 64, "sweeps": 20, "seed": 0, "max_questions_per_task": 3, "include_original": False,
+              "apply_target_filter": True, "min_full_split_share": 1.0, "min_question_share": 0.0,
+              "min_qa_task_share": 1.0, "min_placement_share": 0.2},
+}
+
+
+def _share(help: str) -> Any:
+    return setting(0.0, lo=0.0, hi=1.0, help=help)
 
 
 @dataclass(frozen=True)
 class SelectConfig:
-    """How the TFAS-optimized selection searches, and the constraints it must respect."""
+    """How the TFAS-optimized selection searches, and the constraints it must respect (each setting declared
+    once: :func:`swe_taskflow.fieldtypes.setting`)."""
 
-    restarts: int = 64
-    """Random starting selections (paper: 64)."""
-    sweeps: int = 20
-    """At most this many sweeps over all tasks per restart (paper: 20)."""
-    seed: int = 0
-    """Seed of the one numpy generator all randomness comes from."""
-    max_questions_per_task: int = MAX_QUESTIONS
-    """Most questions one session may carry (0..3)."""
-    include_original: bool = True
-    """Whether the original single prompt (and its QA placements) is in the family of ok-split tasks."""
-    apply_target_filter: bool = True
-    """Keep only candidates with at least ``target.min_messages`` turns (the long-slice filter)."""
-    min_full_split_share: float = 0.0
-    """Share (0..1) of ok-split tasks that must keep their three issue turns (1.0: the paper's run,
-    where the optimizer only chose how many questions and where)."""
-    min_question_share: float = 0.0
-    """Share (0..1) of the usable questions (at most ``max_questions_per_task`` per task) to keep."""
-    min_qa_task_share: float = 0.0
-    """Share (0..1) of the tasks with usable questions that must carry at least one question
-    (1.0: the paper's run, where all 255 tasks with questions got one to three)."""
-    min_placement_share: float = 0.0
-    """Diversity: each placement pattern (only before, only after, interleaved) must be the pattern of
-    at least this share (0..1/3) of the tasks with usable questions."""
-    preset: str = ""
-    """Name of the preset these values came from (empty: none); recorded, never re-applied."""
-    max_augments_per_task: int = 0
-    """Augmentation turns (execute, debug, planning, review; at most one per kind, valid placements
-    only: docs/augmentations.md) one session may add; 0: the paper's family of issue and QA turns."""
+    restarts: int = setting(64, lo=1, hi=MAX_SEARCH_STEPS, help="Random starting selections (paper: 64).")
+    sweeps: int = setting(20, lo=1, hi=MAX_SEARCH_STEPS,
+                          help="At most this many sweeps over all tasks per restart (paper: 20).")
+    seed: int = setting(0, lo=0, hi=2**63 - 1, help="Seed of the one numpy generator all randomness comes from.")
+    max_questions_per_task: int = setting(MAX_QUESTIONS, lo=0, hi=MAX_QUESTIONS, key="max_questions",
+                                          help="Most questions one session may carry.")
+    include_original: bool = setting(True, help="Whether the original single prompt (and its QA placements) is in "
+                                                "the family of ok-split tasks.")
+    apply_target_filter: bool = setting(True, help="Keep only candidates with at least ``target.min_messages`` "
+                                                   "turns (the long-slice filter).")
+    min_full_split_share: float = _share("Share of ok-split tasks that must keep their three issue turns (1.0: the "
+                                         "paper's run, where the optimizer only chose how many questions and where).")
+    min_question_share: float = _share("Share of the usable questions (at most ``max_questions`` per task) to keep.")
+    min_qa_task_share: float = _share("Share of the tasks with usable questions that must carry at least one question "
+                                      "(1.0: the paper's run, where all 255 tasks with questions got one to three).")
+    min_placement_share: float = _share("Diversity: each placement pattern (only before, only after, interleaved) "
+                                        "must be the pattern of at least this share (at most 1/3) of the tasks with "
+                                        "usable questions.")
+    preset: str = setting("", choices=PRESETS, noun="selection preset", keep=("",),
+                          help="Named configuration the other keys override (``paper``: Appendix F's run); "
+                               "recorded, never re-applied.")
+    max_augments_per_task: int = setting(0, lo=0, hi=MAX_AUGMENTS, set_by="augmentations.max_per_session",
+                                         help="Augmentation turns (at most one per kind, valid placements only: "
+                                              "docs/augmentations.md) one session may add; 0: the paper's family.")
 
     def __post_init__(self) -> None:
-        for name in ("restarts", "sweeps"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_SEARCH_STEPS:
-                raise ConfigError("must be an integer in range", field=name, expected=f"1..{MAX_SEARCH_STEPS}",
-                                  actual=v)
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
-            raise ConfigError("seed must be an integer in range", field="seed", expected="0..2**63-1",
-                              actual=self.seed)
-        if not isinstance(self.max_questions_per_task, int) or not 0 <= self.max_questions_per_task <= MAX_QUESTIONS:
-            raise ConfigError("out of range", field="max_questions_per_task", expected=f"0..{MAX_QUESTIONS}",
-                              actual=self.max_questions_per_task)
-        if not isinstance(self.max_augments_per_task, int) or not 0 <= self.max_augments_per_task <= 4:
-            raise ConfigError("out of range", field="max_augments_per_task", expected="0..4",
-                              actual=self.max_augments_per_task)
-        for name in ("min_full_split_share", "min_question_share", "min_qa_task_share", "min_placement_share"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.0 <= float(v) <= 1.0:
-                raise ConfigError("a share must lie in [0, 1]", field=name, actual=v)
+        check_settings(self)
         if len(PLACEMENTS) * self.min_placement_share > 1.0 + 1e-12:
             raise ConfigError("three placement patterns cannot each hold more than a third of the tasks",
                               field="min_placement_share", expected="<= 1/3", actual=self.min_placement_share)
-        if self.preset and self.preset not in PRESETS:
-            raise ConfigError("unknown selection preset", field="preset", expected=sorted(PRESETS), actual=self.preset)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,23 +107,15 @@ class SelectConfig:
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any], *, where: str | None = None,
                       section: str = "select") -> "SelectConfig":
-        """A recipe's ``[select]`` table: its preset (if it names one) with the table's keys on top.
-
-        The one place selection settings are checked: an error names the file and ``select.<key>``.
-        ``max_questions`` is the recipe's spelling of ``max_questions_per_task``.
-        """
-        values = {RECIPE_NAMES.get(k, k): v for k, v in settings.items()}
-        known = {f.name for f in fields(cls)}
-        bad = sorted(set(values) - known)
-        if bad:
-            raise ConfigError("unknown selection setting", path=where, field=f"{section}.{bad[0]}",
-                              expected=sorted(RECIPE_SPELLING.get(k, k) for k in known))
+        """A recipe's ``[select]`` table: its preset (if it names one) with the table's keys on top; an error
+        names the file and ``select.<key>`` (the recipe's spelling: ``max_questions``)."""
+        values = table_values(cls, settings, path=where, section=section)
         preset = values.pop("preset", "")
         try:
             return cls.from_preset(preset, **values) if preset else cls(**values)
         except ConfigError as exc:
-            field = RECIPE_SPELLING.get(exc.field, exc.field) if exc.field else None
-            raise ConfigError(exc.message, path=where, field=f"{section}.{field}" if field else section,
+            key = next((k for k, f in _KEYS.items() if f == exc.field), exc.field)
+            raise ConfigError(exc.message, path=where, field=f"{section}.{key}" if key else section,
                               expected=exc.expected, actual=exc.actual, hint=exc.hint) from None
 
     def overrides(self) -> dict[str, Any]:
@@ -134,22 +124,8 @@ class SelectConfig:
         return {k: v for k, v in self.to_dict().items() if k != "preset" and v != getattr(base, k)}
 
 
-#: Recipe key -> SelectConfig field, where the recipe's ``[select]`` table spells a setting shorter.
-RECIPE_NAMES: Mapping[str, str] = {"max_questions": "max_questions_per_task"}
-RECIPE_SPELLING: Mapping[str, str] = {v: k for k, v in RECIPE_NAMES.items()}
-
-#: Named configurations. ``paper``: the optimized run of Appendix F. Every ok-split task keeps its
-#: three issue turns (the 445 tasks without questions stay as Split; the optimizer only decides,
-#: per task, how many of its questions to keep and where); every task with questions carries at
-#: least one (113 + 85 + 57 = all 255 in the paper); each placement pattern holds at least a fifth
-#: of those tasks (the paper reports 67 / 86 / 102 of 255, the smallest 26%); 64 restarts, up to 20
-#: sweeps, fixed seed, long-slice filter, at most three questions per session.
-PRESETS: Mapping[str, Mapping[str, Any]] = {
-    "paper": {"restarts": 64, "sweeps": 20, "seed": 0, "max_questions_per_task": 3, "include_original": False,
-              "apply_target_filter": True, "min_full_split_share": 1.0, "min_question_share": 0.0,
-              "min_qa_task_share": 1.0, "min_placement_share": 0.2},
-}
-
+#: Recipe key -> SelectConfig field (the declarations' ``key``).
+_KEYS: Mapping[str, str] = {f.metadata["setting"].key or f.name: f.name for f in fields(SelectConfig)}
 
 def describe(config: SelectConfig | Mapping[str, Any]) -> str:
     """The selection configuration in one line, for printing beside an aggregate TFAS."""

@@ -9,159 +9,176 @@ recipe's own folder, so a recipe and the data beside it can move together.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import MISSING as _MISSING, dataclass, field, fields
+from functools import partial
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.schema import CONDITIONS
-from swe_taskflow.select_config import SelectConfig
+from swe_taskflow.fieldtypes import from_table, setting, settings_rows
+from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
+from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig
 
-from .recipe_augment import AugmentationsSection, check_augmentations
-from .recipe_checks import check_recipe, recipe_text, select_config
+from .recipe_checks import check_recipe, recipe_text
+
+_PATH = {"keep": ("",), "exists": True}    # an optional path relative to the recipe: set, it must exist
 
 
 @dataclass(frozen=True)
 class ReleaseSection:
-    name: str
-    """Release (dataset) name, e.g. ``swe-taskflow-example``."""
-    version: str
-    """Release version, e.g. ``0.1.0``; goes into the manifest."""
-    description: str = ""
-    """One line for the dataset card."""
-    repo_id: str = ""
-    """Hub dataset repository (``ORG/NAME``) written into the card, croissant.json and the manifest;
-    empty: set later by ``swe-taskflow push --repo``."""
-    license: str = "mit"
-    """License of the release (a Hub license id), written into the card and croissant.json."""
+    name: str = setting(nonempty=True, pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$",
+                        help="Release (dataset) name, e.g. ``swe-taskflow-example``; usable on the Hub and in file "
+                             "names.")
+    version: str = setting(nonempty=True, pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$",
+                           help="Release version, e.g. ``0.1.0``; goes into the manifest.")
+    description: str = setting("", help="One line for the dataset card.")
+    repo_id: str = setting("", pattern=r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$", keep=("",),
+                           pattern_error="repository id must look like ORG/NAME",
+                           help="Hub dataset repository (``ORG/NAME``) written into the card, croissant.json and the "
+                                "manifest; empty: set later by ``swe-taskflow push --repo``.")
+    license: str = setting("mit", help="License of the release (a Hub license id), written into the card and "
+                                       "croissant.json.")
 
 
 @dataclass(frozen=True)
 class SourceSection:
-    spec: str
-    """What the sources module loads: a Hub id, a local file or folder (relative to the recipe)."""
-    source: str = ""
-    """Source benchmark name recorded in rows (e.g. ``swe-bench-pro``); empty: the loader decides."""
-    revision: str = ""
-    """Source revision (Hub commit or release tag) recorded in provenance."""
-    split: str = "test"
-    """Split of the source dataset to read."""
-    instance_ids: tuple[str, ...] = ()
-    """Subset of tasks to keep, in this order; empty keeps every task."""
-    limit: int = 0
-    """Keep at most this many tasks (0: no limit)."""
+    spec: str = setting(nonempty=True, help="What the sources module loads: a Hub id, a local file or folder "
+                                            "(relative to the recipe).")
+    source: str = setting("", help="Source benchmark name recorded in rows (e.g. ``swe-bench-pro``); empty: the "
+                                   "loader decides.")
+    revision: str = setting("", help="Source revision (Hub commit or release tag) recorded in provenance.")
+    split: str = setting("test", help="Split of the source dataset to read.")
+    instance_ids: tuple[str, ...] = setting((), help="Subset of tasks to keep, in this order; empty keeps every task.")
+    limit: int = setting(0, lo=0, hi=10**9, help="Keep at most this many tasks (0: no limit).")
 
 
 @dataclass(frozen=True)
 class ClassifierSection:
-    name: str = "embedded"
-    """Classifier name or model folder (see ``swe-taskflow classify --help``)."""
-    device: str = "auto"
-    """``auto``, ``cpu`` or ``cuda``."""
-    batch_size: int = 64
-    """Messages per batch."""
-    question_intents: str = "declared"
-    """QA turns' intents: ``declared`` (the intent the question pool declares: the paper adds repository
-    questions as the explain intent) or ``classify`` (labelled by the classifier like every other message).
-    The build report shows TFAS and the intent mix under both."""
+    name: str = setting("embedded", help="Classifier name or model folder (``embedded``, ``llm:<model folder>``; "
+                                         "see ``swe-taskflow classify --help``).")
+    device: str = setting("auto", pattern=r"^(auto|cpu|cuda(:\d+)?)$", help="``auto``, ``cpu`` or ``cuda[:N]``.")
+    batch_size: int = setting(64, lo=1, hi=65_536, help="Messages per batch.")
+    question_intents: str = setting("declared", choices=("declared", "classify"), noun="question_intents",
+                                    help="QA turns' intents: ``declared`` (the intent the question pool declares: the "
+                                    "paper adds repository questions as the explain intent) or ``classify`` (labelled "
+                                    "by the classifier like every other message). The report shows TFAS under both.")
 
 
 @dataclass(frozen=True)
 class TargetSection:
-    path: str = "default"
-    """Target Task-Flow file; ``default`` is the project's shipped target."""
+    path: str = setting("default", exists=True, keep=("default",), noun="target file",
+                        help="Target Task-Flow file (relative to the recipe); ``default`` is the project's shipped "
+                             "target.")
 
 
 @dataclass(frozen=True)
 class SplitSection:
-    splitter: str = "structural"
-    """``structural`` (no model) or ``llm``."""
-    llm: str = ""
-    """LLM backend name for the ``llm`` splitter (e.g. ``openai``, ``transformers``, ``replay``)."""
-    model: str = ""
-    """Model id for the LLM backend."""
-    responses: str = ""
-    """Response store to replay (relative to the recipe); empty: no replay."""
-    context_checks: str = "on"
-    """Evaluation-context checks after splitting (docs/generation.md): ``on`` (a turn without a request, a
-    FAIL_TO_PASS test the split lost), ``strict`` (also every FAIL_TO_PASS test tied to some turn) or ``off``."""
+    splitter: str = setting("structural", choices="builder.split:SPLITTERS", noun="splitter",
+                            help="``structural`` (no model) or ``llm``.")
+    llm: str = setting("", help="LLM backend of the ``llm`` splitter (e.g. ``openai``, ``transformers``, ``replay``).")
+    model: str = setting("", help="Model id for the LLM backend.")
+    responses: str = setting("", **_PATH, help="Response store to replay (relative to the recipe); empty: no replay.")
+    context_checks: str = setting("on", choices="swe_taskflow.context_checks:MODES", noun="context_checks mode",
+                                  help="Evaluation-context checks after splitting (docs/generation.md): ``on`` (a turn "
+                                  "without a request, a FAIL_TO_PASS test the split lost), ``strict`` (also every "
+                                  "FAIL_TO_PASS test tied to some turn) or ``off``.")
 
 
 @dataclass(frozen=True)
 class PoolSection:
-    name: str
-    """Pool name, used in condition split names (``qa_first`` for the first pool)."""
-    path: str
-    """Question pool JSONL (QAItem records), relative to the recipe."""
+    name: str = setting(pattern=SPLIT_NAME_RE.pattern, pattern_error="pool name must be a valid split-name part",
+                        help="Pool name, used in condition split names (``qa_first_<name>``).")
+    path: str = setting(exists=True, noun="question pool file", help="Question pool JSONL (QAItem records), "
+                                                                     "relative to the recipe.")
 
 
 @dataclass(frozen=True)
 class QuestionsSection:
-    mode: str = "pool"
-    """``pool`` loads the pools below; ``generate`` mines questions with an LLM; ``none`` builds no QA."""
-    pools: tuple[PoolSection, ...] = ()
-    """Question pools (mode ``pool``)."""
-    llm: str = ""
-    """LLM backend for ``generate`` (``replay`` to replay ``responses`` offline)."""
-    model: str = ""
-    """Model id for ``generate``."""
-    responses: str = ""
-    """Response store for ``generate`` (relative to the recipe)."""
-    trajectories: str = ""
-    """Folder of solving trajectories for ``generate`` (relative to the recipe)."""
-    resolved: str = ""
-    """Optional results file with per-task resolution flags (mini-swe-agent ``results_summary.json`` or
-    ``{instance_id: bool}``): trajectories of unresolved tasks are not mined. Without it the run's exit status
-    (``Submitted``) and a non-empty patch decide."""
-    max_questions: int = 3
-    """Questions proposed per task by ``generate``."""
+    mode: str = setting("pool", choices=("pool", "generate", "none"), noun="questions mode",
+                        help="``pool`` loads the pools below; ``generate`` mines questions with an LLM; ``none`` "
+                             "builds no QA.")
+    pools: tuple[PoolSection, ...] = setting((), item=PoolSection,
+                                             help="Question pools (mode ``pool``), one table each.")
+    llm: str = setting("", help="LLM backend for ``generate`` (``replay`` to replay ``responses`` offline).")
+    model: str = setting("", help="Model id for ``generate``.")
+    responses: str = setting("", **_PATH, help="Response store for ``generate`` (relative to the recipe).")
+    trajectories: str = setting("", **_PATH, help="Folder of solving trajectories for ``generate`` (relative to "
+                                                  "the recipe).")
+    resolved: str = setting("", **_PATH, help="Results file with per-task resolution flags (mini-swe-agent "
+                            "``results_summary.json`` or ``{instance_id: bool}``): trajectories of unresolved tasks "
+                            "are not mined. Without it the run's exit status (``Submitted``) and a non-empty patch "
+                            "decide.")
+    max_questions: int = setting(3, lo=1, hi=3, help="Questions proposed per task by ``generate``.")
 
 
 @dataclass(frozen=True)
 class ReposSection:
-    bundled: str = ""
-    """A folder of repository files shipped with the recipe (relative to it); the build commits it
-    reproducibly, and that commit must be the ``base_commit`` of the tasks named by ``bundled_repo``."""
-    bundled_repo: str = ""
-    """The ``repo`` (``owner/name``) whose repository ``bundled`` is: only tasks of that repository use it."""
-    path: str = ""
-    """A folder of real checkouts, one sub-folder per repository (used instead of ``bundled``)."""
+    bundled: str = setting("", **_PATH, help="A folder of repository files shipped with the recipe (relative to "
+                           "it); the build commits it reproducibly, and that commit must be the ``base_commit`` of "
+                           "the tasks named by ``bundled_repo``.")
+    bundled_repo: str = setting("", help="The ``repo`` (``owner/name``) whose repository ``bundled`` is: only tasks "
+                                         "of that repository use it.")
+    path: str = setting("", **_PATH, help="A folder of real checkouts, one sub-folder per repository "
+                        "(``<path>/<instance_id>/`` or ``<path>/<owner>__<name>/``), used instead of ``bundled``.")
 
 
 @dataclass(frozen=True)
 class ProofsSection:
-    enabled: bool = True
-    """Validate each question's proof script; off keeps every candidate unvalidated (never accepted)."""
-    sandbox: str = "auto"
-    """``auto`` (docker when a daemon answers, else bubblewrap), ``docker`` or ``bwrap``."""
-    image: str = ""
-    """Container image; empty: build the project's small local image when docker is used."""
-    timeout_s: int = 60
-    """Wall-clock limit per proof run."""
-    jobs: int = 2
-    """Proofs run in parallel."""
-    gold_patch: bool = True
-    """Re-run each proof after applying the task's gold patch (off for a stand-in repository)."""
+    enabled: bool = setting(True, help="Validate each question's proof script; off keeps every candidate "
+                                       "unvalidated (never accepted).")
+    sandbox: str = setting("auto", choices="builder.proofs.config:SANDBOXES", noun="sandbox",
+                           help="``auto`` (docker when a daemon answers, else bubblewrap), ``docker`` or ``bwrap``.")
+    image: str = setting("", help="Container image; empty: each task's own image (a bundled task's is built "
+                                  "locally).")
+    timeout_s: int = setting(60, lo=1, hi=86_400, help="Wall-clock limit per proof run.")
+    jobs: int = setting(2, lo=1, hi=64, help="Proofs run in parallel.")
+    gold_patch: bool = setting(True, help="Re-run each proof after applying the task's gold patch (off for a "
+                                          "stand-in repository).")
 
 
 @dataclass(frozen=True)
 class ConditionsSection:
-    names: tuple[str, ...] = CONDITIONS
-    """Conditions to build (each one split of the release)."""
-    pool: str = ""
-    """Question pool of ``tfas_optimized`` (and of the QA conditions when ``pools`` is empty); empty: the first
-    pool."""
-    pools: tuple[str, ...] = ()
-    """Pools the QA conditions are built for, one split per condition and pool named ``<condition>_<pool>``
-    (two pools give the paper's 12 splits); empty: one split per condition from ``pool``, plain names."""
-    seed: int = 0
-    """Seed of the seeded placements (``qa_random``)."""
+    names: tuple[str, ...] = setting(CONDITIONS, choices=CONDITIONS, noun="condition", nonempty=True,
+                                     help="Conditions to build (each one split of the release).")
+    pool: str = setting("", help="Question pool of ``tfas_optimized`` (and of the QA conditions when ``pools`` is "
+                                 "empty); empty: the first pool.")
+    pools: tuple[str, ...] = setting((), help="Pools the QA conditions are built for, one split per condition and "
+                                              "pool named ``<condition>_<pool>`` (two pools give the paper's 12 "
+                                              "splits); empty: one split per condition from ``pool``, plain names.")
+    seed: int = setting(0, lo=0, hi=2**63 - 1, help="Seed of the seeded placements (``qa_random``).")
 
     def plan(self, pool_names: tuple[str, ...]):
         """The release's splits (:func:`swe_taskflow.conditions.split_plan`); ``pool_names``: the build's pools."""
         from swe_taskflow.conditions import split_plan
 
         return split_plan(self.names, qa_pools=self.pools, pool=self.pool or (pool_names[0] if pool_names else None))
+
+
+@dataclass(frozen=True)
+class AugmentationsSection:
+    """Verifiable turns beyond issue and QA turns (docs/augmentations.md); off unless ``kinds`` names some."""
+
+    kinds: tuple[str, ...] = setting((), choices="swe_taskflow.augment.kinds:AUGMENT_KINDS",
+                                     noun="augmentation kind", help="Kinds to generate: any of ``execute``, "
+                                     "``debug``, ``planning``, ``review`` (empty: none).")
+    writer: str = setting("template", choices=("template", "llm"), noun="augmentation writer",
+                          help="Who words the turns: ``template`` (hand-written phrasings, offline) or ``llm``.")
+    llm: str = setting("", help="LLM backend for the ``llm`` writer (``openai``, ``transformers``, ``replay``).")
+    model: str = setting("", help="Model id for the ``llm`` writer.")
+    responses: str = setting("", **_PATH, help="Response store for the ``llm`` writer (relative to the recipe; "
+                                               "replayed offline).")
+    per_kind: int = setting(2, lo=1, hi=10, help="Accepted items per kind and task, at most.")
+    review_attempts: int = setting(4, lo=1, hi=50, help="Seeded defects tried per task for review turns.")
+    specs: tuple[str, ...] = setting((), exists=True, noun="spec file", help="Hand-written spec files (JSONL, "
+                                     "relative to the recipe), checked like generated ones.")
+    max_per_session: int = setting(2, lo=0, hi=MAX_AUGMENTS, help="Augmentation turns the TFAS-optimized selection "
+                                   "may add to one session (0: the paper's family); the selection's "
+                                   "``max_augments_per_task`` when ``kinds`` names some.")
+    intents: str = setting("declared", choices=("classify", "declared"), noun="augmentation intents",
+                           help="Intents of augmentation turns for TFAS: ``declared`` (the kind's, as QA turns carry "
+                                "explain) or ``classify`` (the classifier's label); the report lists every "
+                                "disagreement either way.")
+    timeout_s: int = setting(120, lo=1, hi=3600, help="Wall-clock limit of one sandbox run of a check.")
 
 
 @dataclass(frozen=True)
@@ -199,13 +216,17 @@ class Recipe:
 
     def resolve(self, rel: str) -> Path:
         """A recipe path made absolute against the recipe's folder."""
-        p = Path(rel).expanduser()
-        return p if p.is_absolute() else (self.base / p).resolve()
+        return _resolve(self.base, rel)
 
     def section(self, name: str) -> dict[str, Any]:
         """The parsed section as plain data (what stage keys hash); paths stay as written."""
         value = getattr(self, name)
         return _plain(value)
+
+
+def _resolve(base: Path, rel: str) -> Path:
+    p = Path(rel).expanduser()
+    return p if p.is_absolute() else (base / p).resolve()
 
 
 def _plain(value: Any) -> Any:
@@ -225,55 +246,10 @@ _SECTIONS = {
 _REQUIRED = ("release", "source")
 
 
-def _type_ok(value: Any, annotation: str) -> bool:
-    if annotation == "str":
-        return isinstance(value, str)
-    if annotation == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if annotation == "bool":
-        return isinstance(value, bool)
-    if annotation == "float":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if annotation.startswith("tuple[str"):
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    return True
-
-
-def _build(cls, data: Any, where: str, path: Path):
-    if not isinstance(data, dict):
-        raise ConfigError("must be a table", path=str(path), field=where, actual=type(data).__name__)
-    known = {f.name: f for f in fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError("unknown key", path=str(path), field=f"{where}.{unknown[0]}", expected=sorted(known))
-    kwargs: dict[str, Any] = {}
-    for name, f in known.items():
-        if name not in data:
-            continue
-        value = data[name]
-        key = f"{where}.{name}"
-        if name == "pools" and cls is QuestionsSection:
-            if not isinstance(value, list):
-                raise ConfigError("must be an array of tables", path=str(path), field=key)
-            value = tuple(_build(PoolSection, v, f"{key}[{i}]", path) for i, v in enumerate(value))
-        else:
-            ann = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
-            if not _type_ok(value, ann):
-                raise ConfigError("wrong type", path=str(path), field=key, expected=ann, actual=value)
-            if ann.startswith("tuple"):
-                value = tuple(value)
-            elif ann == "float":
-                value = float(value)
-        kwargs[name] = value
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:
-        missing = [n for n, f in known.items() if n not in kwargs and f.default is _MISSING and f.default_factory is _MISSING]
-        raise ConfigError("missing key", path=str(path), field=f"{where}.{missing[0] if missing else '?'}") from exc
-
-
 def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
-    """Build and validate a :class:`Recipe` from parsed TOML data."""
+    """Build and validate a :class:`Recipe` from parsed TOML data: each section by its declarations
+    (:func:`swe_taskflow.fieldtypes.from_table`; ``[select]`` with its preset), then the checks that relate
+    settings to one another (:func:`recipe_checks.check_recipe`)."""
     path = Path(path).resolve()
     unknown = sorted(set(data) - set(_SECTIONS))
     if unknown:
@@ -281,14 +257,23 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
     for name in _REQUIRED:
         if name not in data:
             raise ConfigError("missing section", path=str(path), field=name)
-    sections = {name: _build(cls, data[name], name, path) for name, cls in _SECTIONS.items()
-                if name in data and name != "select"}
-    if "select" in data:
-        sections["select"] = select_config(data["select"], path)
+
+    sections = {name: SelectConfig.from_settings(data[name], where=str(path)) if cls is SelectConfig else
+                from_table(cls, data[name], path=str(path), section=name, resolve=partial(_resolve, path.parent))
+                for name, cls in _SECTIONS.items() if name in data}
     recipe = Recipe(path=path, raw=dict(data), **sections)
     check_recipe(recipe)
-    check_augmentations(recipe)
     return recipe
+
+
+def settings_markdown() -> str:
+    """The recipe reference table of docs/build.md, generated from the declarations (a test keeps the doc equal)."""
+    lines = ["| key | type | default | allowed | what |", "|---|---|---|---|---|"]
+    for name, cls in _SECTIONS.items():
+        for row in settings_rows(cls, name):
+            cells = [f"`{row[0]}`", row[1], row[2] if row[2] == "required" else f"`{row[2]}`", *row[3:]]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def load_recipe(path: str | Path) -> Recipe:

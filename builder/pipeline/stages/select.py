@@ -6,13 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
-from swe_taskflow.errors import ConfigError
 from swe_taskflow.select import select
-from swe_taskflow.target import load_target
 
 from ..materials import materials_and_intents
-from ..recipe_augment import selection_config
-from ..recipe_derived import target_path
+from ..recipe_derived import recipe_target, selection_config, target_path
 from ..stage_data import ClassifyTurnsOutputs
 from ..stage_data import SelectOutputs as Outputs
 from ..stage_data import SelectSummary as Summary
@@ -46,10 +43,7 @@ def augmentation_table(materials, intents, target, config, selection) -> dict:
 
 
 def run(inputs: Inputs, ctx) -> Outputs:
-    path = target_path(ctx.recipe)
-    if not path.exists():
-        raise ConfigError("target file not found", path=str(ctx.recipe.path), field="target.path", actual=str(path))
-    target = load_target(path)
+    path, target = target_path(ctx.recipe), recipe_target(ctx.recipe)
     if "tfas_optimized" not in ctx.recipe.conditions.names:
         return Outputs(target=path, summary=Summary(selected=False, target=target.name))
     config = selection_config(ctx.recipe)     # validated when the recipe was loaded
