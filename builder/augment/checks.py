@@ -29,7 +29,7 @@ from swe_taskflow.augment.diffs import Location, parse_patch, symbol_of_line
 from swe_taskflow.augment.kinds import kind as kind_of
 from swe_taskflow.augment.reference import debug_facts, execute_facts, failing_tests
 from swe_taskflow.augment.score import normalize, planning_entries, symbol_named, file_named
-from swe_taskflow.augment.testlog import outcome_of, parse_outcomes, same_test
+from swe_taskflow.augment.outcomes import outcome_of, parse_outcomes, same_test
 from swe_taskflow.augment.textcheck import check_text
 from swe_taskflow.proofs import INFRA_ERROR, ProofReport
 from swe_taskflow.schema import QAItem, Task

@@ -19,7 +19,7 @@ from ..proofs.run import image_identity, resolve_sandbox, run_proof
 DEFAULT_CONFIG = ProofConfig(timeout_s=120.0, mem_mb=1024, pids=128, tmpfs_mb=256, excerpt_chars=4000)
 
 
-class Sandbox:
+class CheckSandbox:
     """Runs check scripts against a repository checkout; one per build (identities are memoized)."""
 
     def __init__(self, sandbox: str = "auto", *, image: str | None = None,
@@ -66,4 +66,4 @@ class Sandbox:
     def info(self) -> dict:
         return {"sandbox": self.kind, "image": self.image or "", "limits": self.config.limits()}
 
-__all__ = ["Sandbox", "DEFAULT_CONFIG"]
+__all__ = ["CheckSandbox", "DEFAULT_CONFIG"]

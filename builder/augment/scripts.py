@@ -3,7 +3,7 @@
 Every script copies the read-only repository (/repo) to a scratch folder under /tmp, applies the
 patches it carries (the task's test patch; for review, the change under review), runs one command
 there and prints what the reference is read from: the runner's outcome and error lines (filtered
-by :data:`~swe_taskflow.augment.testlog.KEEP_ERE`, durations removed) or, for an ``output``
+by :data:`~swe_taskflow.augment.outcomes.KEEP_ERE`, durations removed) or, for an ``output``
 execute turn, the command's own output. It always ends with ``swe-taskflow: exit status N`` and
 exits 0 once the command ran, so the proof verdict says whether the sandbox worked and the
 repository stayed unchanged, and the printed text says what happened. A script is self-contained:
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shlex
 
-from swe_taskflow.augment.testlog import DURATION_SED, KEEP_ERE
+from swe_taskflow.augment.outcomes import DURATION_SED, KEEP_ERE
 
 WORK = "/tmp/swe-taskflow-work"
 OUT = "/tmp/swe-taskflow-out.txt"

@@ -36,7 +36,7 @@ from swe_taskflow.errors import ConfigError, ModelError
 from swe_taskflow.taxonomy import INTENTS
 
 from .base import Prediction, prediction_from_scores
-from .prompt import DEFAULT_PROMPT, load_prompt
+from .prompt import DEFAULT_PROMPT, load_prompt_template
 
 VERSION = "1"
 
@@ -125,7 +125,7 @@ class LLMLabelScorer:
         params = inspect.signature(self.model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
 
-        self.template = load_prompt(prompt)
+        self.template = load_prompt_template(prompt)
         tok = self.tokenizer
         bos = [tok.bos_token_id] if tok.bos_token_id is not None else []
         self.prefix_ids: list[int] = bos + tok(self.template.prefix, add_special_tokens=False)["input_ids"]

@@ -33,7 +33,7 @@ class PromptTemplate:
         return self.prefix + message + self.suffix
 
 
-def load_prompt(path: str | Path = DEFAULT_PROMPT) -> PromptTemplate:
+def load_prompt_template(path: str | Path = DEFAULT_PROMPT) -> PromptTemplate:
     path = Path(path)
     if not path.is_file():
         raise ConfigError("prompt template not found", path=str(path))

@@ -39,10 +39,10 @@ def _run(args: argparse.Namespace) -> int:
     writer = get_writer("llm" if llm is not None else "template", llm=llm)
     sandbox, repos = None, {}
     if args.repos:
-        from builder.augment.sandbox import Sandbox
+        from builder.augment.sandbox import CheckSandbox
         from swe_taskflow.verify_reprove import find_repo
 
-        sandbox = Sandbox(args.sandbox, image=args.image or None)
+        sandbox = CheckSandbox(args.sandbox, image=args.image or None)
         for t in tasks:
             repo = find_repo(Path(args.repos), {"instance_id": t.instance_id, "repo": t.repo})
             if repo is not None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from swe_taskflow.jsonl import read_json, read_jsonl, write_json, write_jsonl
 
-from .hashing import VOLATILE_PREFIX
+from .folder_hash import VOLATILE_PREFIX
 
 SUMMARY_FILE = "summary.json"
 

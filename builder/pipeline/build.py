@@ -21,7 +21,7 @@ from typing import Iterable, TextIO
 from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
 from .recipe_checks import preflight
-from .progress import BuildProgress
+from .build_progress import BuildProgress
 from .recipe import Recipe, load_recipe
 from .runner import StageResult, plan, run_stages
 from .registry import pipeline_stages

@@ -33,7 +33,7 @@ from swe_taskflow.errors import ConfigError
 from swe_taskflow.atomic import write_bytes as atomic_write_bytes
 
 from ..json_cache import JsonCache
-from .hashing import STAGE_RECORD, tree_hash, tree_manifest
+from .folder_hash import STAGE_RECORD, tree_hash, tree_manifest
 
 
 class StageCache:

@@ -14,7 +14,7 @@ from swe_taskflow.select_config import SelectConfig, describe_split
 from swe_taskflow.targets import default_target_path
 
 
-def target_path(recipe) -> Path:
+def recipe_target_path(recipe) -> Path:
     """The target Task Flow file: the project's default one, or a path relative to the recipe."""
     if recipe.target.path == "default":
         return Path(default_target_path())
@@ -27,7 +27,7 @@ def recipe_target(recipe):
     from swe_taskflow.target import load_target
 
     try:
-        return load_target(target_path(recipe))
+        return load_target(recipe_target_path(recipe))
     except TaskflowError as exc:
         raise ConfigError(str(exc), path=str(recipe.path), field="target.path") from None
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from builder.proofs.run import resolve_sandbox
 from builder.release.writer import package_info
 
-from .recipe_derived import target_path
+from .recipe_derived import recipe_target_path
 from .runner import Stage
 from .stages import (STAGE_NAMES, assemble, augment, classify_prompts, classify_turns, ingest, proofs, questions,
                      report, select, split, verify, write)
@@ -41,7 +41,7 @@ def _files_split(r) -> list[Path]:
 
 
 def _files_target(r) -> list[Path]:
-    p = target_path(r)
+    p = recipe_target_path(r)
     return [p] if p.exists() else []
 
 

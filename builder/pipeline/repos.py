@@ -21,7 +21,7 @@ from builder.bundled.image import build_task_image
 from builder.bundled.repo import commit_folder
 from swe_taskflow.errors import ConfigError
 
-from .hashing import tree_hash
+from .folder_hash import tree_hash
 
 
 def build_images(recipe, tasks) -> dict:

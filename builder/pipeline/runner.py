@@ -22,8 +22,8 @@ from . import artifacts
 from ..json_cache import JsonCache
 from .cache import StageCache
 from .code_closure import CodeBase, installed
-from .hashing import paths_hash, sha256_json
-from .progress import BuildProgress, StageProgress
+from .folder_hash import paths_hash, sha256_json
+from .build_progress import BuildProgress, StageProgress
 from .recipe import Recipe
 from .stage_data import StageRef
 

@@ -17,7 +17,7 @@ from .attribute import attribute, in_patch
 from .diffs import Location, parse_patch
 from .mutate import find_site, review_diff
 from .reference import reproduce
-from .testlog import same_test
+from .outcomes import same_test
 
 SANDBOX_KINDS = ("execute", "debug", "review")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-from .testlog import counts, failure_message, outcome_of, parse_outcomes
+from .outcomes import counts, failure_message, outcome_of, parse_outcomes
 
 #: Prefix of the lines the sandbox scripts add themselves (``swe-taskflow: exit status 1``).
 MARK = "swe-taskflow: "

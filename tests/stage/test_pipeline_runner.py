@@ -22,8 +22,8 @@ import pytest
 
 from builder.pipeline import artifacts
 from builder.pipeline.cache import StageCache
-from builder.pipeline.hashing import tree_hash
-from builder.pipeline.progress import BuildProgress
+from builder.pipeline.folder_hash import tree_hash
+from builder.pipeline.build_progress import BuildProgress
 from builder.pipeline.runner import Stage, plan, run_stages
 from swe_taskflow.errors import ConfigError, TaskflowError
 

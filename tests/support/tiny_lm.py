@@ -29,9 +29,9 @@ def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int =
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from builder.classify.prompt import load_prompt
+    from builder.classify.prompt import load_prompt_template
 
-    template = load_prompt()
+    template = load_prompt_template()
     corpus = [template.prefix, template.suffix, *[" " + i for i in INTENTS], *DEFINITIONS.values(),
               *[m for m, _ in TRAIN_PAIRS]] * 3
     tok = Tokenizer(models.BPE())
@@ -52,7 +52,7 @@ def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int =
                       pad_token_id=fast.pad_token_id, **arch)
     model = LlamaForCausalLM(cfg)
     if train_steps:
-        train_t = load_prompt(train_prompt) if train_prompt else template
+        train_t = load_prompt_template(train_prompt) if train_prompt else template
         rows = [fast(train_t.prefix)["input_ids"] + fast(m)["input_ids"] + fast(train_t.suffix)["input_ids"]
                 + fast(" " + lab)["input_ids"] for m, lab in TRAIN_PAIRS]
         rows = [[fast.bos_token_id] + r for r in rows]

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from swe_taskflow.augment import kinds, mutate, reference, score, testlog
+from swe_taskflow.augment import kinds, mutate, outcomes, reference, score
 from swe_taskflow.augment.attribute import attribute, code_locations, in_patch
 from swe_taskflow.augment.diffs import Location, parse_patch, python_symbol_at, touched_locations
 from swe_taskflow.errors import InputError
@@ -177,29 +177,29 @@ FAILED tests/test_a.py::test_fn - assert 1 == 2
 
 
 def test_unittest_and_pytest_logs():
-    ut = testlog.parse_outcomes(UNITTEST_LOG)
+    ut = outcomes.parse_outcomes(UNITTEST_LOG)
     assert ut == {"tests/test_a.py::TestA::test_bad": "failed", "tests/test_a.py::TestA::test_err": "error",
                   "tests/test_a.py::TestA::test_ok": "passed", "tests/test_a.py::TestA::test_skip": "skipped"}
-    assert testlog.parse_outcomes(testlog.keep_lines(UNITTEST_LOG)) == ut
-    assert "0.001s" not in testlog.keep_lines(UNITTEST_LOG) and "Traceback" not in testlog.keep_lines(UNITTEST_LOG)
-    py = testlog.parse_outcomes(PYTEST_LOG)
+    assert outcomes.parse_outcomes(outcomes.keep_lines(UNITTEST_LOG)) == ut
+    assert "0.001s" not in outcomes.keep_lines(UNITTEST_LOG) and "Traceback" not in outcomes.keep_lines(UNITTEST_LOG)
+    py = outcomes.parse_outcomes(PYTEST_LOG)
     assert py == {"tests/test_a.py::TestA::test_ok": "passed", "tests/test_a.py::TestA::test_bad": "failed",
                   "tests/test_a.py::test_fn": "failed"}
-    assert testlog.counts(ut) == testlog.Counts(1, 1, 1, 1)
-    assert testlog.same_test("test_bad (tests.test_a.TestA.test_bad)", "tests/test_a.py::TestA::test_bad")
-    assert not testlog.same_test("tests/test_a.py::TestA::test_bad", "tests/test_a.py::TestA::test_ok")
-    assert testlog.outcome_of(ut, "TestA::test_err") == "error"
-    assert testlog.failure_message(UNITTEST_LOG, "tests/test_a.py::TestA::test_bad") == "AssertionError: 25 != 10"
-    assert testlog.failure_message(PYTEST_LOG, "tests/test_a.py::test_fn") == "assert 1 == 2"
+    assert outcomes.counts(ut) == outcomes.Counts(1, 1, 1, 1)
+    assert outcomes.same_test("test_bad (tests.test_a.TestA.test_bad)", "tests/test_a.py::TestA::test_bad")
+    assert not outcomes.same_test("tests/test_a.py::TestA::test_bad", "tests/test_a.py::TestA::test_ok")
+    assert outcomes.outcome_of(ut, "TestA::test_err") == "error"
+    assert outcomes.failure_message(UNITTEST_LOG, "tests/test_a.py::TestA::test_bad") == "AssertionError: 25 != 10"
+    assert outcomes.failure_message(PYTEST_LOG, "tests/test_a.py::test_fn") == "assert 1 == 2"
 
 
 def test_the_shell_filter_equals_the_python_filter(tmp_path):
     """grep -E KEEP_ERE | sed -E DURATION_SED prints exactly keep_lines (what reprove re-derives from)."""
     src = tmp_path / "log.txt"
     src.write_text(UNITTEST_LOG + PYTEST_LOG)
-    out = subprocess.run(f"grep -E '{testlog.KEEP_ERE}' {src} | sed -E '{testlog.DURATION_SED}'", shell=True,
+    out = subprocess.run(f"grep -E '{outcomes.KEEP_ERE}' {src} | sed -E '{outcomes.DURATION_SED}'", shell=True,
                          capture_output=True, text=True, check=True).stdout
-    assert out == testlog.keep_lines(UNITTEST_LOG + PYTEST_LOG)
+    assert out == outcomes.keep_lines(UNITTEST_LOG + PYTEST_LOG)
 
 
 # ---------------------------------------------------------------- seeded defects
@@ -220,7 +220,7 @@ def test_mutation_sites_rewrite_one_added_line_and_keep_the_patch_valid():
 
 # ---------------------------------------------------------------- references and scores
 def test_execute_facts_and_reproduction():
-    out = testlog.keep_lines(UNITTEST_LOG) + "swe-taskflow: exit status 1\n"
+    out = outcomes.keep_lines(UNITTEST_LOG) + "swe-taskflow: exit status 1\n"
     counts = reference.execute_facts("counts", out)
     assert counts == [{"name": "passed", "value": "1"}, {"name": "failed", "value": "1"},
                       {"name": "error", "value": "1"}, {"name": "skipped", "value": "1"}]

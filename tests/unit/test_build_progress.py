@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from builder.pipeline.progress import BuildProgress
+from builder.pipeline.build_progress import BuildProgress
 
 
 class _Terminal(io.StringIO):

@@ -19,7 +19,7 @@ from builder.pipeline.registry import pipeline_stages
 from builder.pipeline.stages import STAGE_NAMES
 
 STAGES_DIR = Path(__file__).resolve().parents[2] / "builder" / "pipeline" / "stages"
-FORBIDDEN = {"builder.pipeline.runner", "builder.pipeline.hashing", "builder.pipeline.cache",
+FORBIDDEN = {"builder.pipeline.runner", "builder.pipeline.folder_hash", "builder.pipeline.cache",
              "builder.pipeline.registry", "builder.pipeline.build"}
 
 

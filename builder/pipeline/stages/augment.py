@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder import augment, llm
-from builder.augment.sandbox import DEFAULT_CONFIG, Sandbox
+from builder.augment.sandbox import DEFAULT_CONFIG, CheckSandbox
 from builder.proofs.image import build_test_image
 from swe_taskflow.verify_reprove import find_repo
 
@@ -54,7 +54,7 @@ def sandbox_setup(ctx, tasks) -> tuple[object | None, dict[str, Path], dict[str,
              if (p := find_repo(root, {"instance_id": t.instance_id, "repo": t.repo})) is not None}
     if not repos:
         return None, {}, {}, {"sandbox": "none", "tasks": 0, "repos": info.get("kind")}
-    sandbox = Sandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
+    sandbox = CheckSandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
                       config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(recipe.augmentations.timeout_s)))
     built = {}
     if sandbox.kind == "docker" and not sandbox.image:

@@ -9,7 +9,7 @@ from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.select import select
 
 from ..materials import materials_and_intents
-from ..recipe_derived import recipe_target, selection_config, target_path
+from ..recipe_derived import recipe_target, recipe_target_path, selection_config
 from ..stage_data import ClassifyTurnsOutputs
 from ..stage_data import SelectOutputs as Outputs
 from ..stage_data import SelectSummary as Summary
@@ -43,7 +43,7 @@ def augmentation_table(materials, intents, target, config, selection) -> dict:
 
 
 def run(inputs: Inputs, ctx) -> Outputs:
-    path, target = target_path(ctx.recipe), recipe_target(ctx.recipe)
+    path, target = recipe_target_path(ctx.recipe), recipe_target(ctx.recipe)
     if "tfas_optimized" not in ctx.recipe.conditions.names:
         return Outputs(target=path, summary=Summary(selected=False, target=target.name))
     config = selection_config(ctx.recipe)     # validated when the recipe was loaded
