@@ -4,7 +4,7 @@
 container image locally (no registry); ``tests`` runs the task's test command and grades it.
 """
 
-from .repo import commit_folder, git_tree
+from .repo import check_folder, commit_folder, git_tree
 from .task import BundledTask, bundled_tasks, example_task
 
-__all__ = ["commit_folder", "git_tree", "BundledTask", "bundled_tasks", "example_task"]
+__all__ = ["check_folder", "commit_folder", "git_tree", "BundledTask", "bundled_tasks", "example_task"]

@@ -5,7 +5,8 @@ A bundled folder (e.g. the example's ``ticketdesk``) is the repository of the ta
 the recipe's ``repos.bundled_repo``, and only of those. It is committed reproducibly
 (builder.bundled.repo), and the commit must be each such task's ``base_commit``. It lives under the
 build cache (``work/repos/<content hash>/<owner>__<name>``), outside any stage output, since a
-``.git`` folder holds bytes that are not part of the release.
+``.git`` folder holds bytes that are not part of the release. Its links stay links, and one that
+leaves the folder stops the build with its path (builder.bundled.repo.check_folder).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Iterable
 
 from builder.bundled import bundled_tasks
 from builder.bundled.image import build_task_image
-from builder.bundled.repo import commit_folder
+from builder.bundled.repo import check_folder, commit_folder
 from swe_taskflow.errors import ConfigError
 
 from .hashing import tree_hash
@@ -41,6 +42,9 @@ def materialize(recipe, work: Path, tasks: Iterable) -> tuple[Path, dict]:
     if not sec.bundled:
         raise ConfigError("no repositories configured", path=str(recipe.path), field="repos")
     src = recipe.resolve(sec.bundled)
+    if not src.is_dir():
+        raise ConfigError("bundled repository folder not found", path=str(src), field="repos.bundled")
+    check_folder(src)   # every time, cached or not: a link out of the folder is refused, never followed
     content = tree_hash(src)
     root = work / "repos" / content[:24]
     name = sec.bundled_repo.replace("/", "__")

@@ -135,10 +135,12 @@ class RootfsWriter:
         info.size = len(data)
         self.tar.addfile(info, io.BytesIO(data))
 
-    def symlink(self, path: str, target: str) -> None:
+    def symlink(self, path: str, target: str, *, uid: int = 0, gid: int = 0) -> None:
         self.paths.add(path)
         self.files.update(path.encode() + b"\0->" + target.encode())
-        info = _info(path, mode=0o777, kind=tarfile.SYMTYPE)
+        if uid or gid:   # root's links were never in the owners digest: images built before keep their label
+            self.owners.update(f"{path}\0->{uid}:{gid}\0".encode())
+        info = _info(path, mode=0o777, kind=tarfile.SYMTYPE, uid=uid, gid=gid)
         info.linkname = target
         self.tar.addfile(info)
 
