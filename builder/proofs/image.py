@@ -236,6 +236,16 @@ def import_rootfs(tag: str, write: Callable[[Any], dict[str, str]], *, changes: 
             "seconds": round(time.monotonic() - t0, 2)}
 
 
+def image_summary(info: dict) -> str:
+    """One readable line for what :func:`import_rootfs` returned (the ``build-image`` commands print it;
+    ``--json`` prints the dict itself)."""
+    image_id = str(info.get("image_id", ""))
+    short = image_id.split(":", 1)[-1][:12]
+    if info.get("built"):
+        return f"built image {info['tag']} (id {short}) in {info.get('seconds', 0):g} s"
+    return f"image {info['tag']} is up to date (id {short}, same content; --force rebuilds it)"
+
+
 def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = False,
                      include_git: bool = True) -> dict:
     """Build (or reuse) the local proof image; returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``."""
