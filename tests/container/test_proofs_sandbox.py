@@ -115,7 +115,8 @@ def test_the_whole_writable_filesystem_holds_the_reported_limit(repo, sandbox):
     report said tmpfs_mb; Docker's /dev/shm took 64 MiB whatever tmpfs_mb was. Now /tmp and /dev/shm are
     the only writable folders and each stops at exactly the report's figure, in files of 1 MiB (so the
     per-file limit is not what stops it)."""
-    rep = prove(repo, FILL_PROBE.format(tmpfs_mb=CFG.tmpfs_mb), sandbox, ProofConfig(**{**CFG.limits(), "timeout_s": 20}))
+    cfg = ProofConfig(**{**CFG.limits(), "timeout_s": 20})
+    rep = prove(repo, FILL_PROBE.format(tmpfs_mb=CFG.tmpfs_mb), sandbox, cfg)
     assert rep.status == "passed", rep.reason
     took = json.loads(rep.stdout_excerpt)
     limit = rep.limits["tmpfs_mb"] << 20
