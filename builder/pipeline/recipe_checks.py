@@ -219,6 +219,10 @@ def _check_paths_exist(recipe: "Recipe") -> None:
                        ("questions.resolved", recipe.questions.resolved)):
         if value and not recipe.resolve(value).exists():
             raise ConfigError("path not found", path=p, field=key, actual=str(recipe.resolve(value)))
+    if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
+        from builder.bundled.repo import check_folder   # lazy: builder.bundled reads recipes
+
+        check_folder(recipe.resolve(recipe.repos.bundled))
     if recipe.target.path != "default" and not recipe.resolve(recipe.target.path).exists():
         raise ConfigError("target file not found", path=p, field="target.path",
                           actual=str(recipe.resolve(recipe.target.path)))

@@ -176,3 +176,22 @@ def test_a_task_image_holds_links_as_links(folders, tmp_path):
         assert members[name].issym() and members[name].linkname == target, name
         assert members[name].uid == 1000
     assert members["app/mod.py"].isfile() and members["app/sub"].isdir()
+
+
+def test_a_recipe_naming_a_hostile_bundled_folder_stops_before_any_stage(folders, tmp_path, capsys):
+    """The build refuses at once (exit 2, one line naming the link), not after classifying for a minute."""
+    from builder.cli import main as cli_main
+    from builder.pipeline.recipe import load_recipe
+
+    src, _ = folders
+    (src / "shadow").symlink_to("/etc/shadow")
+    root = Path(__file__).resolve().parents[2] / "builder"
+    text = (root / "releases" / "example.toml").read_text().replace('"../data/example/', f'"{root}/data/example/')
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(text.replace(f'bundled = "{root}/data/example/repo"', f'bundled = "{src}"'))
+    with pytest.raises(ConfigError, match="shadow -> /etc/shadow"):
+        load_recipe(recipe)
+    assert cli_main(["build", str(recipe), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{src / 'shadow'}" in err and "shadow -> /etc/shadow (absolute)" in err
+    assert not (tmp_path / "out" / "cache").exists() or not any((tmp_path / "out" / "cache").rglob("*.jsonl"))
