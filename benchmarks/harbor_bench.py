@@ -69,7 +69,7 @@ def main() -> int:
     ap.add_argument("--no-e2e", action="store_true")
     args = ap.parse_args()
     from builder.bundled.image import build_task_image
-    from builder.bundled.task import example_task
+    from builder.pipeline.repos import example_task
     from builder.evaluation.export import export_harbor
     from tests.support.example_release import CONDITION, build_example_release
     bundled = example_task()

@@ -259,13 +259,16 @@ def compare_files(expected: list[FileEntry], actual: Mapping[str, FileEntry], *,
 
 
 def compare_row_hashes(expected_split_sha: str, stated: list[str], recomputed: list[str], *,
-                       where: str, split_sha: str) -> list[VerifyError]:
-    """Row by row: a stored row hash that does not match its content, then the split hash."""
+                       where: str, split_sha: str, field: str = "row_sha256") -> list[VerifyError]:
+    """Row by row: a stored row hash that does not match its content, then the split hash.
+
+    ``field``: the column holding each row's hash, named in the error (``trajectory_sha256`` for a
+    trajectory row: naming ``row_sha256`` there sent a reader to the wrong column)."""
     errors: list[VerifyError] = []
     for n, (s, r) in enumerate(zip(stated, recomputed)):
         if s != r:
-            errors.append(VerifyError("row content does not match its row_sha256", kind="mismatch",
-                                      path=where, row=n, field="row_sha256", expected=s, actual=r))
+            errors.append(VerifyError(f"row content does not match its {field}", kind="mismatch",
+                                      path=where, row=n, field=field, expected=s, actual=r))
     if split_sha != expected_split_sha:
         errors.append(VerifyError("split content hash differs from the manifest (rows changed, added, "
                                   "dropped or reordered)", kind="mismatch", path=where, field="sha256",

@@ -93,7 +93,8 @@ def _check_row_hashes(entry, rows: list[dict[str, Any]], where: str, report: Ver
         report.errors.append(VerifyError(f"split {entry.config}/{entry.name} has {len(rows)} rows, the manifest says "
                                          f"{entry.rows}", kind="missing" if len(rows) < entry.rows else "unexpected",
                                          path=where, field="rows", expected=entry.rows, actual=len(rows)))
-    report.errors += compare_row_hashes(entry.sha256, stated, recomputed, where=where, split_sha=split_sha256(stated))
+    report.errors += compare_row_hashes(entry.sha256, stated, recomputed, where=where, split_sha=split_sha256(stated),
+                                        field=hash_field)
     report.rows += len(rows)
 
 

@@ -4,7 +4,7 @@
 container image locally (no registry); ``tests`` runs the task's test command and grades it.
 """
 
-from .repo import commit_folder, git_tree
-from .task import BundledTask, bundled_tasks, example_task
+from .repo import check_folder, commit_folder, git_tree
+from .task import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE, BundledTask, bundled_tasks
 
-__all__ = ["commit_folder", "git_tree", "BundledTask", "bundled_tasks", "example_task"]
+__all__ = ["check_folder", "commit_folder", "git_tree", "BundledTask", "bundled_tasks", "EXAMPLE_RECIPE", "EXAMPLE_INSTANCE_ID"]

@@ -43,17 +43,23 @@ def image_tag(repo: str, base_commit: str, test_command: str) -> str:
 
 
 def _add_tree(w: RootfsWriter, src: Path, dest: str) -> None:
-    """Every file and folder under ``src`` (``.git`` included) at ``dest``, owned by the agent user."""
+    """Every file, folder and link under ``src`` (``.git`` included) at ``dest``, owned by the agent user.
+
+    A link stays a link (as git checks it out), never the bytes it points at; ``src`` is a committed
+    copy whose links builder.bundled.repo.check_folder kept inside it."""
     w.dir(dest, uid=AGENT_UID, gid=AGENT_UID)
-    for root, dirs, files in os.walk(src):
+    for root, dirs, files in os.walk(src):   # a folder link is listed in dirs, never entered
         dirs.sort()
         rel = Path(root).relative_to(src)
-        for d in dirs:
-            w.dir(f"{dest}/{(rel / d).as_posix()}", uid=AGENT_UID, gid=AGENT_UID)
-        for f in sorted(files):
-            path = Path(root, f)
-            mode = 0o755 if os.access(path, os.X_OK) else 0o644
-            w.file(f"{dest}/{(rel / f).as_posix()}", path.read_bytes(), mode=mode, uid=AGENT_UID, gid=AGENT_UID)
+        for name in dirs + sorted(files):   # folders first: the order earlier images were written in
+            path, where = Path(root, name), f"{dest}/{(rel / name).as_posix()}"
+            if path.is_symlink():
+                w.symlink(where, os.readlink(path), uid=AGENT_UID, gid=AGENT_UID)
+            elif name in dirs:
+                w.dir(where, uid=AGENT_UID, gid=AGENT_UID)
+            else:
+                mode = 0o755 if os.access(path, os.X_OK) else 0o644
+                w.file(where, path.read_bytes(), mode=mode, uid=AGENT_UID, gid=AGENT_UID)
 
 
 def build_task_image(task, files_dir: Path, *, client=None, force: bool = False) -> dict:

@@ -19,6 +19,8 @@ def register(sub) -> None:
     for flag, kw in common.items():
         b.add_argument(flag, **kw)
     b.add_argument("--force", action="store_true", help="rebuild even when the image is up to date")
+    b.add_argument("--json", action="store_true",
+                   help="print {tag, image_id, content_sha256, built, seconds} as one JSON line instead")
     b.set_defaults(func=_build_image)
 
     c = ps.add_parser("check", help="run the task's tests before and after its gold patch; exit 0 when "
@@ -33,17 +35,19 @@ def register(sub) -> None:
 
 
 def _task(args):
-    from builder.bundled.task import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE, example_task
+    from builder.bundled.task import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE
+    from builder.pipeline.repos import example_task
 
     return example_task(args.recipe or EXAMPLE_RECIPE, args.instance_id or EXAMPLE_INSTANCE_ID)
 
 
 def _build_image(args) -> int:
     from builder.bundled.image import build_task_image
+    from builder.proofs.image import image_summary
 
     bundled = _task(args)
     info = build_task_image(bundled.task, bundled.files, force=args.force)
-    print(json.dumps(info, sort_keys=True))
+    print(json.dumps(info, sort_keys=True) if args.json else image_summary(info))
     return 0
 
 

@@ -43,6 +43,8 @@ def register(sub) -> None:
     b = ps.add_parser("build-image", help="build the local test image (host python3 + busybox + git), no registry")
     b.add_argument("--tag", default=None, help="image tag (default: swe-taskflow/proof-python:local)")
     b.add_argument("--force", action="store_true", help="rebuild even when the image is up to date")
+    b.add_argument("--json", action="store_true",
+                   help="print {tag, image_id, content_sha256, built, seconds} as one JSON line instead")
     b.set_defaults(func=_build_image)
 
 
@@ -80,7 +82,8 @@ def _validate(args) -> int:
 
 def _build_image(args) -> int:
     from builder.proofs import DEFAULT_IMAGE, build_test_image
+    from builder.proofs.image import image_summary
 
     info = build_test_image(args.tag or DEFAULT_IMAGE, force=args.force)
-    print(json.dumps(info, sort_keys=True))
+    print(json.dumps(info, sort_keys=True) if args.json else image_summary(info))
     return 0

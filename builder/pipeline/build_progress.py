@@ -37,30 +37,43 @@ class StageProgress:
     total: int | None = None
     done: int = 0
     failed: int = 0
+    #: Of ``failed``, the items their own rows say are broken on purpose (the example's deliberately
+    #: broken questions): a newcomer seeing "3 failed" must know these are meant to fail.
+    failed_expected: int = 0
     started: float = field(default_factory=time.monotonic)
 
     def set_total(self, total: int) -> None:
         self.total = int(total)
         self.display.update(self, force=True)
 
-    def advance(self, n: int = 1, *, failed: int = 0) -> None:
-        """``n`` items finished, ``failed`` of them without success (they still count as done)."""
+    def advance(self, n: int = 1, *, failed: int = 0, expected: int = 0) -> None:
+        """``n`` items finished, ``failed`` of them without success (they still count as done), ``expected``
+        of those failing as their rows say they should."""
         self.done += n
         self.failed += failed
+        self.failed_expected += expected
         self.display.update(self)
 
-    def restore(self, total: int | None, done: int, failed: int) -> None:
+    def restore(self, total: int | None, done: int, failed: int, failed_expected: int = 0) -> None:
         """The counts a cached run recorded."""
-        self.total, self.done, self.failed = total, done, failed
+        self.total, self.done, self.failed, self.failed_expected = total, done, failed, failed_expected
+
+    def failed_text(self) -> str:
+        """``  3 failed``, saying how many of them were meant to fail."""
+        text = f"{self.failed:>3} failed"
+        if self.failed_expected:
+            which = "all" if self.failed_expected == self.failed else str(self.failed_expected)
+            text += f" ({which} deliberately broken, as their rows say)"
+        return text
 
     def line(self, *, final: str | None = None) -> str:
         elapsed = time.monotonic() - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
         head = f"[{self.index}/{self.n_stages}] {self.name:<16}"
         count = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
-        text = f"{head} {count:>9} done  {self.failed:>3} failed  {rate:7.1f}/s"
+        text = f"{head} {count:>9} done  {self.failed_text()}  {rate:7.1f}/s"
         if final == "cached":
-            return f"{head} {count:>9} done  {self.failed:>3} failed  {'':>9}  {'':>7}  cached"
+            return f"{head} {count:>9} done  {self.failed_text()}  {'':>9}  {'':>7}  cached"
         if final is not None:
             return f"{text}  {_fmt_s(elapsed):>7}  {final}"
         left = (self.total - self.done) / rate if (self.total and rate > 0) else float("nan")
@@ -89,7 +102,7 @@ class BuildProgress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[failed]:>3} failed"), TimeRemainingColumn(),
+                                  TextColumn("{task.fields[failed]}"), TimeRemainingColumn(),
                                   TextColumn("{task.fields[status]}"),
                                   console=Console(file=self.stream), refresh_per_second=10)
             self._bars.start()
@@ -99,8 +112,8 @@ class BuildProgress:
         sp = StageProgress(name=name, index=index, n_stages=self.n_stages, display=self)
         bars = self._live()
         if bars is not None:
-            self._tasks[name] = bars.add_task(f"[{index}/{self.n_stages}] {name:<16}", total=None, failed=0,
-                                              status="")
+            self._tasks[name] = bars.add_task(f"[{index}/{self.n_stages}] {name:<16}", total=None,
+                                              failed=sp.failed_text(), status="")
         return sp
 
     def update(self, sp: StageProgress, *, force: bool = False) -> None:
@@ -109,7 +122,7 @@ class BuildProgress:
             return
         bars = self._live()
         if bars is not None:
-            bars.update(self._tasks[sp.name], total=sp.total, completed=sp.done, failed=sp.failed)
+            bars.update(self._tasks[sp.name], total=sp.total, completed=sp.done, failed=sp.failed_text())
             return
         now = time.monotonic()
         if now - self._last < self.interval_s:   # logs: no line for every start or total, only timed updates
@@ -123,7 +136,7 @@ class BuildProgress:
         bars = self._live()
         if bars is not None:
             bars.update(self._tasks[sp.name], total=sp.total if sp.total is not None else sp.done,
-                        completed=sp.done, failed=sp.failed, status=status)
+                        completed=sp.done, failed=sp.failed_text(), status=status)
             bars.stop_task(self._tasks[sp.name])
             return
         self._write(sp.line(final=status))

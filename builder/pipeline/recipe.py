@@ -114,7 +114,8 @@ class QuestionsSection:
 class ReposSection:
     bundled: str = setting("", **_PATH, help="A folder of repository files shipped with the recipe (relative to "
                            "it); the build commits it reproducibly, and that commit must be the ``base_commit`` of "
-                           "the tasks named by ``bundled_repo``.")
+                           "the tasks named by ``bundled_repo``. Links are kept as links, as git does; one that "
+                           "leaves the folder (or a fifo, socket or device) is an error.")
     bundled_repo: str = setting("", help="The ``repo`` (``owner/name``) whose repository ``bundled`` is: only tasks "
                                          "of that repository use it.")
     path: str = setting("", **_PATH, help="A folder of real checkouts, one sub-folder per repository "
@@ -261,6 +262,10 @@ def check_recipe(recipe: Recipe) -> None:
     _check_pools(recipe)
     _check_requirements(recipe)
     _check_llm_keys(recipe)
+    if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
+        from builder.bundled.repo import check_folder
+
+        check_folder(recipe.resolve(recipe.repos.bundled))
 
 
 def _check_pools(recipe: Recipe) -> None:

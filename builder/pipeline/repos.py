@@ -5,7 +5,8 @@ A bundled folder (e.g. the example's ``ticketdesk``) is the repository of the ta
 the recipe's ``repos.bundled_repo``, and only of those. It is committed reproducibly
 (builder.bundled.repo), and the commit must be each such task's ``base_commit``. It lives under the
 build cache (``work/repos/<content hash>/<owner>__<name>``), outside any stage output, since a
-``.git`` folder holds bytes that are not part of the release.
+``.git`` folder holds bytes that are not part of the release. Its links stay links, and one that
+leaves the folder stops the build with its path (builder.bundled.repo.check_folder).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from builder.bundled import bundled_tasks
+from builder.bundled import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE, BundledTask, bundled_tasks
 from builder.bundled.image import build_task_image
-from builder.bundled.repo import commit_folder
+from builder.bundled.repo import check_folder, commit_folder
 from swe_taskflow.errors import ConfigError
 
 from .folder_hash import tree_hash
@@ -41,6 +42,9 @@ def materialize(recipe, work: Path, tasks: Iterable) -> tuple[Path, dict]:
     if not sec.bundled:
         raise ConfigError("no repositories configured", path=str(recipe.path), field="repos")
     src = recipe.resolve(sec.bundled)
+    if not src.is_dir():
+        raise ConfigError("bundled repository folder not found", path=str(src), field="repos.bundled")
+    check_folder(src)   # every time, cached or not: a link out of the folder is refused, never followed
     content = tree_hash(src)
     root = work / "repos" / content[:24]
     name = sec.bundled_repo.replace("/", "__")
@@ -60,3 +64,19 @@ def materialize(recipe, work: Path, tasks: Iterable) -> tuple[Path, dict]:
                               hint="the files changed since the task row was written (docs/example-task.md)")
     return root, {"kind": "bundled", "bundled": sec.bundled, "repo": sec.bundled_repo, "commit": commit,
                   "content_sha256": content}
+def example_task(recipe_path: str | Path = EXAMPLE_RECIPE, instance_id: str = EXAMPLE_INSTANCE_ID) -> BundledTask:
+    """The example release's own task (``swe-taskflow__ticketdesk-1``) as its recipe loads it."""
+    from builder.sources import load_tasks
+
+    from .recipe import load_recipe
+
+    recipe = load_recipe(recipe_path)
+    load = load_tasks(str(recipe.resolve(recipe.source.spec)), source=recipe.source.source or None,
+                      revision=recipe.source.revision or None)
+    found = [b for b in bundled_tasks(recipe, load.tasks) if b.task.instance_id == instance_id]
+    if not found:
+        raise ConfigError("no bundled task with this instance id", path=str(recipe_path), field="instance_id",
+                          actual=instance_id, hint="its row's repo must equal repos.bundled_repo")
+    return found[0]
+
+

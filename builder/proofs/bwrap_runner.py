@@ -1,15 +1,18 @@
 """Run one untrusted proof script under bubblewrap, for machines without Docker.
 
 The sandbox: all namespaces unshared (so only ``lo`` exists), the host's /usr read-only, the
-repository and the script read-only, a small tmpfs /tmp, no environment (``--clearenv``), uid 65534,
-no capabilities, killed with its parent. Limits come from ``prlimit`` (address space, processes,
-file size) and ``timeout -s KILL``. Run as root, bwrap itself is started as the host's uid 65534
-(``setpriv``): bwrap maps the sandbox user onto the identity that starts it, so started as root the
-sandbox's uid 65534 would be host root and read root-only files. The repository and script folder
-are opened by this process and passed as file descriptors, so a repository under a folder only
-root may traverse still works. As root a pids cgroup (named with its owner, swept after a kill -9)
-caps the processes; otherwise RLIMIT_NPROC does. ``timeout`` dies with this process
-(``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed run leaves no sandbox behind.
+repository and the script read-only, a read-only root and /dev (bwrap's own root is a tmpfs as big
+as half the host's memory, writable by the sandbox user unless remounted read-only), two writable
+folders, /tmp and /dev/shm, each a tmpfs of ``tmpfs_mb`` (``--size``, bwrap >= 0.5) as in Docker, no
+environment (``--clearenv``), uid 65534, no capabilities, killed with its parent. Limits come from
+``prlimit`` (address space, processes, file size) and ``timeout -s KILL``. Run as root, bwrap itself
+is started as the host's uid 65534 (``setpriv``): bwrap maps the sandbox user onto the identity that
+starts it, so started as root the sandbox's uid 65534 would be host root and read root-only files.
+The repository and script folder are opened by this process and passed as file descriptors, so a
+repository under a folder only root may traverse still works. As root a pids cgroup (named with its
+owner, swept after a kill -9) caps the processes; otherwise RLIMIT_NPROC does. ``timeout`` dies with
+this process (``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed run leaves no sandbox
+behind.
 
 Weaker than Docker, and the report says so: memory is an address-space limit (a MemoryError, seen
 on stderr, stands for an OOM kill), CPU is not limited, and the process limit is shared by every
@@ -46,6 +49,16 @@ _OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "out of memory", "std::
 def bwrap_available() -> bool:
     tools = ("bwrap", "prlimit", "timeout", "setpriv") + (("unshare", "mount") if os.geteuid() == 0 else ())
     return all(shutil.which(t) for t in tools)
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_bounds_tmpfs() -> bool:
+    """Whether this bwrap has ``--size`` (0.5 and later): without it a tmpfs is as big as half the host's memory."""
+    try:
+        proc = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--size" in proc.stdout + proc.stderr
 
 
 @functools.lru_cache(maxsize=1)
@@ -164,9 +177,11 @@ def bwrap_command(repo: str, staged: str, command: list[str], config: ProofConfi
             box += ["--ro-bind", top, top]
     if Path("/etc/ld.so.cache").exists():
         box += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    size = str(int(config.tmpfs_mb) << 20)   # the report's tmpfs_mb: each writable folder, nothing else writable
     box += ["--proc", "/proc", "--dev", "/dev",
-            "--size", str(int(config.tmpfs_mb) << 20), "--tmpfs", "/tmp",
+            "--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp",
             "--ro-bind", src_repo, REPO_MOUNT, "--ro-bind", src_proof, PROOF_MOUNT,
+            "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", REPO_MOUNT,
             "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
             "--setenv", "LANG", "C.UTF-8",
@@ -176,6 +191,10 @@ def bwrap_command(repo: str, staged: str, command: list[str], config: ProofConfi
 
 def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> RunFacts:
     """Run ``script`` once against ``repo_dir`` (read-only at /repo); tree hashes are left to the caller."""
+    if not bwrap_bounds_tmpfs():
+        raise SandboxError("this bubblewrap cannot bound a tmpfs (no --size; needs bubblewrap >= 0.5): the "
+                           "sandbox's writable folders would not hold the report's tmpfs_mb",
+                           hint="upgrade bubblewrap, or use --sandbox docker")
     repo = str(Path(repo_dir).resolve())
     command = script_command(script)
     staged = stage_script(script)

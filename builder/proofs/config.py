@@ -23,7 +23,8 @@ class ProofConfig:
     pids: int = 64
     #: CPUs the script may use (Docker nano_cpus; not enforced by bubblewrap).
     cpus: float = 1.0
-    #: Size of the writable tmpfs at /tmp in MiB.
+    #: Size in MiB of each of the two writable folders, /tmp and /dev/shm (a tmpfs each, both sandboxes);
+    #: everything else is read-only, so a script can write at most twice this much.
     tmpfs_mb: int = 64
     #: Stdout bytes read before the script is killed (output-limit).
     max_output_bytes: int = 1 << 20

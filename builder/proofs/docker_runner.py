@@ -1,7 +1,8 @@
 """Run one untrusted proof script in a Docker container and record what it did.
 
-Every container: no network (``network_mode="none"``), read-only rootfs and repository, a small
-tmpfs /tmp, memory (no swap), pids and CPU limits, all capabilities dropped, no-new-privileges,
+Every container: no network (``network_mode="none"``), read-only rootfs and repository, two small
+writable tmpfs folders (/tmp and /dev/shm, ``tmpfs_mb`` each: Docker's own /dev/shm would be 64 MiB
+whatever the report said), memory (no swap), pids and CPU limits, all capabilities dropped, no-new-privileges,
 uid 65534, nothing from the host environment, a wall-clock kill and output read through a bounded
 stream (the script is killed once stdout or stderr passes the byte limit). No network is ever created.
 
@@ -120,6 +121,7 @@ def _create_container(client, image: str, command: list[str], repo: str, staged_
         image, command[1:], entrypoint=command[:1], working_dir=REPO_MOUNT,
         volumes={repo: {"bind": REPO_MOUNT, "mode": "ro"}, staged_dir: {"bind": PROOF_MOUNT, "mode": "ro"}},
         read_only=True, tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(config.tmpfs_mb)}m,mode=1777"},
+        shm_size=f"{int(config.tmpfs_mb)}m",
         network_mode="none", mem_limit=mem, memswap_limit=mem, pids_limit=int(config.pids),
         nano_cpus=int(config.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
         user="65534:65534", environment={}, hostname="proof", stdin_open=False, tty=False,

@@ -135,10 +135,12 @@ class RootfsWriter:
         info.size = len(data)
         self.tar.addfile(info, io.BytesIO(data))
 
-    def symlink(self, path: str, target: str) -> None:
+    def symlink(self, path: str, target: str, *, uid: int = 0, gid: int = 0) -> None:
         self.paths.add(path)
         self.files.update(path.encode() + b"\0->" + target.encode())
-        info = _info(path, mode=0o777, kind=tarfile.SYMTYPE)
+        if uid or gid:   # root's links were never in the owners digest: images built before keep their label
+            self.owners.update(f"{path}\0->{uid}:{gid}\0".encode())
+        info = _info(path, mode=0o777, kind=tarfile.SYMTYPE, uid=uid, gid=gid)
         info.linkname = target
         self.tar.addfile(info)
 
@@ -232,6 +234,16 @@ def import_rootfs(tag: str, write: Callable[[Any], dict[str, str]], *, changes: 
     img = client.images.get(tag)
     return {"tag": tag, "image_id": img.id, "content_sha256": content, "built": True,
             "seconds": round(time.monotonic() - t0, 2)}
+
+
+def image_summary(info: dict) -> str:
+    """One readable line for what :func:`import_rootfs` returned (the ``build-image`` commands print it;
+    ``--json`` prints the dict itself)."""
+    image_id = str(info.get("image_id", ""))
+    short = image_id.split(":", 1)[-1][:12]
+    if info.get("built"):
+        return f"built image {info['tag']} (id {short}) in {info.get('seconds', 0):g} s"
+    return f"image {info['tag']} is up to date (id {short}, same content; --force rebuilds it)"
 
 
 def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = False,

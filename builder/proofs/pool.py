@@ -131,6 +131,18 @@ class _Images:
         return got
 
 
+#: How a pool row says it is broken on purpose (the example's three: "a deliberately failing candidate:
+#: its proof must be rejected"): its free-text ``note``, which QAItem does not keep.
+DELIBERATE = re.compile(r"\bdeliberately (failing|broken)\b", re.IGNORECASE)
+
+
+def deliberately_failing(pool_paths: Sequence[str | os.PathLike]) -> set[str]:
+    """Question ids whose pool row's ``note`` says its proof is meant to fail. For display only: the
+    build's progress says such failures were expected; nothing stored or released depends on it."""
+    return {row.get("question_id") for path in pool_paths for _, row in read_jsonl(path)
+            if DELIBERATE.search(str(row.get("note") or ""))}
+
+
 def _rejected_before_proof(item: QAItem) -> bool:
     return item.status == "rejected" and item.proof_report is None
 

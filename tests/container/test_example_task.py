@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.bundled import example_task
+from builder.pipeline.repos import example_task
 from builder.bundled.check import check_task, run_tests
 from builder.bundled.image import build_task_image, image_tag
 from builder.bundled.repo import commit_folder, git_tree

@@ -83,6 +83,49 @@ def test_write_elsewhere_leaves_host_untouched(repo, sandbox, tmp_path):
     assert not host_usr.exists()
 
 
+#: Fills every folder it can find (the usual writable places and every mount point) with 1 MiB files, up to
+#: three times the limit, and says how much each took, why it stopped and how big its filesystem says it is.
+FILL_PROBE = """#!/usr/bin/env python3
+import errno, json, os
+LIMIT = 3 * {tmpfs_mb} << 20
+places = ["/", "/tmp", "/dev", "/dev/shm", "/var/tmp", "/run", "/home", "/root", "/etc", "/proof", "/repo"]
+for line in open("/proc/self/mounts"):
+    kind, where = line.split()[2], line.split()[1].replace("\\\\040", " ")
+    if kind not in ("proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue"):
+        places.append(where)
+out = {{}}
+for where in places:
+    if where in out or not os.path.isdir(where):
+        continue
+    n, err = 0, ""
+    try:
+        while n < LIMIT:
+            with open(os.path.join(where, f".fill-{{n >> 20}}"), "wb", buffering=0) as fh:
+                n += fh.write(bytes(1 << 20))
+    except OSError as exc:
+        err = errno.errorcode.get(exc.errno, str(exc.errno))
+    st = os.statvfs(where)
+    out[where] = [n, err, st.f_blocks * st.f_frsize]
+print(json.dumps({{k: v for k, v in out.items() if v[0] or v[1] == "ENOSPC"}}, sort_keys=True))
+"""
+
+
+def test_the_whole_writable_filesystem_holds_the_reported_limit(repo, sandbox):
+    """Issue 25: bwrap's root and /dev took gigabytes (a tmpfs of half the host's memory) while the
+    report said tmpfs_mb; Docker's /dev/shm took 64 MiB whatever tmpfs_mb was. Now /tmp and /dev/shm are
+    the only writable folders and each stops at exactly the report's figure, in files of 1 MiB (so the
+    per-file limit is not what stops it)."""
+    cfg = ProofConfig(**{**CFG.limits(), "timeout_s": 20})
+    rep = prove(repo, FILL_PROBE.format(tmpfs_mb=CFG.tmpfs_mb), sandbox, cfg)
+    assert rep.status == "passed", rep.reason
+    took = json.loads(rep.stdout_excerpt)
+    limit = rep.limits["tmpfs_mb"] << 20
+    assert limit == CFG.tmpfs_mb << 20
+    assert sorted(took) == ["/dev/shm", "/tmp"], took   # nothing else accepted a byte
+    for where, (written, error, size) in took.items():
+        assert (written, error, size) == (limit, "ENOSPC", limit), where
+
+
 def test_network_connection_fails(repo, sandbox):
     script = ("#!/usr/bin/env python3\nimport socket\nprint('trying')\n"
               "for host in ('10.0.0.1', '1.1.1.1'):\n"

@@ -98,7 +98,7 @@ def _networks() -> list[str]:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, harbor_venv):
     from builder.bundled.image import build_task_image
-    from builder.bundled.task import example_task as bundled_example
+    from builder.pipeline.repos import example_task as bundled_example
     bundled = bundled_example()
     build_task_image(bundled.task, bundled.files)
     tmp = tmp_path_factory.mktemp("harbor-e2e")

@@ -274,3 +274,31 @@ def test_kill_9_mid_stage_then_rerun_gives_uninterrupted_hashes(tmp_path):
     assert json.loads(rerun.stdout) == expected
     assert not list((cache / "tmp").iterdir())
     assert 10 <= done_before < 40
+
+
+def test_failures_meant_to_fail_are_said_so_ran_and_cached_without_changing_the_hash(tmp_path):
+    """Issue 25: "proofs 13/13 done 3 failed" gave no hint that the example's three broken questions fail on
+    purpose. A stage says which failures its rows expect; the line says so when it ran and when cached, and
+    the count lives in the stage record, so the output hash (named in a release's provenance) is unchanged."""
+    def expecting(calls):
+        stages = _stages(calls)
+        plain = stages[1].run
+
+        def scale(inputs, ctx):
+            out = plain(inputs, ctx)
+            ctx.progress.advance(0, expected=1)   # the one failure (n == 0) is a deliberately broken row
+            return out
+
+        return [stages[0], Stage("scale", scale, ScaleInputs, Scaled, config=lambda r: {"factor": r.factor})]
+
+    recipe = _recipe(tmp_path)
+    plain = run_stages(_stages([]), recipe, StageCache(tmp_path / "plain"), progress=BuildProgress(2, quiet=True))
+    lines = []
+    for _ in range(2):   # ran, then cached
+        stream = io.StringIO()
+        res = run_stages(expecting([]), recipe, StageCache(tmp_path / "c"), progress=BuildProgress(2, stream=stream))
+        lines.append(stream.getvalue().splitlines()[-1])
+        assert res[1].output_hash == plain[1].output_hash and "expected" not in json.dumps(res[1].summary)
+    assert lines[0].endswith("ran") and lines[1].endswith("cached")
+    for line in lines:
+        assert "1 failed (all deliberately broken, as their rows say)" in line, line

@@ -12,7 +12,7 @@ import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
-from builder.proofs.pool import ProofTask, validate_pool
+from builder.proofs.pool import ProofTask, deliberately_failing, validate_pool
 from builder.proofs.run import resolve_sandbox
 from swe_taskflow.schema import QAItem
 
@@ -49,11 +49,18 @@ def run(inputs: Inputs, ctx) -> Outputs:
     images = build_images(ctx.recipe, asked) if kind == "docker" and not sec.image else {}
     proof_tasks = {t.instance_id: ProofTask(repo=t.repo, image_name=t.image_name,
                                             patch=t.patch if sec.gold_patch else "") for t in asked}
+    pools = ctx.recipe.questions.pools if ctx.recipe.questions.mode == "pool" else []
+    meant = deliberately_failing([ctx.recipe.resolve(p.path) for p in pools])   # display only
+
+    def on_item(q: QAItem) -> None:
+        failed = q.status != "accepted"
+        ctx.progress.advance(failed=int(failed), expected=int(failed and q.question_id in meant))
+
     result = validate_pool(items, repos_dir, tasks=proof_tasks, image=sec.image or None, sandbox=kind,
-                           jobs=sec.jobs, cache_dir=ctx.items.root, timeout_s=sec.timeout_s,
-                           on_item=lambda q: ctx.progress.advance(failed=int(q.status != "accepted")))
+                           jobs=sec.jobs, cache_dir=ctx.items.root, timeout_s=sec.timeout_s, on_item=on_item)
     not_run = [q for q in result.items if q.proof_report is None and q.status == "rejected"]
-    ctx.progress.advance(len(not_run), failed=len(not_run))   # kept without a proof: not reported by on_item
+    ctx.progress.advance(len(not_run), failed=len(not_run),   # kept without a proof: not reported by on_item
+                         expected=sum(q.question_id in meant for q in not_run))
     validated, timings = [], []
     for q in result.items:
         report, timing = strip_volatile(q.proof_report, q.question_id)
