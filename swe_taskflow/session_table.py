@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .flow import FlowCounts
 
 #: Bytes read per block (whole lines; a longer line makes its block longer).
-BLOCK_BYTES = 16 << 20
+BLOCK_BYTES = 8 << 20
 #: A line with more opening brackets than this is parsed by Python too (its parser stops near 1000 levels).
 MAX_OPEN_BRACKETS = 200
 #: Intent code of an unlabelled message.
@@ -57,7 +57,45 @@ _SCHEMA = pa.schema([("session_id", pa.string()), ("instance_id", pa.string()), 
                      ("repo", pa.string()), ("source", pa.string())]
                     + [(key, pa.list_(_MESSAGE)) for key in MESSAGE_KEYS])
 _PARSE = pj.ParseOptions(explicit_schema=_SCHEMA, unexpected_field_behavior="ignore")
-_INTENTS = pa.array(INTENTS, pa.string())
+
+
+# pyarrow imports pandas (a second or so of start-up) the first time it converts a Python value
+# (pa.array, pa.scalar, a Python scalar given to a compute function) or calls Array.to_numpy; the
+# helpers below move data through buffers instead, so `flow measure` never pays for it.
+
+def _strings(values: Sequence[str]) -> pa.Array:
+    """A string array built from its buffers."""
+    data = [v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(data) + 1, dtype=np.int32)
+    np.cumsum([len(d) for d in data], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(data), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
+
+
+def _int64s(values: np.ndarray) -> pa.Array:
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), values.size, [None, pa.py_buffer(values)])
+
+
+def _numbers(arr: pa.Array, dtype, fill) -> np.ndarray:
+    """A fixed-width Arrow array as numpy (a copy), nulls replaced by ``fill``."""
+    dtype = np.dtype(dtype)
+    values = np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize).copy()
+    if arr.null_count:
+        values[~_valid(arr)] = fill
+    return values
+
+
+def _valid(arr: pa.Array) -> np.ndarray:
+    """Validity of each entry as a numpy bool array."""
+    if not arr.null_count:
+        return np.ones(len(arr), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(arr.buffers()[0], dtype=np.uint8), bitorder="little")
+    return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+
+
+_INTENTS = _strings(INTENTS)
+_EMPTY = _strings([""])[0]
+_SEPARATOR = _strings(["::"])[0]
 #: The characters ``str.strip()`` removes (``str.isspace``), so a session id is blank exactly as Python says.
 PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
                  + "\u2028\u2029\u202f\u205f\u3000")
@@ -131,17 +169,17 @@ class SessionTable:
     # ------------------------------------------------------------------ selection
     def take(self, rows: Sequence[int] | np.ndarray) -> "SessionTable":
         """The sessions at ``rows`` (in that order)."""
-        rows = np.asarray(rows, dtype=np.int64)
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         offsets = self.offsets()
         lengths = self.lengths[rows]
         starts = np.repeat(offsets[:-1][rows], lengths)
         new_starts = np.repeat(np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64), lengths)
         msg = starts + (np.arange(int(lengths.sum()), dtype=np.int64) - new_starts)
-        keep = pa.array(rows)
+        keep = _int64s(rows)
         return SessionTable(
             self.session_ids.take(keep), self.repos.take(keep), self.lines[rows], lengths, self.codes[msg],
             None if self.sources is None else self.sources.take(keep),
-            None if self.texts is None else self.texts.take(pa.array(msg)),
+            None if self.texts is None else self.texts.take(_int64s(msg)),
             None if self.confidences is None else self.confidences[msg],
             None if self.message_index is None else self.message_index[msg])
 
@@ -211,26 +249,36 @@ class SessionTable:
                             dtype=np.int8, count=int(lengths.sum()))
         confs = np.fromiter((np.nan if c is None else c for r in records for c in r.confidences), dtype=np.float64,
                             count=int(lengths.sum()))
-        index = np.fromiter((i for r in records for i in r.message_index), dtype=np.int64, count=int(lengths.sum()))
+        index_list = [i for r in records for i in r.message_index]
+        try:
+            index = np.array(index_list, dtype=np.int64)
+        except OverflowError:                         # JSON integers are unbounded; keep them exact
+            index = np.array(index_list, dtype=object)
         return SessionTable(
-            pa.array([r.session_id for r in records], pa.string()), pa.array([r.repo for r in records], pa.string()),
+            _strings([r.session_id for r in records]), _strings([r.repo for r in records]),
             np.zeros(len(records), dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64),
-            lengths, codes, pa.array([r.source for r in records], pa.string()),
-            pa.chunked_array([pa.array([t for r in records for t in r.texts], pa.string())]), confs, index)
+            lengths, codes, _strings([r.source for r in records]),
+            pa.chunked_array([_strings([t for r in records for t in r.texts])]), confs, index)
 
     @staticmethod
     def concat(tables: Sequence["SessionTable"]) -> "SessionTable":
         full = all(t.has_messages for t in tables)
         return SessionTable(
-            pa.concat_arrays([t.session_ids for t in tables]) if tables else pa.array([], pa.string()),
-            pa.concat_arrays([t.repos for t in tables]) if tables else pa.array([], pa.string()),
+            pa.concat_arrays([t.session_ids for t in tables]) if tables else _strings([]),
+            pa.concat_arrays([t.repos for t in tables]) if tables else _strings([]),
             np.concatenate([t.lines for t in tables] or [np.zeros(0, np.int64)]),
             np.concatenate([t.lengths for t in tables] or [np.zeros(0, np.int64)]),
             np.concatenate([t.codes for t in tables] or [np.zeros(0, np.int8)]),
             pa.concat_arrays([t.sources for t in tables]) if full and tables else None,
             pa.chunked_array([c for t in tables for c in t.texts.chunks], pa.string()) if full and tables else None,
             np.concatenate([t.confidences for t in tables]) if full and tables else None,
-            np.concatenate([t.message_index for t in tables]) if full and tables else None)
+            _concat_index([t.message_index for t in tables]) if full and tables else None)
+
+
+def _concat_index(parts: list[np.ndarray]) -> np.ndarray:
+    if any(p.dtype == object for p in parts):
+        return np.concatenate([p.astype(object) for p in parts])
+    return np.concatenate(parts)
 
 
 # ====================================================================== reading
@@ -312,7 +360,7 @@ def _raise_first_duplicate(blocks: Sequence[_Block], path: str) -> None:
     if pc.count_distinct(ids).as_py() == len(ids):
         return
     lines = np.concatenate([b.id_lines for b in blocks])
-    codes = ids.dictionary_encode().indices.to_numpy()
+    codes = _numbers(ids.dictionary_encode().indices, np.int32, 0)
     _, first = np.unique(codes, return_index=True)      # dictionary codes count up in order of first appearance
     repeat = np.ones(len(ids), dtype=bool)
     repeat[first] = False
@@ -334,7 +382,7 @@ def _read_block_lines(chunk: bytes, first_line: int, opts: _Options, seen: dict[
     table = SessionTable.from_records(records, record_lines)
     if not opts.keep_messages:
         table = SessionTable(table.session_ids, table.repos, table.lines, table.lengths, table.codes)
-    return _Block(table, pa.array([k for k, _ in new], pa.string()),
+    return _Block(table, _strings([k for k, _ in new]),
                   np.array([v for _, v in new], dtype=np.int64), skipped)
 
 
@@ -357,8 +405,7 @@ def _json_lines(chunk: bytes, first_line: int) -> tuple[np.ndarray, int] | None:
         end = int(ends[k]) if k < ends.size else a.size
         if chunk[int(starts[k]):end].strip(b" \t\r"):
             return None
-    opens = np.flatnonzero((a == ord("{")) | (a == ord("[")))
-    per_line = np.bincount(np.searchsorted(starts, opens, side="right") - 1, minlength=starts.size)
+    per_line = np.add.reduceat((a | 0x20) == ord("{"), starts, dtype=np.int32)   # '{' or '[' (0x5B | 0x20)
     for k in np.flatnonzero(per_line > MAX_OPEN_BRACKETS):   # Arrow parses any depth, Python does not
         end = int(ends[k]) if k < ends.size else a.size
         try:
@@ -377,7 +424,7 @@ def _read_block_arrow(chunk: bytes, first_line: int, opts: _Options) -> _Block |
     row_lines, longest = screened
     if not row_lines.size:
         empty = SessionTable.from_records([], [])
-        return _Block(empty if opts.keep_messages else _counting_only(empty), pa.array([], pa.string()),
+        return _Block(empty if opts.keep_messages else _counting_only(empty), _strings([]),
                       np.zeros(0, np.int64), [])
     try:
         tbl = pj.read_json(pa.BufferReader(chunk), parse_options=_PARSE,
@@ -398,8 +445,8 @@ def _session_ids(cols: dict[str, pa.Array]) -> pa.Array | None:
     sid = cols["session_id"]
     if sid.null_count:
         inst, cond = cols["instance_id"], cols["condition"]
-        has_cond = pc.fill_null(pc.not_equal(cond, ""), False)
-        sid = pc.coalesce(sid, pc.if_else(has_cond, pc.binary_join_element_wise(inst, cond, "::"), inst))
+        has_cond = pc.coalesce(pc.not_equal(cond, _EMPTY), pc.is_valid(cond))   # null condition -> False
+        sid = pc.coalesce(sid, pc.if_else(has_cond, pc.binary_join_element_wise(inst, cond, _SEPARATOR), inst))
         if sid.null_count:
             return None
     if not pc.all(pc.match_substring_regex(sid, _NOT_BLANK)).as_py():
@@ -421,7 +468,7 @@ def _check_block(tbl: pa.Table, chunk: bytes, row_lines: np.ndarray, opts: _Opti
     sid = _session_ids(cols)
     if sid is None:
         return None
-    lengths = pc.list_value_length(lst).to_numpy().astype(np.int64)
+    lengths = _numbers(pc.list_value_length(lst), np.int32, 0).astype(np.int64)
     empty = lengths == 0
     if empty.any() and not opts.skip_empty:
         return None
@@ -434,9 +481,9 @@ def _check_block(tbl: pa.Table, chunk: bytes, row_lines: np.ndarray, opts: _Opti
     codes = pc.index_in(intent, value_set=_INTENTS)
     if codes.null_count != intent.null_count or (opts.require_intents and intent.null_count):
         return None                                        # an unknown label, or a missing one where required
-    conf_values = conf.to_numpy(zero_copy_only=False)     # null -> NaN
-    checked = pc.fill_null(conf, 0.0).to_numpy(zero_copy_only=False)
-    if not np.all(np.isfinite(checked) & (checked >= 0.0) & (checked <= 1.0)):
+    conf_values = _numbers(conf, np.float64, np.nan)     # null -> NaN
+    known = _valid(conf)
+    if not np.all(np.isfinite(conf_values[known]) & (conf_values[known] >= 0.0) & (conf_values[known] <= 1.0)):
         return None
     if nulls and (_key_count(chunk, "index", escapes) != len(index) - index.null_count
                   or _key_count(chunk, "turn_index", escapes) != len(turn_index) - turn_index.null_count):
@@ -444,18 +491,17 @@ def _check_block(tbl: pa.Table, chunk: bytes, row_lines: np.ndarray, opts: _Opti
     idx = pc.coalesce(index, turn_index)
     offsets = np.concatenate(([0], np.cumsum(lengths)))
     position = np.arange(len(flat), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-    message_index = np.where(idx.is_valid().to_numpy(zero_copy_only=False),
-                             pc.fill_null(idx, 0).to_numpy(zero_copy_only=False), position)
+    message_index = np.where(_valid(idx), _numbers(idx, np.int64, 0), position)
     skipped = [Skipped(int(row_lines[r]), sid[int(r)].as_py(), "empty session (no user message)")
                for r in np.flatnonzero(empty)]
     keep = np.flatnonzero(~empty)
-    rows = pa.array(keep)
+    rows = _int64s(keep)
     table = SessionTable(
-        sid.take(rows), pc.fill_null(cols["repo"], "").take(rows), row_lines[keep], lengths[keep],
-        pc.fill_null(codes, UNLABELLED).to_numpy(zero_copy_only=False).astype(np.int8))
+        sid.take(rows), pc.coalesce(cols["repo"], _EMPTY).take(rows), row_lines[keep], lengths[keep],
+        _numbers(codes, np.int32, UNLABELLED).astype(np.int8))
     if opts.keep_messages:
         table = SessionTable(table.session_ids, table.repos, table.lines, table.lengths, table.codes,
-                             pc.fill_null(cols["source"], "").take(rows), pa.chunked_array([text]),
+                             pc.coalesce(cols["source"], _EMPTY).take(rows), pa.chunked_array([text]),
                              conf_values.astype(np.float64), message_index.astype(np.int64))
     return _Block(table, sid, row_lines, skipped)
 
