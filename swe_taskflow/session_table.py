@@ -208,12 +208,23 @@ class SessionTable:
         raise InputError("message has no intent", row=None, field=f"messages[{at - int(self.offsets()[row])}].intent",
                          hint=f"session {self.session_ids[row].as_py()!r}: classify the sessions first")
 
-    def counts(self) -> FlowCounts:
-        """The corpus's Task-Flow counts (``flow.counts_from_codes``; every message must be labelled)."""
-        from .flow import counts_from_codes
+    def counts(self, *, messages_per_step: int = 1 << 20) -> FlowCounts:
+        """The corpus's Task-Flow counts (``flow.counts_from_codes``; every message must be labelled).
+
+        Counted over runs of whole sessions of about ``messages_per_step`` messages and added up: the
+        counts are per-session sums of integers (exact in float64), so the result is the one-pass result,
+        and the counting core's int64 temporaries stay bounded however large the corpus.
+        """
+        from .flow import FlowCounts, counts_from_codes
 
         self.check_labelled()
-        return counts_from_codes(self.codes, self.lengths)
+        offsets = self.offsets()
+        cuts = np.unique(np.searchsorted(offsets, np.arange(0, offsets[-1], messages_per_step), side="right") - 1)
+        cuts = np.append(cuts, self.n_sessions)
+        total = FlowCounts.zeros()
+        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+            total = total + counts_from_codes(self.codes[offsets[a]:offsets[b]], self.lengths[a:b])
+        return total if self.n_sessions else counts_from_codes(self.codes, self.lengths)
 
     def session_counts(self) -> SessionCounts:
         """Per-session counts for the bootstrap (``bootstrap.session_counts_from_codes``)."""

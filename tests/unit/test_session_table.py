@@ -121,6 +121,9 @@ def test_generated_labelled_files_give_the_same_task_flow_bytes(tmp_path, seed):
         table, _ = read_session_table(path, keep_messages=False, **({} if block is None else {"block_bytes": block}))
         assert table.intent_lists() == intent_lists(recs)
         assert _flow_bytes(tmp_path, table.counts(), "new") == _flow_bytes(tmp_path, count_sessions(intent_lists(recs)), "old")
+        for step in (1, 37, 500):           # counted over runs of sessions: the same counts, byte for byte
+            assert _flow_bytes(tmp_path, table.counts(messages_per_step=step), "new") == \
+                _flow_bytes(tmp_path, count_sessions(intent_lists(recs)), "old")
         kept = filter_min_messages(recs, 3)
         capped = cap_per_repo(kept, 5, np.random.default_rng(9))
         t_capped = table.filter_min_messages(3).cap_per_repo(5, np.random.default_rng(9))
