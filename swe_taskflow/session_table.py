@@ -6,7 +6,8 @@ checks take a fraction of one, and counting needs only each message's intent cod
 session's length, never a Python object per message.
 
 How it stays exact: the file is read in blocks of whole lines (so memory is bounded by the block,
-not the file). Each block is screened (valid UTF-8; every non-blank line starts with ``{``; no line
+not the file). Each block is screened (valid UTF-8; every non-blank line starts with ``{``, which also
+keeps a top-level ``null`` from Arrow, whose JSON reader crashes the process on one (pyarrow 26); no line
 with enough brackets to be nested past Python's parser limit unless Python parses it; no key
 written as ``null`` that Arrow could not tell from a missing one), parsed by Arrow with a fixed
 schema (a value of another type is an Arrow error) and checked vectorized (known intents with
@@ -392,7 +393,7 @@ def _read_block_lines(chunk: bytes | bytearray, first_line: int, opts: _Options,
     new = list(islice(seen.items(), n_seen, None))
     table = SessionTable.from_records(records, record_lines)
     if not opts.keep_messages:
-        table = SessionTable(table.session_ids, table.repos, table.lines, table.lengths, table.codes)
+        table = _counting_only(table)
     return _Block(table, _strings([k for k, _ in new]),
                   np.array([v for _, v in new], dtype=np.int64), skipped)
 
