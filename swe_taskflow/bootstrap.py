@@ -47,8 +47,14 @@ def session_counts(sessions: Sequence[Sequence[str]], *, min_messages: int = 1) 
     if not seqs:
         raise FlowError("no session left to resample", field="min_messages", actual=min_messages)
     lengths = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs))
-    codes = encode([label for s in seqs for label in s])
-    return SessionCounts(session_count_matrix(codes, lengths), int(codes.size))
+    return session_counts_from_codes(encode([label for s in seqs for label in s]), lengths)
+
+
+def session_counts_from_codes(codes: np.ndarray, lengths: np.ndarray) -> SessionCounts:
+    """Per-session counts from intent codes and session lengths (a session table's columns, no label lists)."""
+    if not len(lengths):
+        raise FlowError("no session left to resample", field="sessions", actual=0)
+    return SessionCounts(session_count_matrix(codes, lengths), int(np.asarray(codes).size))
 
 
 @dataclass(frozen=True)
@@ -182,5 +188,5 @@ def bootstrap_shares(corpus: SessionCounts, *, n_resamples: int = 1000, seed: in
     return _shares(corpus.totals().normalized().intent, _normalize_rows(c[:, SLICE_T]), confidence)
 
 
-__all__ = ["SessionCounts", "Interval", "BootstrapResult", "session_counts", "resample_counts",
+__all__ = ["SessionCounts", "Interval", "BootstrapResult", "session_counts", "session_counts_from_codes", "resample_counts",
            "bootstrap_score", "bootstrap_shares"]

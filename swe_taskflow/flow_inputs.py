@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import InputError
 from .jsonl import decode, iter_lines, read_json
@@ -18,17 +18,18 @@ from .jsonl import decode, iter_lines, read_json
 if TYPE_CHECKING:   # numpy-backed: imported when a flow is loaded, so the CLI starts fast
     from .bootstrap import SessionCounts
     from .flow import Flow
-    from .sessions import SessionRecord
+    from .session_table import SessionTable
 
 #: Session filter of a target given as sessions: at least 3 user messages (the paper's target).
 TARGET_MIN_MESSAGES = 3
 #: Session filter of a benchmark given as sessions: every session is scored.
 BENCHMARK_MIN_MESSAGES = 1
 
-#: ``read_labelled(path, select) -> (records, classifier info, empty sessions skipped)``: the sessions of
-#: ``path`` that ``select`` keeps, every message labelled.
-ReadLabelled = Callable[[str, Callable[[list["SessionRecord"]], list["SessionRecord"]]],
-                        tuple[Sequence["SessionRecord"], dict[str, Any], int]]
+#: ``read_labelled(path, select) -> (table, classifier info, empty sessions skipped)``: the sessions of
+#: ``path`` that ``select`` keeps, every message labelled (a :class:`~swe_taskflow.session_table.SessionTable`,
+#: read with :func:`~swe_taskflow.session_table.read_session_table`).
+ReadLabelled = Callable[[str, Callable[["SessionTable"], "SessionTable"]],
+                        tuple["SessionTable", dict[str, Any], int]]
 
 
 def is_flow_file(path: str) -> bool:
@@ -74,8 +75,6 @@ class FlowInput:
 
 def load_flow_input(path: str, *, min_messages: int, role: str, read_labelled: ReadLabelled) -> FlowInput:
     """A target or benchmark given as a Task-Flow file or as sessions (filtered by ``min_messages``)."""
-    from .bootstrap import session_counts
-    from .sessions import filter_min_messages, intent_lists
     from .target import load_target
 
     if is_flow_file(path):
@@ -84,18 +83,18 @@ def load_flow_input(path: str, *, min_messages: int, role: str, read_labelled: R
                                         "min_messages": t.min_messages, "sample_size": dict(t.sample_size)})
     n_read = 0
 
-    def select(recs):
+    def select(table):
         nonlocal n_read
-        n_read = len(recs)
-        return filter_min_messages(recs, min_messages)
+        n_read = table.n_sessions
+        return table.filter_min_messages(min_messages)
 
     kept, clf_info, n_skipped = read_labelled(path, select)
-    if not kept:
+    if not kept.n_sessions:
         raise InputError(f"no {role} session has at least {min_messages} message(s)", path=path,
                          field="min_messages", actual=min_messages)
-    sc = session_counts(intent_lists(kept))
+    sc = kept.session_counts()
     desc = {"file": path, "kind": "sessions", "min_messages": min_messages, "sessions_read": n_read,
-            "sessions_kept": len(kept), "empty_skipped": n_skipped, "classifier": clf_info}
+            "sessions_kept": kept.n_sessions, "empty_skipped": n_skipped, "classifier": clf_info}
     return FlowInput(sc.totals().normalized(), sc, desc)
 
 

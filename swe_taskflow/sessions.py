@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from .errors import InputError
-from .jsonl import read_jsonl, write_jsonl
+from .jsonl import iter_lines, parse_jsonl_lines, write_jsonl
 from .taxonomy import check_intent
 
 #: Keys that hold a session's messages, in the order they are looked for.
@@ -178,40 +178,74 @@ def _parse_line(obj: Mapping[str, Any], path: str, line: int, require_intents: b
     return sid, SessionRecord(sid, tuple(texts), tuple(intents), repo, tuple(confs), str(source), tuple(indexes))
 
 
-def read_sessions_report(path: str | os.PathLike, *, require_intents: bool = False,
-                         skip_empty: bool = False) -> tuple[list[SessionRecord], list[Skipped]]:
-    """Read a sessions file; returns the records and the sessions skipped (only empty ones, on request).
+def parse_session_lines(numbered: Iterable[tuple[int, bytes]], path: str, *, require_intents: bool, skip_empty: bool,
+                        seen: dict[str, int], records: list[SessionRecord], record_lines: list[int],
+                        skipped: list[Skipped]) -> None:
+    """The line-by-line reader: validate ``(line_number, raw bytes)`` lines, appending to the given lists.
 
-    Raises :class:`InputError` naming file, line and field for a non-JSON line, a missing session
-    id, a duplicate session id, an empty session (unless ``skip_empty``), a message without text,
-    an unknown intent label, and (with ``require_intents``) a message without intent.
+    This is the one implementation of the per-line checks. :func:`read_sessions_report` with
+    ``engine="lines"`` runs it over a whole file; the Arrow reader (:mod:`swe_taskflow.session_table`)
+    runs it over a block whose vectorized checks found anything wrong, so that the error it raises
+    (file, line, field, reason) is the one a plain line-by-line read raises. ``seen`` maps every
+    session id read so far to its line (duplicates are found across blocks).
     """
-    path_s = str(path)
-    records: list[SessionRecord] = []
-    skipped: list[Skipped] = []
-    seen: dict[str, int] = {}
-    for line, obj in read_jsonl(path):
-        sid, rec = _parse_line(obj, path_s, line, require_intents)
+    for line, obj in parse_jsonl_lines(numbered, path):
+        sid, rec = _parse_line(obj, path, line, require_intents)
         if sid in seen:
-            raise InputError("duplicate session_id", path=path_s, row=line, field="session_id", actual=sid,
+            raise InputError("duplicate session_id", path=path, row=line, field="session_id", actual=sid,
                              hint=f"first seen on line {seen[sid]}")
         seen[sid] = line
         if rec is None:
             if not skip_empty:
-                raise InputError("empty session (no user message)", path=path_s, row=line,
+                raise InputError("empty session (no user message)", path=path, row=line,
                                  field=next(k for k in MESSAGE_KEYS if k in obj), expected=">= 1 message", actual=0,
                                  hint="pass skip_empty / --skip-empty to leave empty sessions out (they are reported)")
             skipped.append(Skipped(line, sid, "empty session (no user message)"))
             continue
         records.append(rec)
+        record_lines.append(line)
+
+
+def no_session_error(path: str) -> InputError:
+    return InputError("no session to read", path=path, hint="the file is empty or every session was empty")
+
+
+#: Readers of :func:`read_sessions_report`: ``arrow`` (vectorized, the default) and ``lines`` (the reference).
+ENGINES = ("arrow", "lines")
+
+
+def read_sessions_report(path: str | os.PathLike, *, require_intents: bool = False, skip_empty: bool = False,
+                         engine: str = "arrow") -> tuple[list[SessionRecord], list[Skipped]]:
+    """Read a sessions file; returns the records and the sessions skipped (only empty ones, on request).
+
+    Raises :class:`InputError` naming file, line and field for a non-JSON line, a missing session
+    id, a duplicate session id, an empty session (unless ``skip_empty``), a message without text,
+    an unknown intent label, and (with ``require_intents``) a message without intent.
+
+    ``engine="arrow"`` reads through :func:`swe_taskflow.session_table.read_session_table` (Arrow's
+    JSON reader, vectorized checks); ``engine="lines"`` is the reference line-by-line reader. Both give
+    the same records, the same skipped sessions and the same first error.
+    """
+    if engine == "arrow":
+        from .session_table import read_session_table
+
+        table, skipped = read_session_table(path, require_intents=require_intents, skip_empty=skip_empty)
+        return table.records(), skipped
+    if engine != "lines":
+        raise InputError("unknown sessions reader", field="engine", expected=" or ".join(ENGINES), actual=engine)
+    path_s = str(path)
+    records: list[SessionRecord] = []
+    skipped: list[Skipped] = []
+    parse_session_lines(iter_lines(path), path_s, require_intents=require_intents, skip_empty=skip_empty,
+                        seen={}, records=records, record_lines=[], skipped=skipped)
     if not records:
-        raise InputError("no session to read", path=path_s, hint="the file is empty or every session was empty")
+        raise no_session_error(path_s)
     return records, skipped
 
 
-def read_sessions(path: str | os.PathLike, *, require_intents: bool = False) -> list[SessionRecord]:
+def read_sessions(path: str | os.PathLike, *, require_intents: bool = False, engine: str = "arrow") -> list[SessionRecord]:
     """Read every session of a file (any of the three formats); any bad line is an error."""
-    return read_sessions_report(path, require_intents=require_intents)[0]
+    return read_sessions_report(path, require_intents=require_intents, engine=engine)[0]
 
 
 def write_sessions(path: str | os.PathLike, records: Iterable[SessionRecord]) -> int:
@@ -232,11 +266,16 @@ def cap_per_repo(records: Sequence[SessionRecord], cap: int, rng: np.random.Gene
     Repos are visited in sorted order so the draws depend only on the input and the seed. Sessions
     without a repo form one group (``""``).
     """
+    return [records[i] for i in cap_indices([r.repo for r in records], cap, rng)]
+
+
+def cap_indices(repos: Sequence[str], cap: int, rng: np.random.Generator) -> list[int]:
+    """The positions :func:`cap_per_repo` keeps, sorted (one sampler for records and session tables)."""
     if cap < 1:
         raise InputError("cap must be >= 1", field="cap", actual=cap)
     by_repo: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(records):
-        by_repo[r.repo].append(i)
+    for i, repo in enumerate(repos):
+        by_repo[repo].append(i)
     keep: list[int] = []
     for repo in sorted(by_repo):
         idx = by_repo[repo]
@@ -245,7 +284,7 @@ def cap_per_repo(records: Sequence[SessionRecord], cap: int, rng: np.random.Gene
         else:
             chosen = rng.choice(len(idx), size=cap, replace=False)
             keep.extend(idx[j] for j in chosen)
-    return [records[i] for i in sorted(keep)]
+    return sorted(keep)
 
 
 def intent_lists(records: Iterable[SessionRecord]) -> list[list[str]]:
@@ -274,5 +313,6 @@ def label_sessions(records: Sequence[SessionRecord],
     return [r.with_intents(intents[k], confs[k]) for k, r in enumerate(records)]
 
 
-__all__ = ["SessionRecord", "Skipped", "MESSAGE_KEYS", "read_sessions", "read_sessions_report", "write_sessions",
-           "filter_min_messages", "cap_per_repo", "intent_lists", "label_sessions"]
+__all__ = ["SessionRecord", "Skipped", "MESSAGE_KEYS", "ENGINES", "read_sessions", "read_sessions_report",
+           "parse_session_lines", "write_sessions", "filter_min_messages", "cap_per_repo", "cap_indices", "intent_lists",
+           "label_sessions"]

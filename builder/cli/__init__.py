@@ -40,13 +40,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"swe-taskflow: error: {where + ': ' if where else ''}{message} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(groups: tuple[str, ...] = GROUPS) -> argparse.ArgumentParser:
+    """The whole command line, or only ``groups`` (``main`` registers just the group it runs: each group's
+    module imports its own dependencies, and a command should not pay for the others' at start-up)."""
     parser = _Parser(
         prog="swe-taskflow",
         description="Build, verify and publish calibrated multi-turn coding-agent benchmarks.")
     parser.add_argument("--version", action="version", version=f"swe-taskflow {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in GROUPS:
+    for name in groups:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
@@ -60,7 +62,8 @@ def _one_line(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser((words[0],) if words and words[0] in GROUPS else GROUPS)
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:  # a group given without its subcommand

@@ -108,26 +108,34 @@ def _say(msg: str) -> None:
 
 
 def _read_labelled(path: str, args: argparse.Namespace, select=None):
-    """Sessions of ``path`` (those ``select`` keeps, if given) with every message labelled.
+    """Sessions of ``path`` (those ``select`` keeps, if given) with every message labelled, as a SessionTable.
 
-    Returns (records, classifier info, number of empty sessions skipped). Selection happens before
-    classification so that only the messages that will be measured are classified.
+    Returns (table, classifier info, number of empty sessions skipped). The file is read with Arrow
+    (``swe_taskflow.session_table``); texts are kept only when they are written (``--labels-out``) or
+    must be classified (then the file is read again with them: classifying dominates that run).
+    Selection happens before classification so that only the messages that will be measured are
+    classified.
     """
-    from swe_taskflow.sessions import label_sessions, read_sessions_report
+    from swe_taskflow.session_table import SessionTable, read_session_table
 
-    records, skipped = read_sessions_report(path, skip_empty=args.skip_empty)
+    keep = bool(getattr(args, "labels_out", None))
+    table, skipped = read_session_table(path, skip_empty=args.skip_empty, keep_messages=keep)
+    if not table.labelled and not keep:
+        table, skipped = read_session_table(path, skip_empty=args.skip_empty, keep_messages=True)
     for sk in skipped:
         _say(f"{path}:{sk.line}: skipped session {sk.session_id}: {sk.reason}")
     if skipped:
-        _say(f"{path}: {len(skipped)} empty session(s) skipped, {len(records)} read")
+        _say(f"{path}: {len(skipped)} empty session(s) skipped, {table.n_sessions} read")
     if select is not None:
-        records = select(records)
-        if not records:
-            return records, {}, len(skipped)
-    if all(r.labelled for r in records):
-        return records, {"name": "input-labels", "note": "intents given in the sessions file"}, len(skipped)
+        table = select(table)
+        if not table.n_sessions:
+            return table, {}, len(skipped)
+    if table.labelled:
+        return table, {"name": "input-labels", "note": "intents given in the sessions file"}, len(skipped)
+    from swe_taskflow.sessions import label_sessions
+
     clf = _load_classifier(args)
-    n_todo = sum(1 for r in records for x in r.intents if x is None)
+    n_todo = int((table.codes < 0).sum())
     _say(f"{path}: classifying {n_todo} unlabelled message(s) with {args.classifier}")
 
     def predict(texts):
@@ -137,7 +145,8 @@ def _read_labelled(path: str, args: argparse.Namespace, select=None):
             return clf.predict(texts)
         return label_texts(texts, clf, cache=not args.no_label_cache)
 
-    return label_sessions(records, predict), dict(clf.info), len(skipped)
+    labelled = SessionTable.from_records(label_sessions(table.records(), predict), table.lines)
+    return labelled, dict(clf.info), len(skipped)
 
 
 def _load_classifier(args: argparse.Namespace):
@@ -172,20 +181,19 @@ def cmd_measure(args: argparse.Namespace) -> int:
     import numpy as np
 
     from swe_taskflow.errors import InputError
-    from swe_taskflow.flow import count_sessions
-    from swe_taskflow.sessions import cap_per_repo, filter_min_messages, intent_lists, write_sessions
+    from swe_taskflow.sessions import write_sessions
     from swe_taskflow.target import Target
 
     filt: dict[str, Any] = {}
     n_read = 0
 
-    def select(recs):
+    def select(table):
         nonlocal n_read
-        n_read = len(recs)
-        kept = filter_min_messages(recs, args.min_messages)
+        n_read = table.n_sessions
+        kept = table.filter_min_messages(args.min_messages)
         if args.cap_per_repo is not None:
             before = len(kept)
-            kept = cap_per_repo(kept, args.cap_per_repo, np.random.default_rng(args.seed))
+            kept = kept.cap_per_repo(args.cap_per_repo, np.random.default_rng(args.seed))
             filt.update({"cap_per_repo": args.cap_per_repo, "cap_seed": args.seed})
             _say(f"{args.sessions}: capped at {args.cap_per_repo} per repo: {len(kept)} of {before} sessions kept")
         return kept
@@ -193,10 +201,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
     kept, clf_info, n_skipped = _read_labelled(args.sessions, args, select)
     if n_skipped:
         filt["empty_sessions_skipped"] = n_skipped
-    if not kept:
+    if not kept.n_sessions:
         raise InputError(f"no session has at least {args.min_messages} message(s)", path=args.sessions,
                          field="min_messages", actual=args.min_messages)
-    counts = count_sessions(intent_lists(kept))
+    counts = kept.counts()
     _say(f"{args.sessions}: {n_read} session(s) read, {len(kept)} measured "
          f"(min {args.min_messages} message(s)), {counts.n_messages} messages, {counts.n_retained} retained")
     target = Target.from_counts(
@@ -206,7 +214,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         provisional=args.provisional, description=args.description)
     target.save(args.out)
     if args.labels_out:
-        write_sessions(args.labels_out, kept)
+        write_sessions(args.labels_out, kept.records())
     print(args.out)
     return 0
 
@@ -263,16 +271,14 @@ def cmd_gap(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from builder.report.sankey import plot_sankey, sankey_html
     from swe_taskflow.errors import InputError
-    from swe_taskflow.sessions import filter_min_messages, intent_lists
-
     from swe_taskflow.jsonl import check_output_dir
 
     check_output_dir(args.out)
-    kept, _, _ = _read_labelled(args.sessions, args, lambda recs: filter_min_messages(recs, args.min_messages))
-    if not kept:
+    kept, _, _ = _read_labelled(args.sessions, args, lambda table: table.filter_min_messages(args.min_messages))
+    if not kept.n_sessions:
         raise InputError(f"no session has at least {args.min_messages} message(s)", path=args.sessions,
                          field="min_messages", actual=args.min_messages)
-    seqs = intent_lists(kept)
+    seqs = kept.intent_lists()
     out = Path(args.out)
     title = args.title or f"{Path(args.sessions).name}: first {args.positions} user messages ({len(seqs)} sessions)"
     png = plot_sankey(seqs, out / "sankey.png", title=title, positions=args.positions)
