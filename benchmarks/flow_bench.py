@@ -34,7 +34,7 @@ import numpy as np
 from swe_taskflow import flow
 from swe_taskflow.bootstrap import bootstrap_score
 from swe_taskflow.session_table import read_session_table
-from swe_taskflow.sessions import read_sessions_report
+from swe_taskflow.session_table import read_sessions_report
 from swe_taskflow.taxonomy import INTENTS
 
 NAIVE_LOOP = """\

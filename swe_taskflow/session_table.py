@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .errors import InputError
-from .jsonl import check_input_file
+from .jsonl import check_input_file, iter_lines
 from .sessions import (MESSAGE_KEYS, SessionRecord, Skipped, cap_indices, no_session_error,
                        parse_session_lines)
 from .taxonomy import INTENT_INDEX, INTENTS
@@ -521,4 +521,41 @@ def _check_block(tbl: pa.Table, chunk: bytes | bytearray, row_lines: np.ndarray,
     return _Block(table, sid, row_lines, skipped)
 
 
-__all__ = ["SessionTable", "read_session_table", "BLOCK_BYTES", "MAX_OPEN_BRACKETS", "UNLABELLED", "PY_WHITESPACE"]
+#: Readers of :func:`read_sessions_report`: ``arrow`` (vectorized, the default) and ``lines`` (the reference).
+ENGINES = ("arrow", "lines")
+
+
+def read_sessions_report(path: str | os.PathLike, *, require_intents: bool = False, skip_empty: bool = False,
+                         engine: str = "arrow") -> tuple[list[SessionRecord], list[Skipped]]:
+    """Read a sessions file; returns the records and the sessions skipped (only empty ones, on request).
+
+    Raises :class:`InputError` naming file, line and field for a non-JSON line, a missing session
+    id, a duplicate session id, an empty session (unless ``skip_empty``), a message without text,
+    an unknown intent label, and (with ``require_intents``) a message without intent.
+
+    ``engine="arrow"`` reads through :func:`swe_taskflow.session_table.read_session_table` (Arrow's
+    JSON reader, vectorized checks); ``engine="lines"`` is the reference line-by-line reader. Both give
+    the same records, the same skipped sessions and the same first error.
+    """
+    if engine == "arrow":
+        table, skipped = read_session_table(path, require_intents=require_intents, skip_empty=skip_empty)
+        return table.records(), skipped
+    if engine != "lines":
+        raise InputError("unknown sessions reader", field="engine", expected=" or ".join(ENGINES), actual=engine)
+    path_s = str(path)
+    records: list[SessionRecord] = []
+    skipped: list[Skipped] = []
+    parse_session_lines(iter_lines(path), path_s, require_intents=require_intents, skip_empty=skip_empty,
+                        seen={}, records=records, record_lines=[], skipped=skipped)
+    if not records:
+        raise no_session_error(path_s)
+    return records, skipped
+
+
+def read_sessions(path: str | os.PathLike, *, require_intents: bool = False, engine: str = "arrow") -> list[SessionRecord]:
+    """Read every session of a file (any of the three formats); any bad line is an error."""
+    return read_sessions_report(path, require_intents=require_intents, engine=engine)[0]
+
+
+
+__all__ = ["SessionTable", "read_session_table", "read_sessions_report", "read_sessions", "ENGINES", "BLOCK_BYTES", "MAX_OPEN_BRACKETS", "UNLABELLED", "PY_WHITESPACE"]

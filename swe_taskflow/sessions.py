@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from .errors import InputError
-from .jsonl import iter_lines, parse_jsonl_lines, write_jsonl
+from .jsonl import parse_jsonl_lines, write_jsonl
 from .taxonomy import check_intent
 
 #: Keys that hold a session's messages, in the order they are looked for.
@@ -210,44 +210,6 @@ def no_session_error(path: str) -> InputError:
     return InputError("no session to read", path=path, hint="the file is empty or every session was empty")
 
 
-#: Readers of :func:`read_sessions_report`: ``arrow`` (vectorized, the default) and ``lines`` (the reference).
-ENGINES = ("arrow", "lines")
-
-
-def read_sessions_report(path: str | os.PathLike, *, require_intents: bool = False, skip_empty: bool = False,
-                         engine: str = "arrow") -> tuple[list[SessionRecord], list[Skipped]]:
-    """Read a sessions file; returns the records and the sessions skipped (only empty ones, on request).
-
-    Raises :class:`InputError` naming file, line and field for a non-JSON line, a missing session
-    id, a duplicate session id, an empty session (unless ``skip_empty``), a message without text,
-    an unknown intent label, and (with ``require_intents``) a message without intent.
-
-    ``engine="arrow"`` reads through :func:`swe_taskflow.session_table.read_session_table` (Arrow's
-    JSON reader, vectorized checks); ``engine="lines"`` is the reference line-by-line reader. Both give
-    the same records, the same skipped sessions and the same first error.
-    """
-    if engine == "arrow":
-        from .session_table import read_session_table
-
-        table, skipped = read_session_table(path, require_intents=require_intents, skip_empty=skip_empty)
-        return table.records(), skipped
-    if engine != "lines":
-        raise InputError("unknown sessions reader", field="engine", expected=" or ".join(ENGINES), actual=engine)
-    path_s = str(path)
-    records: list[SessionRecord] = []
-    skipped: list[Skipped] = []
-    parse_session_lines(iter_lines(path), path_s, require_intents=require_intents, skip_empty=skip_empty,
-                        seen={}, records=records, record_lines=[], skipped=skipped)
-    if not records:
-        raise no_session_error(path_s)
-    return records, skipped
-
-
-def read_sessions(path: str | os.PathLike, *, require_intents: bool = False, engine: str = "arrow") -> list[SessionRecord]:
-    """Read every session of a file (any of the three formats); any bad line is an error."""
-    return read_sessions_report(path, require_intents=require_intents, engine=engine)[0]
-
-
 def write_sessions(path: str | os.PathLike, records: Iterable[SessionRecord]) -> int:
     """Write sessions in our format (intent and confidence per message), atomically."""
     return write_jsonl(path, (r.to_dict() for r in records))
@@ -313,6 +275,6 @@ def label_sessions(records: Sequence[SessionRecord],
     return [r.with_intents(intents[k], confs[k]) for k, r in enumerate(records)]
 
 
-__all__ = ["SessionRecord", "Skipped", "MESSAGE_KEYS", "ENGINES", "read_sessions", "read_sessions_report",
+__all__ = ["SessionRecord", "Skipped", "MESSAGE_KEYS",
            "parse_session_lines", "write_sessions", "filter_min_messages", "cap_per_repo", "cap_indices", "intent_lists",
            "label_sessions"]

@@ -38,7 +38,8 @@ def build_default_target(sessions: Path = DEFAULT_SESSIONS, *, cap: int = 20, se
                          name: str = "specstory-long-v2", cache: bool = True):
     """Classify, cap, count; returns the :class:`swe_taskflow.target.Target`."""
     from swe_taskflow.flow import count_sessions
-    from swe_taskflow.sessions import cap_per_repo, filter_min_messages, read_sessions_report
+    from swe_taskflow.session_table import read_sessions_report
+    from swe_taskflow.sessions import cap_per_repo, filter_min_messages
     from swe_taskflow.target import Target
 
     from builder.classify import label_texts, load_classifier

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
-from swe_taskflow.sessions import read_sessions_report
+from swe_taskflow.session_table import read_sessions_report
 from swe_taskflow.taxonomy import check_intent
 
 

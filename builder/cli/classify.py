@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_classify(path: str, args: argparse.Namespace) -> int:
     from builder.classify import label_texts, load_classifier
-    from swe_taskflow.sessions import read_sessions_report, write_sessions
+    from swe_taskflow.session_table import read_sessions_report
+    from swe_taskflow.sessions import write_sessions
 
     records, skipped = read_sessions_report(path, skip_empty=True)
     for s in skipped:
@@ -81,7 +82,7 @@ def run_classify(path: str, args: argparse.Namespace) -> int:
 
 def _labels_by_key(path: str) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]:
     """Labels and texts keyed by (session id, message position)."""
-    from swe_taskflow.sessions import read_sessions
+    from swe_taskflow.session_table import read_sessions
 
     labels, texts = {}, {}
     for r in read_sessions(path, require_intents=True):

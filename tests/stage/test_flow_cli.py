@@ -167,7 +167,7 @@ def test_measure_classifies_unlabelled_messages(tmp_path, capsys):
                  "--measured-on", "2026-01-01", "--labels-out", str(labelled)]) == 0
     tgt = load_target(out)
     assert tgt.classifier.get("name") == "embedded" and tgt.sample_size["messages"] == 12
-    from swe_taskflow.sessions import read_sessions
+    from swe_taskflow.session_table import read_sessions
     recs = read_sessions(labelled, require_intents=True)
     assert all(c is not None and 0.0 <= c <= 1.0 for r in recs for c in r.confidences)
     assert "classifying 12 unlabelled message(s)" in capsys.readouterr().err

@@ -16,7 +16,8 @@ import numpy as np
 from builder.cli import main
 from swe_taskflow.bootstrap import bootstrap_score, session_counts
 from swe_taskflow.flow import count_sessions
-from swe_taskflow.sessions import cap_per_repo, filter_min_messages, intent_lists, read_sessions_report, write_sessions
+from swe_taskflow.session_table import read_sessions_report
+from swe_taskflow.sessions import cap_per_repo, filter_min_messages, intent_lists, write_sessions
 from swe_taskflow.target import Target, load_target
 from swe_taskflow.taxonomy import INTENTS
 

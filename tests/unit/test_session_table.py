@@ -17,7 +17,8 @@ import pytest
 from swe_taskflow.errors import InputError
 from swe_taskflow.flow import count_sessions
 from swe_taskflow.session_table import PY_WHITESPACE, SessionTable, read_session_table
-from swe_taskflow.sessions import cap_per_repo, filter_min_messages, intent_lists, read_sessions_report
+from swe_taskflow.session_table import read_sessions_report
+from swe_taskflow.sessions import cap_per_repo, filter_min_messages, intent_lists
 from swe_taskflow.target import Target
 from swe_taskflow.taxonomy import INTENTS
 

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from swe_taskflow.errors import InputError
+from swe_taskflow.session_table import read_sessions, read_sessions_report
 from swe_taskflow.sessions import (SessionRecord, cap_per_repo, filter_min_messages, intent_lists, label_sessions,
-                                   read_sessions, read_sessions_report, write_sessions)
+                                   write_sessions)
 
 
 def _write(path, rows):
