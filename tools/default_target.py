@@ -22,7 +22,6 @@ import datetime as dt
 import hashlib
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
@@ -36,25 +35,14 @@ PROVISIONAL_NOTE = ("Provisional target: a public corpus (SpecStory session expo
 def build_default_target(sessions: Path = DEFAULT_SESSIONS, *, cap: int = 20, seed: int = 0,
                          min_messages: int = 3, classifier: str = "embedded", date: str | None = None,
                          name: str = "specstory-long-v2", cache: bool = True):
-    """Classify, cap, count; returns the :class:`swe_taskflow.target.Target`."""
-    from swe_taskflow.flow import count_sessions
-    from swe_taskflow.session_table import read_sessions_report
-    from swe_taskflow.sessions import cap_per_repo, filter_min_messages
+    """Classify, cap, count (the algorithm of ``flow measure``); returns the :class:`swe_taskflow.target.Target`."""
     from swe_taskflow.target import Target
 
-    from builder.classify import label_texts, load_classifier
+    from builder.flow_measure import Labelling, measure_file
 
-    records, skipped = read_sessions_report(sessions, skip_empty=True)
-    long_ = filter_min_messages(records, min_messages)
-    capped = cap_per_repo(long_, cap, np.random.default_rng(seed))
-    clf = load_classifier(classifier)
-    texts = [t for r in capped for t in r.texts]
-    preds = label_texts(texts, clf, cache=cache, progress=True)
-    labels, k = [], 0
-    for r in capped:
-        labels.append([p.intent for p in preds[k:k + len(r.texts)]])
-        k += len(r.texts)
-    counts = count_sessions(labels, min_messages=min_messages)
+    m = measure_file(str(sessions), min_messages=min_messages, cap_per_repo=cap, seed=seed, skip_empty=True,
+                     labelling=Labelling(classifier, "auto", cache))
+    counts, capped = m.counts, m.table
     corpus_sha = hashlib.sha256(Path(sessions).read_bytes()).hexdigest()
     return Target.from_counts(
         counts, name=name,
@@ -62,10 +50,10 @@ def build_default_target(sessions: Path = DEFAULT_SESSIONS, *, cap: int = 20, se
                     "GitHub repositories (a snapshot of 1,022 sessions from 53 repositories; its sha256 is "
                     "session_filter.corpus_sha256): user messages only"),
         min_messages=min_messages,
-        session_filter={"cap_per_repo": cap, "cap_seed": seed, "repos": len({r.repo for r in capped}),
-                        "sessions_read": len(records), "empty_sessions_skipped": len(skipped),
-                        "long_sessions_before_cap": len(long_), "corpus_sha256": corpus_sha},
-        classifier={k2: v for k2, v in clf.info.items()},
+        session_filter={"cap_per_repo": cap, "cap_seed": seed, "repos": len({r.repo for r in capped.records()}),
+                        "sessions_read": m.n_read, "empty_sessions_skipped": m.n_skipped,
+                        "long_sessions_before_cap": m.n_long, "corpus_sha256": corpus_sha},
+        classifier=m.classifier,
         measured_on=date or dt.date.today().isoformat(), provisional=True,
         description=PROVISIONAL_NOTE + " Recreate with: python -m tools.default_target")
 

@@ -107,59 +107,18 @@ def _say(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+def _labelling(args: argparse.Namespace):
+    from builder.flow_measure import Labelling
+
+    return Labelling(args.classifier, args.device, not args.no_label_cache)
+
+
 def _read_labelled(path: str, args: argparse.Namespace, select=None):
-    """Sessions of ``path`` (those ``select`` keeps, if given) with every message labelled, as a SessionTable.
+    """``builder.flow_measure.read_labelled`` with this command's options."""
+    from builder.flow_measure import read_labelled
 
-    Returns (table, classifier info, number of empty sessions skipped). The file is read with Arrow
-    (``swe_taskflow.session_table``); texts are kept only when they are written (``--labels-out``) or
-    must be classified (then the file is read again with them: classifying dominates that run).
-    Selection happens before classification so that only the messages that will be measured are
-    classified.
-    """
-    from swe_taskflow.session_table import SessionTable, read_session_table
-
-    keep = bool(getattr(args, "labels_out", None))
-    table, skipped = read_session_table(path, skip_empty=args.skip_empty, keep_messages=keep)
-    if not table.labelled and not keep:
-        table, skipped = read_session_table(path, skip_empty=args.skip_empty, keep_messages=True)
-    for sk in skipped:
-        _say(f"{path}:{sk.line}: skipped session {sk.session_id}: {sk.reason}")
-    if skipped:
-        _say(f"{path}: {len(skipped)} empty session(s) skipped, {table.n_sessions} read")
-    if select is not None:
-        table = select(table)
-        if not table.n_sessions:
-            return table, {}, len(skipped)
-    if table.labelled:
-        return table, {"name": "input-labels", "note": "intents given in the sessions file"}, len(skipped)
-    from swe_taskflow.sessions import label_sessions
-
-    clf = _load_classifier(args)
-    n_todo = int((table.codes < 0).sum())
-    _say(f"{path}: classifying {n_todo} unlabelled message(s) with {args.classifier}")
-
-    def predict(texts):
-        try:
-            from builder.classify import label_texts
-        except ImportError:
-            return clf.predict(texts)
-        return label_texts(texts, clf, cache=not args.no_label_cache)
-
-    labelled = SessionTable.from_records(label_sessions(table.records(), predict), table.lines)
-    return labelled, dict(clf.info), len(skipped)
-
-
-def _load_classifier(args: argparse.Namespace):
-    from swe_taskflow.errors import ModelError
-
-    try:
-        from builder.classify import load_classifier
-    except ImportError as exc:
-        raise ModelError("the sessions have unlabelled messages and no classifier is available",
-                         field="classifier", actual=args.classifier,
-                         hint=f"install the build extra (pip install 'swe-taskflow[build]') or label the "
-                              f"messages first ({exc})") from None
-    return load_classifier(args.classifier, device=args.device)
+    return read_labelled(path, labelling=_labelling(args), skip_empty=args.skip_empty,
+                         keep_messages=bool(getattr(args, "labels_out", None)), select=select, note=_say)
 
 
 def _load_pair(args: argparse.Namespace):
@@ -178,43 +137,32 @@ def _load_pair(args: argparse.Namespace):
 def cmd_measure(args: argparse.Namespace) -> int:
     import datetime as _dt
 
-    import numpy as np
-
+    from builder.flow_measure import measure_file
     from swe_taskflow.errors import InputError
     from swe_taskflow.sessions import write_sessions
     from swe_taskflow.target import Target
 
+    m = measure_file(args.sessions, min_messages=args.min_messages, cap_per_repo=args.cap_per_repo, seed=args.seed,
+                     labelling=_labelling(args), skip_empty=args.skip_empty, keep_messages=bool(args.labels_out),
+                     note=_say)
     filt: dict[str, Any] = {}
-    n_read = 0
-
-    def select(table):
-        nonlocal n_read
-        n_read = table.n_sessions
-        kept = table.filter_min_messages(args.min_messages)
-        if args.cap_per_repo is not None:
-            before = len(kept)
-            kept = kept.cap_per_repo(args.cap_per_repo, np.random.default_rng(args.seed))
-            filt.update({"cap_per_repo": args.cap_per_repo, "cap_seed": args.seed})
-            _say(f"{args.sessions}: capped at {args.cap_per_repo} per repo: {len(kept)} of {before} sessions kept")
-        return kept
-
-    kept, clf_info, n_skipped = _read_labelled(args.sessions, args, select)
-    if n_skipped:
-        filt["empty_sessions_skipped"] = n_skipped
-    if not kept.n_sessions:
+    if args.cap_per_repo is not None:
+        filt.update({"cap_per_repo": args.cap_per_repo, "cap_seed": args.seed})
+    if m.n_skipped:
+        filt["empty_sessions_skipped"] = m.n_skipped
+    if not m.table.n_sessions:
         raise InputError(f"no session has at least {args.min_messages} message(s)", path=args.sessions,
                          field="min_messages", actual=args.min_messages)
-    counts = kept.counts()
-    _say(f"{args.sessions}: {n_read} session(s) read, {len(kept)} measured "
-         f"(min {args.min_messages} message(s)), {counts.n_messages} messages, {counts.n_retained} retained")
+    _say(f"{args.sessions}: {m.n_read} session(s) read, {len(m.table)} measured "
+         f"(min {args.min_messages} message(s)), {m.counts.n_messages} messages, {m.counts.n_retained} retained")
     target = Target.from_counts(
-        counts, name=args.name or Path(args.sessions).stem, population=args.population,
-        min_messages=args.min_messages, session_filter=filt, classifier=clf_info,
+        m.counts, name=args.name or Path(args.sessions).stem, population=args.population,
+        min_messages=args.min_messages, session_filter=filt, classifier=m.classifier,
         measured_on=args.measured_on or _dt.datetime.now(_dt.timezone.utc).date().isoformat(),
         provisional=args.provisional, description=args.description)
     target.save(args.out)
     if args.labels_out:
-        write_sessions(args.labels_out, kept.records())
+        write_sessions(args.labels_out, m.table.records())
     print(args.out)
     return 0
 
