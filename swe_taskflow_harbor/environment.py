@@ -109,6 +109,9 @@ class DockerEnvironment(BaseEnvironment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._container: Any = None
         super().__init__(*args, **kwargs)
+        if self._host_mounts:   # never dropped silently: the container sees no host folder
+            raise ValueError(f"{type(self).__name__} binds no host folder into a container; drop the mounts "
+                             f"({', '.join(str(m.get('target')) for m in self._host_mounts)})")
 
     @staticmethod
     def type() -> str:

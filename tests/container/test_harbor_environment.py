@@ -52,6 +52,7 @@ def test_environment_api_on_a_real_container(harbor_venv, image, tmp_path):
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert _networks() == before                                   # no network was created
     assert out["public_refused"]                                   # only no-network tasks run
+    assert out["mounts_refused"]                                   # no host folder is bound in, none dropped silently
     c = out["container"]
     assert c["network_mode"] == "none" and c["security_opt"] == ["no-new-privileges"]
     owner = c["labels"][hygiene.OWNER_LABEL]                       # the project's one owner format

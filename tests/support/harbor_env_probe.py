@@ -32,7 +32,13 @@ async def probe(image: str, work: Path) -> dict:
         out["public_refused"] = False
     except ValueError as exc:
         out["public_refused"] = "no network" in str(exc)
-    env = DockerEnvironment(**kw, network_policy=NetworkPolicy(network_mode=NetworkMode.NO_NETWORK))
+    no_net = NetworkPolicy(network_mode=NetworkMode.NO_NETWORK)
+    try:
+        DockerEnvironment(**kw, network_policy=no_net, mounts=[{"type": "bind", "source": str(work), "target": "/host"}])
+        out["mounts_refused"] = False
+    except ValueError as exc:
+        out["mounts_refused"] = "/host" in str(exc)
+    env = DockerEnvironment(**kw, network_policy=no_net)
     t0 = time.monotonic()
     await env.start(force_build=False)
     out["start_s"] = time.monotonic() - t0
