@@ -1,7 +1,7 @@
 """Harbor figures: an oracle trial of the example's own task against the floor of the commands it runs.
 
     make example          # once: build/example/release (the bench exports its tfas_optimized condition)
-    .venv/bin/python benchmarks/harbor_bench.py [--rounds 2] [--parallel 1,2,4] [--release DIR]
+    .venv/bin/python benchmarks/harbor_bench.py [--rounds 2] [--parallel 1,2,4] [--release DIR] [--environment M:C]
 
 Printed in one run (medians over ``--rounds``, each round runs the three measurements back to back, so a
 busy machine slows all of them alike):
@@ -47,9 +47,9 @@ def _venv() -> Path:
     return Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", ROOT / ".harbor-venv"))
 
 
-def harbor_job(dataset: Path, jobs: Path, name: str, n: int = 1) -> tuple[float, Path, float]:
+def harbor_job(dataset: Path, jobs: Path, name: str, n: int = 1, env_class: str = ENV_CLASS) -> tuple[float, Path, float]:
     t0 = time.time()
-    proc = subprocess.run([str(_venv() / "bin" / "harbor"), "run", "-p", str(dataset), "-a", "oracle", "-e", ENV_CLASS,
+    proc = subprocess.run([str(_venv() / "bin" / "harbor"), "run", "-p", str(dataset), "-a", "oracle", "-e", env_class,
                            "-o", str(jobs), "--job-name", name, "-n", str(n), "-k", str(n), "-y"],
                           capture_output=True, text=True, env=ENV, cwd=jobs.parent)
     wall = time.time() - t0
@@ -116,6 +116,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--parallel", default="1,2,4", help="trials per minute at these -n (empty: skip)")
     ap.add_argument("--release", type=Path, default=ROOT / "build" / "example" / "release")
+    ap.add_argument("--environment", default=ENV_CLASS, help="Harbor environment import path (to compare another)")
     args = ap.parse_args()
     if not (args.release / "data").is_dir():
         raise SystemExit(f"{args.release}: no release (run `make example` first)")
@@ -128,13 +129,13 @@ def main() -> int:
         (tmp / "jobs").mkdir()
         rounds = []
         for k in range(args.rounds):
-            wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"oracle{k}")
+            wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"oracle{k}", env_class=args.environment)
             rounds.append({"trial_s": wall, "floor_s": floor(task_dir, image), "example_check_s": example_check(),
                            "phases_s": phases(trial, t0, wall)})
         med = {key: statistics.median(r[key] for r in rounds) for key in ("trial_s", "floor_s", "example_check_s")}
         n_steps = len(tomllib.loads((task_dir / "task.toml").read_text())["steps"])
         figures: dict = {"task": f"{TASK}, {CONDITION}, {n_steps} steps",
-                         "environment": ENV_CLASS, "rounds": args.rounds,
+                         "environment": args.environment, "rounds": args.rounds,
                          **{k: round(v, 1) for k, v in med.items()},
                          "trial/floor": round(med["trial_s"] / med["floor_s"], 2),
                          "trial/example_check": round(med["trial_s"] / med["example_check_s"], 2),
@@ -143,7 +144,7 @@ def main() -> int:
                                         for r in rounds]}
         per_minute = {}
         for n in [int(x) for x in args.parallel.split(",") if x.strip()]:
-            wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"parallel{n}", n=n)
+            wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"parallel{n}", n=n, env_class=args.environment)
             per_minute[f"-n {n}"] = round(60 * n / wall, 2)
         if per_minute:
             figures["trials_per_minute"] = per_minute
