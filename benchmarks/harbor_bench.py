@@ -9,7 +9,8 @@ busy machine slows all of them alike):
 - ``trial_s``: wall time of ``harbor run -a oracle -e swe_taskflow_harbor.environment:DockerEnvironment``
   on swe-taskflow__ticketdesk-1 exported from ``tfas_optimized`` (6 steps), process start to exit; and
   where it went, from the trial's result.json (Harbor's start-up before the trial, environment set-up,
-  agent and verifier phases, the rest);
+  agent and verifier phases, the rest). ``trial_in_job_s`` is the trial alone (its result.json start to
+  end): what one more trial adds to a job, where Harbor's start-up is paid once;
 - ``floor_s``: the same oracle and verifier commands through ``docker exec`` in one container of the same
   image (task folder mounted read-only; per step one exec copies the step's files, one runs solve.sh as
   the agent user, one runs test.sh as root), plus one ``docker run`` and one ``docker rm -f``;
@@ -130,15 +131,19 @@ def main() -> int:
         rounds = []
         for k in range(args.rounds):
             wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"oracle{k}", env_class=args.environment)
-            rounds.append({"trial_s": wall, "floor_s": floor(task_dir, image), "example_check_s": example_check(),
-                           "phases_s": phases(trial, t0, wall)})
-        med = {key: statistics.median(r[key] for r in rounds) for key in ("trial_s", "floor_s", "example_check_s")}
+            split = phases(trial, t0, wall)
+            rounds.append({"trial_s": wall, "trial_in_job_s": wall - split["before_trial"] - split["after_trial"],
+                           "floor_s": floor(task_dir, image), "example_check_s": example_check(), "phases_s": split})
+        med = {key: statistics.median(r[key] for r in rounds)
+               for key in ("trial_s", "trial_in_job_s", "floor_s", "example_check_s")}
         n_steps = len(tomllib.loads((task_dir / "task.toml").read_text())["steps"])
         figures: dict = {"task": f"{TASK}, {CONDITION}, {n_steps} steps",
                          "environment": args.environment, "rounds": args.rounds,
                          **{k: round(v, 1) for k, v in med.items()},
                          "trial/floor": round(med["trial_s"] / med["floor_s"], 2),
                          "trial/example_check": round(med["trial_s"] / med["example_check_s"], 2),
+                         "trial_in_job/floor": round(med["trial_in_job_s"] / med["floor_s"], 2),
+                         "trial_in_job/example_check": round(med["trial_in_job_s"] / med["example_check_s"], 2),
                          "all_rounds": [{k: (round(v, 1) if isinstance(v, float) else
                                              {p: round(x, 1) for p, x in v.items()}) for k, v in r.items()}
                                         for r in rounds]}
