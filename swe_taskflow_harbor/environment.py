@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import json
 import shutil
+import socket
 import tarfile
 import tempfile
 import threading
@@ -54,6 +56,8 @@ _POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="swe-taskflow-dock
 _CLIENT: Any = None
 _CLIENT_LOCK = threading.Lock()
 _SPOOL_BYTES = 16 * 2**20
+_ACTIVE = [0]
+_ACTIVE_LOCK = threading.Lock()
 _GO_DIR_BIT = 1 << 31   # Go's os.ModeDir, as the archive stat header reports a folder
 _GO_SYMLINK_BIT = 1 << 27
 _GO_NOT_REGULAR = sum(1 << b for b in (27, 26, 25, 24, 21, 19))   # link, device, pipe, socket, char device, irregular
@@ -72,6 +76,22 @@ def docker_client() -> Any:
             _CLIENT = client
     hygiene.sweep_once("containers", lambda: hygiene.sweep_containers(_CLIENT))
     return _CLIENT
+
+
+@contextlib.contextmanager
+def _counting():
+    with _ACTIVE_LOCK:
+        _ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        with _ACTIVE_LOCK:
+            _ACTIVE[0] -= 1
+
+
+def active_execs() -> int:
+    """Commands whose worker thread is still attached (a timed-out command must not hold one)."""
+    return _ACTIVE[0]
 
 
 async def _blocking(fn: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -214,26 +234,39 @@ class DockerEnvironment(BaseEnvironment):
                    "workdir": cwd or self.task_env_config.workdir or None}
         callback = self._output_callback()
         loop = asyncio.get_running_loop()
+        attached: list = []
 
-        def run() -> tuple[bytes, int]:
-            api = container.client.api
-            exec_id = api.exec_create(container.id, ["bash", "-c", command], **options)["Id"]
-            if callback is None:
-                out = api.exec_start(exec_id)
-            else:
+        def run() -> tuple[bytes, int | None]:
+            from docker.utils.socket import frames_iter
+
+            with _counting():
+                api = container.client.api
+                exec_id = api.exec_create(container.id, ["bash", "-c", command], **options)["Id"]
+                sock = api.exec_start(exec_id, socket=True)
+                attached.append(getattr(sock, "_sock", sock))
                 parts = []
-                for chunk in api.exec_start(exec_id, stream=True):
-                    parts.append(chunk)
-                    asyncio.run_coroutine_threadsafe(callback(chunk.decode(errors="replace"), "stdout"), loop).result()
-                out = b"".join(parts)
-            return out, api.exec_inspect(exec_id)["ExitCode"]
+                try:
+                    for _stream, data in frames_iter(sock, tty=False):   # stdout and stderr in arrival order
+                        parts.append(data)
+                        if callback is not None:
+                            text = data.decode(errors="replace")
+                            asyncio.run_coroutine_threadsafe(callback(text, "stdout"), loop).result()
+                finally:
+                    sock.close()
+                return b"".join(parts), api.exec_inspect(exec_id)["ExitCode"]
 
         future = loop.run_in_executor(_POOL, run)
         try:
             out, code = await (asyncio.wait_for(future, timeout_sec) if timeout_sec else future)
-        except asyncio.TimeoutError:
-            # as with Harbor's compose exec, the command itself ends when the container is removed
-            raise RuntimeError(f"Command timed out after {timeout_sec} seconds") from None
+        except BaseException as exc:
+            # timed out or cancelled: detach so the worker thread ends now; as with Harbor's compose exec,
+            # the command itself runs on until the container is removed
+            for raw in attached:
+                with contextlib.suppress(OSError):
+                    raw.shutdown(socket.SHUT_RDWR)
+            if isinstance(exc, asyncio.TimeoutError):
+                raise RuntimeError(f"Command timed out after {timeout_sec} seconds") from None
+            raise
         return ExecResult(stdout=out.decode(errors="replace") or None, stderr=None, return_code=code or 0)
 
     # ------------------------------------------------------------------ files
@@ -337,4 +370,4 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
     dest.chmod(0o644 | (member.mode & 0o111))
 
 
-__all__ = ["DockerEnvironment", "SESSION_LABEL", "docker_client"]
+__all__ = ["DockerEnvironment", "SESSION_LABEL", "docker_client", "active_execs"]

@@ -18,7 +18,7 @@ async def probe(image: str, work: Path) -> dict:
     from harbor.models.task.config import EnvironmentConfig, NetworkMode, NetworkPolicy
     from harbor.models.trial.paths import TrialPaths
 
-    from swe_taskflow_harbor.environment import DockerEnvironment, docker_client
+    from swe_taskflow_harbor.environment import DockerEnvironment, active_execs, docker_client
 
     (work / "environment").mkdir(parents=True)
     cfg = EnvironmentConfig(docker_image=image, network_mode="no-network", workdir="/app")
@@ -85,6 +85,9 @@ async def probe(image: str, work: Path) -> dict:
         except RuntimeError as exc:
             out["timeout"] = str(exc)
         out["timeout_s"] = time.monotonic() - t0
+        await asyncio.sleep(0.5)
+        out["attached_after_timeout"] = active_execs()      # the timed-out command holds no thread
+        out["after_timeout"] = (await env.exec("echo still-usable")).stdout
     finally:
         t0 = time.monotonic()
         await env.stop(delete=True)
