@@ -2,9 +2,9 @@
 
 ``harbor run -e swe_taskflow_harbor.environment:DockerEnvironment``. Harbor 0.25's stock ``-e docker``
 cannot run offline (it needs the ``docker compose`` v2 plugin and first probes a registry image), and
-driving Harbor's compose orchestration through Debian's docker-compose 1.29 made a trial cost about five
-times the commands it runs: every command, upload and download was a subprocess (0.1-0.2 s each, about
-110 per six-step trial), start ran ``down`` + ``up`` + a readiness poll (3-5 s), and teardown waited
+driving Harbor's compose orchestration through Debian's docker-compose 1.29 made a trial cost three to six
+times the commands it runs (benchmarks/harbor_bench.py): every command, upload and download was a
+subprocess (0.1-0.2 s each, 111 in the example's six-step oracle trial), start ran ``down`` + ``up`` + a readiness poll (3-5 s), and teardown waited
 out compose's 10 s stop timeout on a ``sleep`` that ignores SIGTERM. Here every operation is one or two
 Docker API calls on a shared client (the ``docker`` SDK, blocking calls in a thread pool):
 
@@ -15,8 +15,9 @@ Docker API calls on a shared client (the ``docker`` SDK, blocking calls in a thr
   same tar before the container starts; the container accepts commands as soon as ``start`` returns, so
   nothing polls;
 - exec: ``exec_create`` + ``exec_start`` + ``exec_inspect`` (stdout and stderr interleaved in
-  ``stdout``, as ``docker compose exec -T`` gave them); the user is Harbor's (the task's non-root agent
-  user while the agent works, root for the verifier);
+  ``stdout`` in arrival order, as ``docker compose exec -T`` gave them); the user is Harbor's (the task's
+  non-root agent user while the agent works, root for the verifier); a command past its timeout, or whose
+  caller was cancelled, is detached at once, so it holds no worker thread;
 - upload: one tar per call (``put_archive`` at ``/``: missing parent folders are created, owner root);
 - download: one ``get_archive`` stream; only regular files and folders are written on the host (links,
   devices and names leaving the target folder never are);
