@@ -140,10 +140,10 @@ class DockerEnvironment(BaseEnvironment):
 
     @classmethod
     def preflight(cls) -> None:
-        try:
-            import docker  # noqa: F401
-        except ImportError:
-            raise SystemExit("the docker SDK is not installed in Harbor's venv: run `make harbor-venv`") from None
+        import importlib.util
+
+        if importlib.util.find_spec("docker") is None:
+            raise SystemExit("the docker SDK is not installed in Harbor's venv: run `make harbor-venv`")
         try:
             docker_client()
         except Exception as exc:  # noqa: BLE001 - any failure means no usable daemon
