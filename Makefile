@@ -45,8 +45,14 @@ HARBOR_PY ?= $(firstword $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.1
   $(wildcard $(PYENV_ROOT)/versions/3.12.*/bin/python3) $(wildcard $(HOME)/.pyenv/versions/3.12.*/bin/python3) \
   $(shell command -v python3.12))
 HARBOR_STAMP := $(HARBOR_VENV)/.installed-harbor-0.25.0
+# The Docker SDK for swe_taskflow_harbor.environment:DockerEnvironment (its own stamp: an existing venv gains it).
+HARBOR_DOCKER_STAMP := $(HARBOR_VENV)/.installed-docker-sdk-7
 
-harbor-venv: $(HARBOR_STAMP)
+harbor-venv: $(HARBOR_STAMP) $(HARBOR_DOCKER_STAMP)
+
+$(HARBOR_DOCKER_STAMP): $(HARBOR_STAMP)
+	$(HARBOR_VENV)/bin/python -m pip install -q 'docker>=7,<8'
+	touch $(HARBOR_DOCKER_STAMP)
 
 $(HARBOR_STAMP): pyproject.toml
 	@test -n "$(HARBOR_PY)" || { echo "harbor-venv needs Python 3.12 (pyenv install 3.12 or python3.12)" >&2; exit 1; }

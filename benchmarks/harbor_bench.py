@@ -1,15 +1,23 @@
-"""Harbor figures: per-trial overhead on the example's own 4-step task, command latency, e2e wall time.
+"""Harbor figures: an oracle trial of the example's own task against the floor of the commands it runs.
 
-    .venv/bin/python benchmarks/harbor_bench.py [--trials 2] [--commands 20] [--no-e2e]
+    make example          # once: build/example/release (the bench exports its tfas_optimized condition)
+    .venv/bin/python benchmarks/harbor_bench.py [--rounds 2] [--parallel 1,2,4] [--release DIR] [--environment M:C]
 
-- per-trial overhead: wall time of ``harbor run`` with Harbor's ``nop`` agent (no agent work) on the
-  exported four-step task (3 checkpoints incl. the clean run, 1 answer step), through
-  ``swe_taskflow_harbor.environment:ComposeEnvironment``; median of ``--trials`` sequential jobs. The
-  same with the oracle agent (applies the gold patch parts) for comparison;
-- command latency: one ``true`` in the running task container through ``docker exec`` (what the
-  environment uses for commands) and through ``docker-compose exec -T`` (what Harbor would use);
-- e2e: wall time of ``pytest tests/e2e/test_harbor_e2e.py`` (export, two Harbor jobs, import, verify, push).
-Needs Docker, docker-compose and ``make harbor-venv``.
+Printed in one run (medians over ``--rounds``, each round runs the three measurements back to back, so a
+busy machine slows all of them alike):
+
+- ``trial_s``: wall time of ``harbor run -a oracle -e swe_taskflow_harbor.environment:DockerEnvironment``
+  on swe-taskflow__ticketdesk-1 exported from ``tfas_optimized`` (6 steps), process start to exit; and
+  where it went, from the trial's result.json (Harbor's start-up before the trial, environment set-up,
+  agent and verifier phases, the rest). ``trial_in_job_s`` is the trial alone (its result.json start to
+  end): what one more trial adds to a job, where Harbor's start-up is paid once;
+- ``floor_s``: the same oracle and verifier commands through ``docker exec`` in one container of the same
+  image (task folder mounted read-only; per step one exec copies the step's files, one runs solve.sh as
+  the agent user, one runs test.sh as root), plus one ``docker run`` and one ``docker rm -f``;
+- ``example_check_s``: ``swe-taskflow example check`` (the task's whole test suite before and after the
+  gold patch in one container);
+- the ratios trial/floor and trial/example check, and trials per minute at ``harbor run -n N -k N``.
+Needs Docker, the example's image (``swe-taskflow example build-image``) and ``make harbor-venv``.
 """
 
 from __future__ import annotations
@@ -22,76 +30,129 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+import uuid
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0"}
+ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0",
+       "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+ENV_CLASS = "swe_taskflow_harbor.environment:DockerEnvironment"
+TASK = "swe-taskflow__ticketdesk-1"
+CONDITION = "tfas_optimized"
 
 
-def harbor_job(dataset: Path, jobs: Path, name: str, agent: str) -> float:
-    t0 = time.monotonic()
-    proc = subprocess.run([str(ROOT / ".harbor-venv/bin/harbor"), "run", "-p", str(dataset), "-a", agent, "-e",
-                           "swe_taskflow_harbor.environment:ComposeEnvironment", "-o", str(jobs), "--job-name", name,
-                           "-n", "1", "-y"], capture_output=True, text=True, env=ENV, cwd=jobs.parent)
-    dt = time.monotonic() - t0
+def _venv() -> Path:
+    return Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", ROOT / ".harbor-venv"))
+
+
+def harbor_job(dataset: Path, jobs: Path, name: str, n: int = 1, env_class: str = ENV_CLASS) -> tuple[float, Path, float]:
+    t0 = time.time()
+    proc = subprocess.run([str(_venv() / "bin" / "harbor"), "run", "-p", str(dataset), "-a", "oracle", "-e", env_class,
+                           "-o", str(jobs), "--job-name", name, "-n", str(n), "-k", str(n), "-y"],
+                          capture_output=True, text=True, env=ENV, cwd=jobs.parent)
+    wall = time.time() - t0
     if proc.returncode != 0:
         raise SystemExit(f"harbor run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    return dt
+    trials = [p for p in (jobs / name).iterdir() if (p / "result.json").is_file()]
+    for trial in trials:
+        steps = json.loads((trial / "result.json").read_text())["step_results"]
+        if any(s["exception_info"] for s in steps) or steps[-1]["verifier_result"]["rewards"]["reward"] != 1.0:
+            raise SystemExit(f"the oracle trial {trial} did not end resolved: the figures would mean nothing")
+    return wall, trials[0], t0
 
 
-def command_latency(image: str, n: int, tmp: Path) -> dict[str, float]:
-    compose = tmp / "compose.yaml"
-    compose.write_text(f"services:\n  main:\n    image: {image}\n    command: [sleep, infinity]\n"
-                       f"    network_mode: none\n    labels:\n      swe-taskflow.owner: \"{os.getpid()}@bench\"\n")
-    base = ["docker-compose", "-p", f"stfbench{os.getpid()}", "-f", str(compose)]
-    subprocess.run([*base, "up", "-d"], check=True, capture_output=True)
+def _ts(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def phases(trial: Path, t0: float, wall: float) -> dict[str, float]:
+    """Where the trial's wall time went, from Harbor's own timings."""
+    r = json.loads((trial / "result.json").read_text())
+    setup = r["environment_setup"]
+    agent = sum(_ts(s["agent_execution"]["finished_at"]) - _ts(s["agent_execution"]["started_at"])
+                for s in r["step_results"])
+    verify = sum(_ts(s["verifier"]["finished_at"]) - _ts(s["verifier"]["started_at"]) for s in r["step_results"])
+    start, end = _ts(r["started_at"]), _ts(r["finished_at"])
+    env_setup = _ts(setup["finished_at"]) - _ts(setup["started_at"])
+    return {"before_trial": start - t0, "environment_setup": env_setup, "agent": agent, "verifier": verify,
+            "rest_of_trial": (end - start) - env_setup - agent - verify, "after_trial": t0 + wall - end}
+
+
+def floor(task_dir: Path, image: str) -> float:
+    """The oracle's and verifier's commands with plain ``docker exec`` in one network-less container."""
+    steps = [s["name"] for s in tomllib.loads((task_dir / "task.toml").read_text())["steps"]]
+    name = f"stf-harbor-floor-{uuid.uuid4().hex[:10]}"
+    from builder.hygiene import OWNER_LABEL, owner_id
+    t0 = time.time()
     try:
-        cid = subprocess.run([*base, "ps", "-q", "main"], check=True, capture_output=True, text=True).stdout.strip()
-        out = {}
-        for label, argv in (("docker exec", ["docker", "exec", cid, "true"]),
-                            ("docker-compose exec -T", [*base, "exec", "-T", "main", "true"])):
-            times = []
-            for _ in range(n):
-                t0 = time.monotonic()
-                subprocess.run(argv, check=True, capture_output=True)
-                times.append(time.monotonic() - t0)
-            out[label] = statistics.median(times)
-        return out
+        subprocess.run(["docker", "run", "-d", "--name", name, "--network", "none", "--label",
+                        f"{OWNER_LABEL}={owner_id()}", "-v", f"{task_dir}:/task:ro", "-w", "/app", image,
+                        "sh", "-c", "sleep infinity"], check=True, capture_output=True)
+        for step in steps:
+            for user, cmd in (
+                    ("root", f"rm -rf /solution /tests && cp -r /task/steps/{step}/solution /solution && "
+                             f"cp -r /task/steps/{step}/tests /tests && mkdir -p /logs/agent /logs/verifier && "
+                             "chmod 777 /logs/agent /logs/verifier"),
+                    ("agent", "bash /solution/solve.sh > /logs/agent/oracle.txt 2>&1"),
+                    ("root", "bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1")):
+                subprocess.run(["docker", "exec", "-u", user, "-w", "/app", name, "bash", "-c", cmd], check=True,
+                               capture_output=True)
     finally:
-        subprocess.run([*base, "down"], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True)
+    return time.time() - t0
+
+
+def example_check() -> float:
+    t0 = time.time()
+    subprocess.run([sys.executable, "-m", "builder.cli", "example", "check"], check=True, capture_output=True,
+                   env=ENV, cwd=ROOT)
+    return time.time() - t0
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=2)
-    ap.add_argument("--commands", type=int, default=20)
-    ap.add_argument("--no-e2e", action="store_true")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--parallel", default="1,2,4", help="trials per minute at these -n (empty: skip)")
+    ap.add_argument("--release", type=Path, default=ROOT / "build" / "example" / "release")
+    ap.add_argument("--environment", default=ENV_CLASS, help="Harbor environment import path (to compare another)")
     args = ap.parse_args()
-    from builder.bundled.image import build_task_image
-    from builder.pipeline.repos import example_task
+    if not (args.release / "data").is_dir():
+        raise SystemExit(f"{args.release}: no release (run `make example` first)")
     from builder.evaluation.export import export_harbor
-    from tests.support.example_release import CONDITION, build_example_release
-    bundled = example_task()
-    build_task_image(bundled.task, bundled.files)
     with tempfile.TemporaryDirectory(prefix="harbor-bench-") as d:
         tmp = Path(d)
-        release = build_example_release(tmp / "release")
-        export_harbor(release, CONDITION, tmp / "dataset")
+        res = export_harbor(args.release, CONDITION, tmp / "dataset", tasks=[TASK])
+        task_dir = tmp / "dataset" / res.tasks[0]["dir"]
+        image = tomllib.loads((task_dir / "task.toml").read_text())["environment"]["docker_image"]
         (tmp / "jobs").mkdir()
-        figures: dict = {"task": "swe-taskflow__ticketdesk-1, 4 steps (3 issue + 1 answer)"}
-        for agent in ("nop", "oracle"):
-            times = [harbor_job(tmp / "dataset", tmp / "jobs", f"{agent}{k}", agent) for k in range(args.trials)]
-            figures[f"trial_s[{agent}]"] = {"median": round(statistics.median(times), 1),
-                                           "all": [round(t, 1) for t in times]}
-        lat = command_latency(bundled.task.image_name, args.commands, tmp)
-        figures["command_latency_ms"] = {k: round(v * 1000, 1) for k, v in lat.items()}
-    if not args.no_e2e:
-        t0 = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/e2e/test_harbor_e2e.py"], cwd=ROOT,
-                              capture_output=True, text=True)
-        figures["e2e_test_s"] = round(time.monotonic() - t0, 1)
-        figures["e2e_result"] = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.returncode
+        rounds = []
+        for k in range(args.rounds):
+            wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"oracle{k}", env_class=args.environment)
+            split = phases(trial, t0, wall)
+            rounds.append({"trial_s": wall, "trial_in_job_s": wall - split["before_trial"] - split["after_trial"],
+                           "floor_s": floor(task_dir, image), "example_check_s": example_check(), "phases_s": split})
+        med = {key: statistics.median(r[key] for r in rounds)
+               for key in ("trial_s", "trial_in_job_s", "floor_s", "example_check_s")}
+        n_steps = len(tomllib.loads((task_dir / "task.toml").read_text())["steps"])
+        figures: dict = {"task": f"{TASK}, {CONDITION}, {n_steps} steps",
+                         "environment": args.environment, "rounds": args.rounds,
+                         **{k: round(v, 1) for k, v in med.items()},
+                         "trial/floor": round(med["trial_s"] / med["floor_s"], 2),
+                         "trial/example_check": round(med["trial_s"] / med["example_check_s"], 2),
+                         "trial_in_job/floor": round(med["trial_in_job_s"] / med["floor_s"], 2),
+                         "trial_in_job/example_check": round(med["trial_in_job_s"] / med["example_check_s"], 2),
+                         "all_rounds": [{k: (round(v, 1) if isinstance(v, float) else
+                                             {p: round(x, 1) for p, x in v.items()}) for k, v in r.items()}
+                                        for r in rounds]}
+        per_minute = {}
+        for n in [int(x) for x in args.parallel.split(",") if x.strip()]:
+            wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"parallel{n}", n=n, env_class=args.environment)
+            per_minute[f"-n {n}"] = round(60 * n / wall, 2)
+        if per_minute:
+            figures["trials_per_minute"] = per_minute
     print(json.dumps(figures, indent=1))
     return 0
 

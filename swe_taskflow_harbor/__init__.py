@@ -1,7 +1,8 @@
 """swe-taskflow's Harbor plugins, importable only where Harbor is installed (its Python 3.12 venv).
 
-- ``swe_taskflow_harbor.environment:ComposeEnvironment``: local containers through Debian's docker-compose
-  1.29, offline (no registry probe), every container on network none (``-e`` of ``harbor run``);
+- ``swe_taskflow_harbor.environment:DockerEnvironment``: one local container per trial through the Docker
+  API (the ``docker`` SDK), offline (no registry, no compose), on network none, labelled with the project's
+  owner format so its sweep removes what a killed run left (``-e`` of ``harbor run``);
 - ``swe_taskflow_harbor.agent:MiniSweAgent``: a host-side agent driving mini-swe-agent through a whole
   multi-step task in one conversation (``-a`` with ``--resume-trajectory``).
 

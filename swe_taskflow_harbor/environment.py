@@ -1,82 +1,171 @@
-"""A Harbor environment for local containers that never have a network, through docker-compose 1.29.
+"""A Harbor environment on the local Docker daemon, through its API: one container per trial, never a network.
 
-Harbor 0.25's stock ``-e docker`` cannot run on an offline host: it needs the ``docker compose`` v2
-plugin (Debian bookworm ships docker-compose 1.29 only) and, for ``network_mode = "no-network"``, first
-runs a probe container from a registry image. This class keeps Harbor's Docker orchestration and changes
-only what that needs: the compose front end (``docker-compose``, which has no ``cp`` or ``up --wait``),
-no probe, Harbor's own no-network compose file on every start, and an owner label on every container so
-a sweep can tell whose leftovers are whose. Commands inside the running container go through
-``docker exec`` on the compose project's container (compose 1.29 is a Python program that takes about a
-second to start; an agent runs hundreds of commands), files go in as tar streams. It declares that it can
-disable the network (every container runs with ``network_mode: none``) and refuses any other policy.
-Compose creates no network for a service whose ``network_mode`` is set.
+``harbor run -e swe_taskflow_harbor.environment:DockerEnvironment``. Harbor 0.25's stock ``-e docker``
+cannot run offline (it needs the ``docker compose`` v2 plugin and first probes a registry image), and
+driving Harbor's compose orchestration through Debian's docker-compose 1.29 made a trial cost three to six
+times the commands it runs (benchmarks/harbor_bench.py): every command, upload and download was a
+subprocess (0.1-0.2 s each, 111 in the example's six-step oracle trial), start ran ``down`` + ``up`` + a readiness poll (3-5 s), and teardown waited
+out compose's 10 s stop timeout on a ``sleep`` that ignores SIGTERM. Here every operation is one or two
+Docker API calls on a shared client (the ``docker`` SDK, blocking calls in a thread pool):
+
+- start: the task's local image (``[environment] docker_image``; no registry, no build) is created with
+  ``network_mode="none"`` (no network is ever created), ``no-new-privileges``, the task's CPU and memory
+  limits and the project's owner label (:mod:`builder.hygiene`: ``<pid>.<start>@<boot>.<pid ns>``, so the
+  project's sweep removes what a ``kill -9`` of ``harbor run`` left); Harbor's log folders go in with the
+  same tar before the container starts; the container accepts commands as soon as ``start`` returns, so
+  nothing polls;
+- exec: ``exec_create`` + ``exec_start`` + ``exec_inspect`` (stdout and stderr interleaved in
+  ``stdout`` in arrival order, as ``docker compose exec -T`` gave them); the user is Harbor's (the task's
+  non-root agent user while the agent works, root for the verifier); a command past its timeout, or whose
+  caller was cancelled, is detached at once, so it holds no worker thread;
+- upload: one tar per call (``put_archive`` at ``/``: missing parent folders are created, owner root);
+- download: one ``get_archive`` stream; only regular files and folders are written on the host (links,
+  devices and names leaving the target folder never are);
+- stop: ``remove(force=True)``: SIGKILL and removal in one call, no stop timeout to wait out.
+
+Only ``network_mode = "no-network"`` tasks run here; any other policy is refused before anything starts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
+import functools
 import json
-import os
 import shutil
-import subprocess
+import socket
+import tarfile
 import tempfile
-from pathlib import Path
-from typing import Any
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable
 
-from harbor.environments.docker import COMPOSE_NO_NETWORK_PATH
-from harbor.environments.docker.docker import DockerEnvironment, _sanitize_docker_compose_project_name
-from harbor.environments.docker.runtime import ContainerRuntime
+from harbor.environments.base import BaseEnvironment, ExecResult
+from harbor.environments.capabilities import EnvironmentCapabilities, EnvironmentResourceCapabilities
 from harbor.models.task.config import NetworkMode, NetworkPolicy
+from harbor.models.trial.config import ResourceMode
+from harbor.models.trial.paths import EnvironmentPaths
 
-COMPOSE = os.environ.get("SWE_TASKFLOW_COMPOSE", "docker-compose")
-OWNER_LABEL = "swe-taskflow.owner"
+from builder import hygiene
+
+#: Label naming the Harbor session (trial) a container belongs to, for people reading ``docker ps``.
+SESSION_LABEL = "swe-taskflow.harbor-session"
+#: Blocking Docker calls run here; an agent's long command holds one thread, so ``-n`` trials need several.
+_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="swe-taskflow-docker")
+_CLIENT: Any = None
+_CLIENT_LOCK = threading.Lock()
+_SPOOL_BYTES = 16 * 2**20
+_ACTIVE = [0]
+_ACTIVE_LOCK = threading.Lock()
+_GO_DIR_BIT = 1 << 31   # Go's os.ModeDir, as the archive stat header reports a folder
+_GO_SYMLINK_BIT = 1 << 27
+_GO_NOT_REGULAR = sum(1 << b for b in (27, 26, 25, 24, 21, 19))   # link, device, pipe, socket, char device, irregular
 
 
-def owner_label() -> str:
-    """``<pid>@<boot id>``: the process that owns a container, on this boot of this host."""
+def docker_client() -> Any:
+    """The process's Docker client (no read timeout: an exec stream is silent while its command runs);
+    its first use sweeps containers of dead owners, as every Docker client of the project does."""
+    global _CLIENT
+    with _CLIENT_LOCK:
+        if _CLIENT is None:
+            import docker
+
+            client = docker.from_env(timeout=None, max_pool_size=64)
+            client.ping()
+            _CLIENT = client
+    hygiene.sweep_once("containers", lambda: hygiene.sweep_containers(_CLIENT))
+    return _CLIENT
+
+
+@contextlib.contextmanager
+def _counting():
+    with _ACTIVE_LOCK:
+        _ACTIVE[0] += 1
     try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        boot = "unknown-boot"
-    return f"{os.getpid()}@{boot}"
+        yield
+    finally:
+        with _ACTIVE_LOCK:
+            _ACTIVE[0] -= 1
 
 
-class ComposeEnvironment(DockerEnvironment):
-    """``harbor run -e swe_taskflow_harbor.environment:ComposeEnvironment``."""
+def active_execs() -> int:
+    """Commands whose worker thread is still attached (a timed-out command must not hold one)."""
+    return _ACTIVE[0]
 
-    @classmethod
-    def runtime(cls) -> ContainerRuntime:
-        return ContainerRuntime(engine=("docker",), compose=(COMPOSE,), supports_compose_wait=False,
-                                supports_compose_cp=False, supports_compose_project_directory=True)
 
-    @classmethod
-    def _egress_control_kernel_support(cls) -> bool:
-        return False   # Harbor's probe runs a registry image; this environment needs no egress sidecar
+async def _blocking(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    return await asyncio.get_running_loop().run_in_executor(_POOL, functools.partial(fn, *args, **kwargs))
+
+
+def _root_owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
+
+
+def _tar(entries: list[tuple[Path, PurePosixPath]], folders: dict[PurePosixPath, int] | None = None):
+    """A spooled tar of host paths at absolute container paths (names relative to ``/``), owner root."""
+    buf = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path, mode in (folders or {}).items():
+            info = tarfile.TarInfo(str(path).lstrip("/"))
+            info.type, info.mode = tarfile.DIRTYPE, mode
+            tar.addfile(info)
+        for source, dest in entries:
+            tar.add(source, arcname=str(dest).lstrip("/"), recursive=False, filter=_root_owned)
+    buf.seek(0)
+    return buf
+
+
+def _abs(path: str) -> PurePosixPath:
+    p = PurePosixPath(path)
+    return p if p.is_absolute() else PurePosixPath("/") / p
+
+
+class DockerEnvironment(BaseEnvironment):
+    """One network-less container of the task's local image per trial, driven through the Docker API."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._container: Any = None
+        super().__init__(*args, **kwargs)
+        if self._host_mounts:   # never dropped silently: the container sees no host folder
+            raise ValueError(f"{type(self).__name__} binds no host folder into a container; drop the mounts "
+                             f"({', '.join(str(m.get('target')) for m in self._host_mounts)})")
+
+    @staticmethod
+    def type() -> str:
+        return "swe-taskflow-docker"
 
     @classmethod
     def preflight(cls) -> None:
-        for argv, what in ((["docker", "info"], "a Docker daemon"), ([COMPOSE, "version"], COMPOSE)):
-            if shutil.which(argv[0]) is None:
-                raise SystemExit(f"{what} is needed: {argv[0]} is not on PATH (.ci/harbor-setup.sh installs it)")
-            try:
-                subprocess.run(argv, capture_output=True, timeout=20, check=True)
-            except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
-                raise SystemExit(f"{what} does not answer ({' '.join(argv)} failed)") from None
+        import importlib.util
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._overlay_dir = tempfile.TemporaryDirectory(prefix="swe-taskflow-compose-")
-        self._overlay = Path(self._overlay_dir.name) / "docker-compose-swe-taskflow.json"
-        self._overlay.write_text(json.dumps({"services": {"main": {
-            "network_mode": "none", "labels": {OWNER_LABEL: owner_label()}}}}, indent=2))
+        if importlib.util.find_spec("docker") is None:
+            raise SystemExit("the docker SDK is not installed in Harbor's venv: run `make harbor-venv`")
+        try:
+            docker_client()
+        except Exception as exc:  # noqa: BLE001 - any failure means no usable daemon
+            raise SystemExit(f"no Docker daemon answers ({type(exc).__name__}: {exc}); "
+                             "start one (.ci/start-docker.sh)") from None
 
     @property
-    def capabilities(self):
-        return super().capabilities.model_copy(update={"disable_internet": True, "stream": False})
+    def capabilities(self) -> EnvironmentCapabilities:
+        return EnvironmentCapabilities(disable_internet=True)
 
-    @property
-    def _docker_compose_paths(self) -> list[Path]:
-        return [*super()._docker_compose_paths, COMPOSE_NO_NETWORK_PATH, self._overlay]
+    @classmethod
+    def resource_capabilities(cls) -> EnvironmentResourceCapabilities:
+        return EnvironmentResourceCapabilities(cpu_limit=True, memory_limit=True, fractional_cpus=True)
+
+    def _validate_definition(self) -> None:
+        where = self.environment_dir.parent / "task.toml"
+        if not self.task_env_config.docker_image:
+            raise FileNotFoundError(f"{where}: [environment] docker_image is required by {type(self).__name__} "
+                                    "(it runs a local image and builds none; `swe-taskflow export harbor` sets it)")
+        if (self.environment_dir / "docker-compose.yaml").exists():
+            raise ValueError(f"{self.environment_dir / 'docker-compose.yaml'}: compose services are not supported by "
+                             f"{type(self).__name__} (one container, no network)")
 
     def validate_network_policy_support(self, network_policy: NetworkPolicy | None = None) -> None:
         policy = network_policy or self.network_policy
@@ -84,70 +173,202 @@ class ComposeEnvironment(DockerEnvironment):
             raise ValueError(f"network_mode={policy.network_mode.value!r} is not supported by {type(self).__name__}: "
                              "every container runs with no network (export tasks with network_mode = 'no-network')")
 
-    async def _apply_network_policy(self, network_policy: NetworkPolicy) -> None:
-        self.validate_network_policy_support(network_policy)   # already network none since start
+    # ------------------------------------------------------------------ lifecycle
 
-    async def start(self, force_build: bool):
-        self._containers: dict[str, str] = {}
-        await super().start(force_build)
+    def _create_kwargs(self) -> dict[str, Any]:
+        cpus = self._resource_limit_value("cpu", auto_mode=ResourceMode.LIMIT)
+        memory_mb = self._resource_limit_value("memory", auto_mode=ResourceMode.LIMIT)
+        kwargs: dict[str, Any] = {
+            "image": self.task_env_config.docker_image, "command": ["sh", "-c", "sleep infinity"],
+            "network_mode": "none", "security_opt": ["no-new-privileges"],
+            "labels": hygiene.labels(**{SESSION_LABEL: self.session_id}),
+            "environment": self._startup_env() or None, "working_dir": self.task_env_config.workdir or None,
+        }
+        if cpus:
+            kwargs["nano_cpus"] = int(float(cpus) * 1e9)
+        if memory_mb:
+            kwargs["mem_limit"] = kwargs["memswap_limit"] = f"{int(memory_mb)}m"
+        return kwargs
 
-    async def upload_file(self, source_path, target_path: str):
-        await self._platform._upload_file_with_tar(source_path, target_path)   # compose 1.29 has no cp
+    async def start(self, force_build: bool) -> None:
+        if force_build:
+            raise RuntimeError(f"{type(self).__name__} builds no image: build {self.task_env_config.docker_image!r} "
+                               "locally and run without --force-build")
+        import docker
 
-    async def upload_dir(self, source_dir, target_dir: str):
-        await self._platform._upload_dir_with_tar(source_dir, target_dir)
-
-    async def _container_id(self, service: str) -> str:
-        cache = self.__dict__.setdefault("_containers", {})
-        if service not in cache:
-            project = _sanitize_docker_compose_project_name(self.session_id)
-            proc = await asyncio.create_subprocess_exec(
-                "docker", "ps", "-q", "--filter", f"label=com.docker.compose.project={project}",
-                "--filter", f"label=com.docker.compose.service={service}",
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
-            out, _ = await proc.communicate()
-            ids = out.decode().split()
-            if len(ids) != 1:
-                raise RuntimeError(f"expected one running container for service {service!r} of {project}, "
-                                   f"found {len(ids)}")
-            cache[service] = ids[0]
-        return cache[service]
-
-    async def _run_docker_compose_command(self, command: list[str], check: bool = True,
-                                          timeout_sec: int | None = None, stdin_data: bytes | None = None,
-                                          on_output=None):
-        if not command or command[0] != "exec":
-            return await super()._run_docker_compose_command(command, check=check, timeout_sec=timeout_sec,
-                                                             stdin_data=stdin_data, on_output=on_output)
-        args, opts, i = command[1:], [], 0
-        while i < len(args) and args[i].startswith("-"):
-            if args[i] in ("-T", "--no-TTY"):
-                i += 1
-            elif args[i] in ("-w", "-e", "-u", "--workdir", "--env", "--user"):
-                opts += args[i:i + 2]
-                i += 2
-            else:
-                raise ValueError(f"unsupported compose exec option {args[i]!r}")
-        container = await self._container_id(args[i])
-        full = ["docker", "exec", *(["-i"] if stdin_data is not None else []), *opts, container, *args[i + 1:]]
-        process = await asyncio.create_subprocess_exec(
-            *full, stdin=asyncio.subprocess.PIPE if stdin_data is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        if on_output is not None:
-            result = await self._collect_streamed_output(process, timeout_sec=timeout_sec, stdin_data=stdin_data,
-                                                         on_output=on_output)
-        else:
-            result = await self._collect_buffered_output(process, timeout_sec=timeout_sec, stdin_data=stdin_data)
-        if check and result.return_code != 0:
-            raise RuntimeError(f"docker exec failed in {self.environment_name}: {' '.join(full[:6])}... "
-                               f"(exit {result.return_code}): {(result.stdout or '')[-2000:]}")
-        return result
-
-    async def stop(self, delete: bool):
+        client = await _blocking(docker_client)
+        image = self.task_env_config.docker_image
         try:
-            await super().stop(delete)
+            await _blocking(client.images.get, image)
+        except docker.errors.ImageNotFound:
+            raise RuntimeError(f"image {image!r} is not available locally and is never pulled: build it first "
+                               "(the example's: `swe-taskflow example build-image`)") from None
+        self._container = await _blocking(client.containers.create, **self._create_kwargs())
+        paths = EnvironmentPaths.for_os(self.os)
+        logs = {_abs(str(d)): 0o777 for d in (paths.agent_dir, paths.verifier_dir, paths.artifacts_dir)}
+        await self._put(_tar([], logs))        # Harbor's log folders, writable by the agent user
+        await _blocking(self._container.start)
+        await self._upload_environment_dir_after_start()
+
+    async def stop(self, delete: bool) -> None:
+        container, self._container = self._container, None
+        if container is None:
+            return
+        try:
+            await _blocking(container.remove, force=True)   # SIGKILL + remove: no stop timeout to wait out
+        except Exception as exc:  # noqa: BLE001 - gone already; a leftover is swept by its owner label
+            if getattr(getattr(exc, "response", None), "status_code", None) != 404:
+                self.logger.warning(f"removing container {container.short_id} failed: {exc}")
+
+    def _running(self) -> Any:
+        if self._container is None:
+            raise RuntimeError(f"{type(self).__name__}: the environment is not started")
+        return self._container
+
+    # ------------------------------------------------------------------ commands
+
+    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+        container = self._running()
+        user = self._resolve_user(user)
+        options = {"user": "" if user is None else str(user), "environment": self._merge_env(env),
+                   "workdir": cwd or self.task_env_config.workdir or None}
+        callback = self._output_callback()
+        loop = asyncio.get_running_loop()
+        attached: list = []
+
+        def run() -> tuple[bytes, int | None]:
+            from docker.utils.socket import frames_iter
+
+            with _counting():
+                api = container.client.api
+                exec_id = api.exec_create(container.id, ["bash", "-c", command], **options)["Id"]
+                sock = api.exec_start(exec_id, socket=True)
+                attached.append(getattr(sock, "_sock", sock))
+                parts = []
+                try:
+                    for _stream, data in frames_iter(sock, tty=False):   # stdout and stderr in arrival order
+                        parts.append(data)
+                        if callback is not None:
+                            text = data.decode(errors="replace")
+                            asyncio.run_coroutine_threadsafe(callback(text, "stdout"), loop).result()
+                finally:
+                    sock.close()
+                return b"".join(parts), api.exec_inspect(exec_id)["ExitCode"]
+
+        future = loop.run_in_executor(_POOL, run)
+        try:
+            out, code = await (asyncio.wait_for(future, timeout_sec) if timeout_sec else future)
+        except BaseException as exc:
+            # timed out or cancelled: detach so the worker thread ends now; as with Harbor's compose exec,
+            # the command itself runs on until the container is removed
+            for raw in attached:
+                with contextlib.suppress(OSError):
+                    raw.shutdown(socket.SHUT_RDWR)
+            if isinstance(exc, asyncio.TimeoutError):
+                raise RuntimeError(f"Command timed out after {timeout_sec} seconds") from None
+            raise
+        return ExecResult(stdout=out.decode(errors="replace") or None, stderr=None, return_code=code or 0)
+
+    # ------------------------------------------------------------------ files
+
+    async def _put(self, archive) -> None:
+        container = self._running()
+        try:
+            await _blocking(container.put_archive, "/", archive)
         finally:
-            self._overlay_dir.cleanup()
+            archive.close()
+
+    def _stat(self, path: PurePosixPath) -> dict | None:
+        api = self._running().client.api
+        res = api.head(api._url("/containers/{0}/archive", self._container.id), params={"path": str(path)})
+        if res.status_code == 404:
+            return None
+        api._raise_for_status(res)
+        return json.loads(base64.b64decode(res.headers["X-Docker-Container-Path-Stat"]))
+
+    async def _kind(self, path: str, user: str | int | None, require_dir: bool) -> bool:
+        ask = BaseEnvironment.is_dir if require_dir else BaseEnvironment.is_file   # `test -d/-f` in the container
+        if self._resolve_user(user) not in (None, "root", 0, "0"):   # another user's view may differ: ask it
+            return await ask(self, path, user=user)
+        stat = await _blocking(self._stat, _abs(path))   # root's view: the archive stat, no process started
+        if stat is None:
+            return False
+        if stat["mode"] & _GO_SYMLINK_BIT:   # the stat does not follow a final link; `test` does
+            return await ask(self, path, user=user)
+        is_dir = bool(stat["mode"] & _GO_DIR_BIT)
+        return is_dir if require_dir else not is_dir and not stat["mode"] & _GO_NOT_REGULAR
+
+    async def is_dir(self, path: str, user: str | int | None = None) -> bool:
+        return await self._kind(path, user, True)
+
+    async def is_file(self, path: str, user: str | int | None = None) -> bool:
+        return await self._kind(path, user, False)
+
+    async def upload_file(self, source_path: Path | str, target_path: str) -> None:
+        source, target = Path(source_path), _abs(target_path)
+        into_folder = target_path.endswith("/") or await self.is_dir(str(target), user="root")
+        await self._put(await _blocking(_tar, [(source, target / source.name if into_folder else target)]))
+
+    async def upload_dir(self, source_dir: Path | str, target_dir: str) -> None:
+        source, target = Path(source_dir), _abs(target_dir)
+        entries = [(p, target / p.relative_to(source).as_posix()) for p in sorted(source.rglob("*"))]
+        await self._put(await _blocking(_tar, entries))
+
+    def _fetch(self, source: str):
+        """(the archive's root name, a spooled tar) of a container path; RuntimeError when it is absent."""
+        import docker
+
+        try:
+            stream, stat = self._running().get_archive(str(_abs(source)))
+        except docker.errors.NotFound:
+            raise RuntimeError(f"{source!r} does not exist in the container") from None
+        buf = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)
+        for chunk in stream:
+            buf.write(chunk)
+        buf.seek(0)
+        return stat["name"], buf
+
+    def _download_file(self, source: str, target: Path) -> None:
+        _, buf = self._fetch(source)
+        with buf, tarfile.open(fileobj=buf, mode="r:") as tar:
+            member = next((m for m in tar if m.isfile()), None)
+            if member is None:
+                raise RuntimeError(f"{source!r} in the container is not a regular file")
+            _write(tar, member, target)
+
+    def _download_dir(self, source: str, target: Path) -> None:
+        root, buf = self._fetch(source)
+        target.mkdir(parents=True, exist_ok=True)
+        with buf, tarfile.open(fileobj=buf, mode="r:") as tar:
+            for member in tar:
+                parts = PurePosixPath(member.name).parts
+                rel = parts[1:] if parts and parts[0] == root else ()
+                if not rel or any(p in ("", ".", "..") for p in rel):
+                    continue
+                dest = target.joinpath(*rel)
+                if member.isdir():
+                    dest.mkdir(parents=True, exist_ok=True)
+                elif member.isfile():
+                    _write(tar, member, dest)
+                # links, devices and fifos written in the container are never recreated on the host
+
+    async def download_file(self, source_path: str, target_path: Path | str) -> None:
+        await _blocking(self._download_file, source_path, Path(target_path))
+
+    async def download_dir(self, source_dir: str, target_dir: Path | str) -> None:
+        await _blocking(self._download_dir, source_dir, Path(target_dir))
 
 
-__all__ = ["ComposeEnvironment", "owner_label", "OWNER_LABEL"]
+def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
+    """Write one regular file of an archive to ``dest`` (never through a link there)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.is_symlink() or dest.is_dir():
+        raise RuntimeError(f"{dest}: refusing to overwrite a link or folder with {member.name!r}")
+    src = tar.extractfile(member)
+    with src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out)
+    dest.chmod(0o644 | (member.mode & 0o111))
+
+
+__all__ = ["DockerEnvironment", "SESSION_LABEL", "docker_client", "active_execs"]

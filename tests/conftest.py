@@ -143,10 +143,12 @@ def cuda_available() -> bool:
 
 @pytest.fixture(scope="session")
 def harbor_venv(docker_available) -> Path:
-    """Harbor's venv (``make harbor-venv``) and docker-compose; in CI (.ci/harbor-setup.sh) absence fails."""
-    missing = [what for what, ok in ((f"{HARBOR_VENV}/bin/harbor (make harbor-venv)",
-                                      (HARBOR_VENV / "bin" / "harbor").exists()),
-                                     ("docker-compose", shutil.which("docker-compose") is not None)) if not ok]
+    """Harbor's venv (``make harbor-venv``) with the Docker SDK; in CI (.ci/harbor-setup.sh) absence fails."""
+    harbor = HARBOR_VENV / "bin" / "harbor"
+    sdk = harbor.exists() and subprocess.run([str(HARBOR_VENV / "bin" / "python"), "-c", "import docker"],
+                                             capture_output=True).returncode == 0
+    missing = [what for what, ok in ((f"{harbor} (make harbor-venv)", harbor.exists()),
+                                     (f"the docker SDK in {HARBOR_VENV} (make harbor-venv)", sdk)) if not ok]
     if missing:
         if IN_CI:
             pytest.fail(f"CI must run the harbor-marked tests, but {missing[0]} is missing")

@@ -18,9 +18,8 @@ pytestmark = pytest.mark.docker
 
 
 def _owner_label() -> str:
-    import os
-    boot = open("/proc/sys/kernel/random/boot_id").read().strip()
-    return f"swe-taskflow.owner={os.getpid()}@{boot}"
+    from builder.hygiene import OWNER_LABEL, owner_id   # the project's one owner format: swept after a kill -9
+    return f"{OWNER_LABEL}={owner_id()}"
 
 
 def _docker(*args, stdin=None, check=True):

@@ -29,7 +29,7 @@ from tests.support.fakehub import TEST_TOKEN as TOKEN
 
 pytestmark = [pytest.mark.harbor, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
-ENV_CLASS = "swe_taskflow_harbor.environment:ComposeEnvironment"
+ENV_CLASS = "swe_taskflow_harbor.environment:DockerEnvironment"
 AGENT_CLASS = "swe_taskflow_harbor.agent:MiniSweAgent"
 WRONG_ANSWER = "[hand-written] It is hard-coded in ticketdesk/cli.py.\n"
 JUDGE_MODEL = "recorded-judge"

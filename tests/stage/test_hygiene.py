@@ -62,3 +62,40 @@ def test_bwrap_as_non_root_binds_the_repository_directly(monkeypatch):
     argv = bwrap_runner.bwrap_command("/r", "/s", ["/bin/sh", "/proof/script"], ProofConfig(), mounts="/m")
     assert argv.index("unshare") < argv.index(f"--reuid={bwrap_runner.NOBODY}") < argv.index("bwrap")
     assert argv[argv.index("/m/repo", argv.index("bwrap")) + 1] == "/repo"
+
+
+class _Container:
+    def __init__(self, cid: str, owner: str):
+        self.id, self.labels, self.removed = cid, {hygiene.OWNER_LABEL: owner}, False
+
+        class _Image:
+            labels: dict = {}
+        self.image = _Image()
+
+    def remove(self, force=False):
+        self.removed = force
+
+
+class _Containers:
+    """docker SDK's ContainerCollection.list as documented: it inspects every listed container, and one
+    removed in between raises NotFound unless ``ignore_removed=True`` (then it is left out)."""
+
+    def __init__(self, alive: list, vanished: int):
+        self.alive, self.vanished = alive, vanished
+
+    def list(self, all=False, filters=None, ignore_removed=False):   # noqa: A002 - the SDK's name
+        if self.vanished and not ignore_removed:
+            raise LookupError("404 Client Error: Not Found (no such container)")
+        return list(self.alive)
+
+
+def test_sweep_survives_a_container_removed_by_another_process_meanwhile():
+    dead = subprocess.run([sys.executable, "-c", "from builder import hygiene; print(hygiene.owner_id())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    mine, left = _Container("a" * 64, hygiene.owner_id()), _Container("b" * 64, dead)
+
+    class Client:
+        containers = _Containers([mine, left], vanished=1)
+
+    assert hygiene.sweep_containers(Client()) == ["b" * 12]
+    assert left.removed and not mine.removed
