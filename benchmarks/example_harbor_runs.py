@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "swe-taskflow__ticketdesk-1"
 AGENT = "swe_taskflow_harbor.agent:MiniSweAgent"
-ENV = "swe_taskflow_harbor.environment:ComposeEnvironment"
+ENV = "swe_taskflow_harbor.environment:DockerEnvironment"
 WRONG_ANSWER = "[hand-written] It is hard-coded in ticketdesk/cli.py.\n"
 JUDGE_MODEL = "recorded-judge"
 
