@@ -50,6 +50,10 @@ class SourceSection:
     """Subset of tasks to keep, in this order; empty keeps every task."""
     limit: int = 0
     """Keep at most this many tasks (0: no limit)."""
+    run_scripts: str = ""
+    """Folder of the source's per-instance test scripts (SWE-Bench Pro's ``run_scripts/``:
+    ``<instance_id>/run_script.sh`` and ``parser.py``), relative to the recipe. The build records the path and
+    each file's sha256 in the manifest, so ``export harbor`` finds them without ``--run-scripts``."""
 
 
 @dataclass(frozen=True)

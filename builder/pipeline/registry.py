@@ -23,8 +23,8 @@ from .stages import (STAGE_NAMES, assemble, augment, classify_prompts, classify_
 
 
 def _files_source(r) -> list[Path]:
-    p = r.resolve(r.source.spec)
-    return [p] if p.exists() else []
+    paths = [r.resolve(r.source.spec)] + ([r.resolve(r.source.run_scripts)] if r.source.run_scripts else [])
+    return [p for p in paths if p.exists()]
 
 
 def _files_pools(r) -> list[Path]:
@@ -110,7 +110,7 @@ def pipeline_stages() -> list[Stage]:
     """Every stage in build order; each one's key material (``code`` also gets IO_CODE)."""
     stages = [
         Stage("ingest", ingest.run, ingest.Inputs, ingest.Outputs, config=lambda r: {"source": r.section("source")}, files=_files_source,
-              code=("builder.sources", "builder.pipeline.stages.ingest"),
+              code=("builder.sources", "builder.evaluation.source", "builder.pipeline.stages.ingest"),
               description="read and normalize the source benchmark's tasks"),
         Stage("classify_prompts", classify_prompts.run, classify_prompts.Inputs, classify_prompts.Outputs, config=lambda r: {"classifier": r.section("classifier")},
               files=lambda r: _existing(CLASSIFIER_DATA, PROMPTS),
