@@ -219,7 +219,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     return {"instance_id": row["instance_id"], "name": name, "digest": task_digest(dest), "steps": steps}
 
 
-def _check_out(out: Path, release_path: str | os.PathLike) -> None:
+def _check_out(out: Path) -> None:
     """``--out`` must be new or an empty folder, and never inside a release (or the release itself)."""
     from swe_taskflow.release_files import release_containing
 
@@ -261,6 +261,10 @@ def _select_rows(rows: list[dict[str, Any]], tasks: Iterable[str] | None, condit
     return [r for r in rows if r["instance_id"] in set(wanted)]
 
 
+#: Names the export writes at the top of ``--out``: no task folder may take one.
+_RESERVED = frozenset({"dataset.toml", REGISTRY_FILE})
+
+
 def task_dirs(rows: Iterable[Mapping[str, Any]], split: str = "") -> list[str]:
     """The folder of each row's task: its instance id when that is one safe path component, and no two
     rows sharing a folder (compared case-insensitively, as on macOS and Windows file systems)."""
@@ -271,6 +275,9 @@ def task_dirs(rows: Iterable[Mapping[str, Any]], split: str = "") -> list[str]:
         iid = check_component(row.get("instance_id"), field="instance_id", path=f"split {split}", row=n)
         d = _NAME_RE.sub("-", iid)
         key = d.casefold()
+        if key in _RESERVED:
+            raise InputError("instance id names a file the export writes beside the tasks", path=f"split {split}",
+                             row=n, field="instance_id", actual=iid)
         if key in owner:
             raise InputError("two instance ids would share one task folder", path=f"split {split}", row=n,
                              field="instance_id", expected=owner[key], actual=iid, hint=f"folder {d}")
@@ -325,7 +332,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
     """
     opts = opts or ExportOptions()
     out = Path(out)
-    _check_out(out, release_path)
+    _check_out(out)
     release = open_release(release_path)
     entry = release.split(condition)
     _check_verifies(release)

@@ -108,6 +108,15 @@ def test_two_ids_that_would_share_a_folder_are_an_error(fixture, tmp_path, pair)
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".export-*"))
 
 
+@pytest.mark.parametrize("name", ["dataset.toml", "REGISTRY.json"])
+def test_an_id_naming_a_file_the_export_writes_is_an_error(fixture, tmp_path, name):
+    _, rel, _ = fixture
+    hostile = _rewritten(rel, tmp_path / "rel", _set_id(name))
+    with pytest.raises(InputError, match="names a file the export writes"):
+        export_harbor(hostile, SPLIT, tmp_path / "out")
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".export-*"))
+
+
 @pytest.mark.parametrize("where", ["data", "README.md", "manifest"])
 def test_a_tampered_release_is_not_exported(fixture, tmp_path, where):
     _, rel, _ = fixture
