@@ -3,15 +3,15 @@
 A ``git clone`` of this checkout into a temporary folder (no ``../shared`` beside it), the existing
 virtual environments linked in (the Makefile's stamps make ``make`` skip the set-up), then:
 ``make example``; the commands of the README's "Running a model on a release (Harbor)" section,
-read from README.md (not copied, so the test follows the README): the first block's export (every
-row of the condition: the SWE-Bench Pro tasks run the benchmark's own scripts, recorded by ``build``),
-and the whole offline block (export, ``harbor run`` by name from the export's local registry with the
-oracle, ``harbor run`` with the project's agent on mini-swe-agent's deterministic model, ``evaluate
-import``, ``verify``); then ``make example`` again, which keeps the imported trajectories (their rows
-are unchanged), and ``verify`` passes. Every command exits 0.
-
-The first block's ``harbor run`` (``-m openai/gpt-5-mini``) and judged import (``--judge openai``) need a
-model endpoint and the SWE-Bench Pro images; they are not run here.
+read from README.md (not copied, so the test follows the README): the first block (export of every
+row of the condition: the SWE-Bench Pro tasks run the benchmark's own scripts, recorded by ``build``;
+``harbor run -m openai/gpt-5-mini``; ``evaluate import --judge openai``) with ``OPENAI_BASE_URL``
+pointing the model and the judge at a loopback endpoint that replays hand-written replies (the 16
+SWE-Bench Pro trials end in an error: their images are not on this machine); the whole offline block
+(export, ``harbor run`` by name from the export's local registry with the oracle, ``harbor run`` with
+the project's agent on mini-swe-agent's deterministic model, ``evaluate import``, ``verify``); then
+``make example`` again, which keeps the imported trajectories (their rows are unchanged), and
+``verify`` passes. Every command exits 0.
 """
 
 from __future__ import annotations
@@ -48,6 +48,46 @@ def test_readme_blocks_are_found_and_name_what_the_test_runs():
     assert blocks[0][0].startswith("swe-taskflow export harbor ")
     assert any(c.startswith(".harbor-venv/bin/harbor run ") for c in blocks[1])
     assert blocks[1][-1].startswith("swe-taskflow verify ")
+
+
+class _Loopback:
+    """An OpenAI-compatible endpoint on loopback with hand-written replies: a model that submits every turn at
+    once (a tool call), a judge that says "incorrect". It records who asked."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):   # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                n = len(server.requests)
+                if body.get("tools"):
+                    msg = {"role": "assistant", "content": "[hand-written loopback model] submitting", "tool_calls": [{
+                        "id": f"call_{n}", "type": "function", "function": {"name": "bash", "arguments": json.dumps(
+                            {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})}}]}
+                else:
+                    msg = {"role": "assistant", "content": json.dumps(
+                        {"verdict": "incorrect", "reason": "[hand-written loopback judge]"})}
+                data = json.dumps({"id": f"c{n}", "object": "chat.completion", "created": 1700000000 + n,
+                                   "model": body["model"], "choices": [{"index": 0, "message": msg,
+                                   "finish_reason": "tool_calls" if body.get("tools") else "stop"}],
+                                   "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
 
 def _run(cmd: str, cwd: Path, env: dict, timeout: int = 1800) -> subprocess.CompletedProcess:
@@ -88,11 +128,23 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
     assert all(any(p.glob("steps/*/tests/run_script.sh")) for p in pro)
     assert all(any(p.glob("steps/*/tests/parser.py")) for p in pro)
 
+    loopback = _Loopback()
+    online = {**env, "OPENAI_BASE_URL": loopback.url, "OPENAI_API_KEY": "sk-loopback-e2e-0123"}
+    try:
+        for cmd in blocks[0][1:]:
+            _run(cmd, clone, online)
+    finally:
+        loopback.httpd.shutdown()
+    assert any(r.get("tools") for r in loopback.requests)            # the model was asked (the example's task)
+    assert any(not r.get("tools") for r in loopback.requests)        # and the judge
+
     for cmd in blocks[1]:
         _run(cmd, clone, env)
     release = clone / "build" / "example" / "release"
     imported = _trajectories(release)
-    assert [(c, i, m) for c, i, m, _ in imported] == [("tfas_optimized", "swe-taskflow__ticketdesk-1", "deterministic")]
+    assert [(c, i, m) for c, i, m, _ in imported] == [
+        ("tfas_optimized", "swe-taskflow__ticketdesk-1", "deterministic"),
+        ("tfas_optimized", "swe-taskflow__ticketdesk-1", "gpt-5-mini")]
     oracle = json.loads(next((clone / "jobs" / "oracle").glob("*/result.json")).read_text())
     assert oracle["source"] == "swe-taskflow-example-tfas_optimized"        # run by name from the local registry
     assert oracle["verifier_result"]["rewards"]["resolved"] == 1.0
@@ -100,7 +152,7 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
     again = subprocess.run(["bash", "-c", "make example"], cwd=clone, env=env, capture_output=True, text=True,
                            timeout=1800)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-    assert "kept 1 imported trajectories" in again.stdout + again.stderr
+    assert "kept 2 imported trajectories" in again.stdout + again.stderr
     assert _trajectories(release) == imported                                # kept, bound to unchanged rows
     _run(blocks[1][-1], clone, env)                                          # verify passes after the rebuild
     assert not (clone / "build" / "example" / "stale-trajectories").exists()
