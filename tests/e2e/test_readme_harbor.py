@@ -51,8 +51,9 @@ def test_readme_blocks_are_found_and_name_what_the_test_runs():
 
 
 class _Loopback:
-    """An OpenAI-compatible endpoint on loopback with hand-written replies: a model that submits every turn at
-    once (a tool call), a judge that says "incorrect". It records who asked."""
+    """An OpenAI-compatible endpoint on loopback with hand-written replies: a model that writes a one-line
+    answer where a turn asks for one and submits every turn (tool calls), a judge that says "incorrect".
+    It records who asked."""
 
     def __init__(self):
         import http.server
@@ -66,9 +67,14 @@ class _Loopback:
                 server.requests.append(body)
                 n = len(server.requests)
                 if body.get("tools"):
-                    msg = {"role": "assistant", "content": "[hand-written loopback model] submitting", "tool_calls": [{
+                    last = body["messages"][-1]
+                    path = re.search(r"/tmp/answers/[\w.-]+\.md", str(last.get("content"))) \
+                        if last.get("role") == "user" else None
+                    cmd = (f"mkdir -p /tmp/answers && echo '[hand-written loopback model] an answer' > {path.group(0)}"
+                           if path else "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")   # answer first, then submit
+                    msg = {"role": "assistant", "content": "[hand-written loopback model]", "tool_calls": [{
                         "id": f"call_{n}", "type": "function", "function": {"name": "bash", "arguments": json.dumps(
-                            {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})}}]}
+                            {"command": cmd})}}]}
                 else:
                     msg = {"role": "assistant", "content": json.dumps(
                         {"verdict": "incorrect", "reason": "[hand-written loopback judge]"})}
@@ -136,7 +142,7 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
     finally:
         loopback.httpd.shutdown()
     assert any(r.get("tools") for r in loopback.requests)            # the model was asked (the example's task)
-    assert any(not r.get("tools") for r in loopback.requests)        # and the judge
+    assert any(not r.get("tools") for r in loopback.requests)        # and the judge (on the answers it wrote)
 
     for cmd in blocks[1]:
         _run(cmd, clone, env)
