@@ -189,3 +189,46 @@ def test_out_inside_a_release_or_over_a_file_is_refused(fixture, tmp_path):
     with pytest.raises(ConfigError, match="not a folder"):
         export_harbor(rel, SPLIT, tmp_path / "file")
     assert (tmp_path / "file").read_text() == "x"
+
+
+def _scripts(root: Path, ids, body: str = "echo run") -> Path:
+    """Hand-written stand-ins for SWE-Bench Pro's run_scripts/<id>/ (run_script.sh, parser.py)."""
+    for iid in ids:
+        (root / iid).mkdir(parents=True, exist_ok=True)
+        (root / iid / "run_script.sh").write_text(f"#!/bin/bash\n# hand-written\n{body}\n")
+        (root / iid / "parser.py").write_text("# hand-written\nprint('parse')\n")
+    return root
+
+
+IDS = ["fixture__harbor-0", "fixture__harbor-1"]
+
+
+def test_every_row_that_cannot_be_exported_is_named_in_one_error(tmp_path):
+    rel, _ = build_fixture_release(tmp_path / "f", test_command=False)
+    with pytest.raises(ConfigError) as err:
+        export_harbor(rel, SPLIT, tmp_path / "out")
+    msg = str(err.value)
+    assert "2 of 2 rows cannot be exported" in msg and all(f"{i}: task has no test command" in msg for i in IDS)
+    scripts = _scripts(tmp_path / "scripts", IDS[:1])
+    with pytest.raises(ConfigError) as err:
+        export_harbor(rel, SPLIT, tmp_path / "out", run_scripts=scripts)
+    assert "1 of 2 rows" in str(err.value) and f"{IDS[1]}: run script missing" in str(err.value)
+    assert not (tmp_path / "out").exists()
+    _scripts(scripts, IDS[1:])
+    res = export_harbor(rel, SPLIT, tmp_path / "out", run_scripts=scripts)
+    assert [t["instance_id"] for t in res.tasks] == IDS
+
+
+def test_run_scripts_the_build_recorded_are_used_and_checked(tmp_path):
+    from builder.evaluation.source import run_script_hashes
+    scripts = _scripts(tmp_path / "scripts", IDS)
+    recorded = {"run_scripts": {"path": str(scripts), "files": run_script_hashes(scripts, IDS)}}
+    rel, _ = build_fixture_release(tmp_path / "f", test_command=False, provenance_extra=recorded)
+    res = export_harbor(rel, SPLIT, tmp_path / "out")           # no --run-scripts: the recorded folder
+    assert len(res.tasks) == 2
+    shipped = next((tmp_path / "out" / IDS[0]).glob("steps/*/tests/run_script.sh")).read_text()
+    assert shipped == (scripts / IDS[0] / "run_script.sh").read_text()
+    (scripts / IDS[1] / "parser.py").write_text("# changed after the build\n")
+    with pytest.raises(ConfigError, match="differs from the one the build recorded"):
+        export_harbor(rel, SPLIT, tmp_path / "out2")
+    assert not (tmp_path / "out2").exists()
