@@ -96,9 +96,14 @@ def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
 
     from builder.release.writer import read_release, release_manifest, rewrite_release
     from swe_taskflow.hashing import ROW_HASH_FIELD
-    from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD
+    from swe_taskflow.errors import TaskflowError
+    from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG
 
-    if not release_intact(old):
+    try:
+        has_trajectories = any(s.config == TRAJECTORY_CONFIG for s in release_manifest(old).splits)
+    except TaskflowError:
+        has_trajectories = False
+    if not has_trajectories or not release_intact(old):   # nothing imported (or not a whole release): replace it
         return {"kept": 0, "stale": 0}
     _, _, trajs = read_release(old)
     if not trajs:
