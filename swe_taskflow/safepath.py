@@ -30,6 +30,40 @@ def inside(root: str | os.PathLike, name: object, *, field: str = "instance_id")
     return target
 
 
+#: Longest name most file systems take for one path component (bytes, UTF-8).
+MAX_COMPONENT_BYTES = 255
+
+
+def component_problem(name: object) -> str | None:
+    """Why ``name`` cannot be one folder name under any root (None when it can).
+
+    An ``instance_id`` names a folder wherever a task is written out (a Harbor task, a repository
+    under ``--repos``): it must be exactly one path component, never ``.``, ``..``, absolute or with a
+    separator, and hold no control character (a newline or NUL cannot round-trip through a file name).
+    """
+    if not isinstance(name, str) or not name:
+        return "empty or not a string"
+    if name in (".", ".."):
+        return f"'{name}' names a folder relative to its parent"
+    if "/" in name or "\\" in name:
+        return "holds a path separator ('/' or '\\')"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "holds a control character (newline, NUL, ...)"
+    if name != name.strip():
+        return "starts or ends with white space"
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_COMPONENT_BYTES:
+        return f"longer than {MAX_COMPONENT_BYTES} bytes"
+    return None
+
+
+def check_component(name: object, *, field: str = "instance_id", **where) -> str:
+    """``name`` when it is one safe path component (:func:`component_problem`); an InputError otherwise."""
+    problem = component_problem(name)
+    if problem is not None:
+        raise InputError(f"not one safe path component: {problem}", field=field, actual=name, **where)
+    return name  # type: ignore[return-value]
+
+
 def is_inside(root: str | os.PathLike, name: object) -> bool:
     try:
         inside(root, name)
@@ -38,4 +72,4 @@ def is_inside(root: str | os.PathLike, name: object) -> bool:
         return False
 
 
-__all__ = ["inside", "is_inside"]
+__all__ = ["inside", "is_inside", "component_problem", "check_component", "MAX_COMPONENT_BYTES"]

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping
 from .errors import VerifyError
 from .hashing import ROW_HASH_FIELD, json_sha256
 from .manifest import Manifest, compare_mappings
+from .safepath import component_problem
 from .trajectory_checks import check_trajectory_turns
 
 SESSION_CONFIG = "default"
@@ -102,6 +103,11 @@ def check_session_rows(rows, entry, where, report, questions) -> None:
             report.errors.append(VerifyError("instance appears twice in one split", kind="unexpected", path=where,
                                              row=n, field="instance_id", actual=r["instance_id"]))
         seen.add(r["instance_id"])
+        problem = component_problem(r["instance_id"])
+        if problem is not None:   # it names a folder wherever the row is exported
+            report.errors.append(VerifyError(f"instance id is not one safe path component: {problem}",
+                                             kind="mismatch", path=where, row=n, field="instance_id",
+                                             actual=r["instance_id"]))
         if r["condition"] != entry.condition or r["question_pool"] != entry.question_pool:
             report.errors.append(VerifyError("row condition/pool differs from its split's", kind="mismatch", path=where,
                                              row=n, field="condition",

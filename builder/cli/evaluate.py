@@ -88,7 +88,8 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
     opts = ExportOptions(org=args.org, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
                          verifier_timeout_s=args.verifier_timeout, cpus=args.cpus, memory_mb=args.memory_mb,
                          with_solution=not args.no_solution)
-    tasks = [t for t in (args.tasks or "").split(",") if t] or None
+    # `--tasks ''` (or ',') names no task: an error, never "all"
+    tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     result = export_harbor(args.release, args.condition, args.out, tasks=tasks, run_scripts=args.run_scripts,
                            source=args.source, opts=opts,
                            progress=(lambda iid: print(f"exported {iid}", file=sys.stderr))
@@ -97,8 +98,10 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=1, sort_keys=True))
     else:
         steps = sum(len(t["steps"]) for t in result.tasks)
+        reg = result.registry
         print(f"exported {len(result.tasks)} tasks ({steps} steps) of condition {args.condition} to {args.out} "
-              f"as Harbor dataset {result.dataset_name}")
+              f"as Harbor dataset {result.dataset_name}; by name: harbor run -d {reg['name']}@{reg['version']} "
+              f"--registry-path {reg['path']}")
     return 0
 
 

@@ -38,6 +38,10 @@ ANSWER_DIR = "/tmp/answers"
 CARRY_PATH = "/var/tmp/swe-taskflow/last-checkpoint.json"
 ANSWER_NOTE = "Write your answer to the file `{path}` (create its folder if needed)."
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
+#: The local Harbor registry the export writes beside dataset.toml (``harbor run --registry-path``).
+REGISTRY_FILE = "registry.json"
+#: An image reference: registry host, path, tag or digest; no white space or control character.
+_IMAGE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}$")
 
 
 @dataclass
@@ -45,9 +49,10 @@ class ExportResult:
     out: Path
     dataset_name: str
     tasks: list[dict[str, Any]] = field(default_factory=list)   # instance_id, dir, name, digest, status, reason
+    registry: dict[str, Any] = field(default_factory=dict)      # name, version, path of the local registry
 
     def to_dict(self) -> dict[str, Any]:
-        return {"out": str(self.out), "dataset": self.dataset_name, "tasks": self.tasks}
+        return {"out": str(self.out), "dataset": self.dataset_name, "tasks": self.tasks, "registry": self.registry}
 
 
 def step_name(turn_index: int, kind: str) -> str:
@@ -131,6 +136,9 @@ def task_config(row: Mapping[str, Any], *, release, condition: str, split_sha256
     if not view.image_name:
         raise ConfigError("release row names no image: a Harbor task needs its prebuilt image", field="image_name",
                           actual=view.instance_id)
+    if not _IMAGE_RE.match(view.image_name):
+        raise InputError("image name is not an image reference (white space, a newline or NUL, or an odd "
+                         "character)", field="image_name", actual=view.image_name, hint=view.instance_id)
     env: dict[str, Any] = {"docker_image": view.image_name, "network_mode": "no-network", "workdir": opts.app_dir}
     if opts.cpus is not None:
         env["cpus"] = opts.cpus
@@ -211,49 +219,146 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     return {"instance_id": row["instance_id"], "name": name, "digest": task_digest(dest), "steps": steps}
 
 
+def _check_out(out: Path) -> None:
+    """``--out`` must be new or an empty folder, and never inside a release (or the release itself)."""
+    from swe_taskflow.release_files import release_containing
+
+    inside = release_containing(out)
+    if inside is not None:
+        raise ConfigError("the output folder lies inside a release; an export there would change it", field="--out",
+                          actual=str(out), hint=f"{inside} is a release; export somewhere else")
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ConfigError("the output folder exists and is not a folder", path=str(out), field="--out")
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError("output folder exists and is not empty", path=str(out), field="--out")
+
+
+def _check_verifies(release) -> None:
+    """Refuse a release whose files do not match its manifest: an export binds tasks to those hashes."""
+    from swe_taskflow.errors import VerifyError
+    from swe_taskflow.verify import verify_folder
+
+    report = verify_folder(release.root)
+    if not report.ok:
+        shown = "; ".join(str(e) for e in report.errors[:3])
+        more = f" (and {len(report.errors) - 3} more)" if len(report.errors) > 3 else ""
+        raise VerifyError(f"the release does not verify, so it is not exported: {shown}{more}",
+                          path=str(release.root), hint="run `swe-taskflow verify` on it")
+
+
+def _select_rows(rows: list[dict[str, Any]], tasks: Iterable[str] | None, condition: str, release):
+    if tasks is None:
+        return rows
+    wanted = list(dict.fromkeys(tasks))
+    if not wanted or any(not isinstance(t, str) or not t.strip() for t in wanted):
+        raise ConfigError("--tasks names no instance id (an empty list is not 'all': leave --tasks out for all)",
+                          field="--tasks", actual=list(tasks))
+    have = {r["instance_id"] for r in rows}
+    unknown = [t for t in wanted if t not in have]
+    if unknown:
+        raise ConfigError("task not in this condition", field="tasks", actual=unknown[0],
+                          hint=f"split '{condition}' of {release.manifest.release_id}")
+    return [r for r in rows if r["instance_id"] in set(wanted)]
+
+
+#: Names the export writes at the top of ``--out``: no task folder may take one.
+_RESERVED = frozenset({"dataset.toml", REGISTRY_FILE})
+
+
+def task_dirs(rows: Iterable[Mapping[str, Any]], split: str = "") -> list[str]:
+    """The folder of each row's task: its instance id when that is one safe path component, and no two
+    rows sharing a folder (compared case-insensitively, as on macOS and Windows file systems)."""
+    from swe_taskflow.safepath import check_component
+
+    dirs, owner = [], {}
+    for n, row in enumerate(rows):
+        iid = check_component(row.get("instance_id"), field="instance_id", path=f"split {split}", row=n)
+        d = _NAME_RE.sub("-", iid)
+        key = d.casefold()
+        if key in _RESERVED:
+            raise InputError("instance id names a file the export writes beside the tasks", path=f"split {split}",
+                             row=n, field="instance_id", actual=iid)
+        if key in owner:
+            raise InputError("two instance ids would share one task folder", path=f"split {split}", row=n,
+                             field="instance_id", expected=owner[key], actual=iid, hint=f"folder {d}")
+        owner[key] = iid
+        dirs.append(d)
+    return dirs
+
+
+def _run_specs(rows, sources, run_scripts, release) -> dict[str, RunSpec | None]:
+    """Each row's test spec; every row that has none is named, with why, in one error."""
+    from swe_taskflow.errors import TaskflowError
+
+    from .source import recorded_run_scripts
+
+    scripts, recorded = (Path(run_scripts), None) if run_scripts is not None else recorded_run_scripts(release)
+    specs: dict[str, RunSpec | None] = {}
+    problems: list[str] = []
+    for row in rows:
+        iid = row["instance_id"]
+        if not any(t["kind"] == ISSUE for t in row["turns"]):
+            specs[iid] = None
+            continue
+        try:
+            specs[iid] = run_spec_for(sources[iid], scripts, recorded=recorded)
+        except TaskflowError as exc:
+            problems.append(f"{iid}: {exc.message}" + (f" ({exc.path})" if exc.path else ""))
+    if problems:
+        raise ConfigError(f"{len(problems)} of {len(rows)} rows cannot be exported: " + "; ".join(problems),
+                          field="test_command", hint="pass --run-scripts DIR (SWE-Bench Pro's run_scripts/), or "
+                                                     "--tasks with the rows that can")
+    return specs
+
+
+def registry_entry(dataset: Mapping[str, Any], tasks: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    """A Harbor local registry (``harbor run -d NAME@VERSION --registry-path OUT/registry.json``).
+
+    Harbor resolves a local task's path against the folder it runs in: the paths are ``--out`` as given
+    joined with each task's folder (so run Harbor where the export ran, or export to an absolute path).
+    """
+    return [{"name": dataset["registry_name"], "version": dataset["version"], "description": dataset["description"],
+             "tasks": [{"name": t["name"], "path": (out / t["dir"]).as_posix()} for t in tasks], "metrics": []}]
+
+
 def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os.PathLike, *,
                   tasks: Iterable[str] | None = None, run_scripts: str | os.PathLike | None = None,
                   source: str | None = None, opts: ExportOptions | None = None, progress=None) -> ExportResult:
     """Write ``condition`` of the release at ``release_path`` as a Harbor dataset folder ``out``.
 
-    Written into a temporary folder and renamed at the end: a failed export leaves nothing behind.
+    The release must verify first (a tampered one is refused). Written into a temporary folder beside
+    ``out`` and renamed at the end: a failed export leaves nothing behind, and nothing is written
+    anywhere else (every task folder is one safe path component under it).
     """
     opts = opts or ExportOptions()
+    out = Path(out)
+    _check_out(out)
     release = open_release(release_path)
     entry = release.split(condition)
-    rows = release.rows(condition)
-    if tasks:
-        wanted = list(dict.fromkeys(tasks))
-        have = {r["instance_id"] for r in rows}
-        unknown = [t for t in wanted if t not in have]
-        if unknown:
-            raise ConfigError("task not in this condition", field="tasks", actual=unknown[0],
-                              hint=f"split '{condition}' of {release.manifest.release_id}")
-        rows = [r for r in rows if r["instance_id"] in set(wanted)]
+    _check_verifies(release)
+    rows = _select_rows(release.rows(condition), tasks, condition, release)
+    dirs = task_dirs(rows, condition)
     sources = load_source_tasks(release, rows, source)
-    out = Path(out)
-    if out.exists() and any(out.iterdir()):
-        raise ConfigError("output folder exists and is not empty", path=str(out), field="--out")
-    dataset = f"{opts.org}/{_NAME_RE.sub('-', release.manifest.name)}-{condition}"
+    specs = _run_specs(rows, sources, run_scripts, release)
+    registry_name = f"{_NAME_RE.sub('-', release.manifest.name)}-{condition}"
+    dataset = f"{opts.org}/{registry_name}"
     result = ExportResult(out, dataset)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent))
     try:
-        for row in rows:
+        for row, dirname in zip(rows, dirs):
             task = sources[row["instance_id"]]
-            needs_tests = any(t["kind"] == ISSUE for t in row["turns"])
-            spec = run_spec_for(task, run_scripts) if needs_tests else None
-            dirname = _NAME_RE.sub("-", row["instance_id"])
+            spec = specs[row["instance_id"]]
             rec = export_task(row, task, spec, tmp / dirname, release=release, condition=condition,
                               split_sha256=entry.sha256, opts=opts)
             result.tasks.append({**rec, "dir": dirname, "status": "exported",
-                                 "reason": "" if needs_tests else "answer turns only: no checkpoint"})
+                                 "reason": "" if spec is not None else "answer turns only: no checkpoint"})
             if progress:
                 progress(rec["instance_id"])
+        description = (f"{release.manifest.name} {release.manifest.version}, condition {condition}: "
+                       f"{len(result.tasks)} multi-step tasks exported by swe-taskflow")
         manifest = {
-            "dataset": {"name": dataset, "version": release.manifest.version,
-                        "description": f"{release.manifest.name} {release.manifest.version}, condition {condition}: "
-                                       f"{len(result.tasks)} multi-step tasks exported by swe-taskflow"},
+            "dataset": {"name": dataset, "version": release.manifest.version, "description": description},
             "tasks": [{"name": t["name"], "digest": t["digest"]} for t in result.tasks],
             "metadata": {"swe_taskflow": {"export_format": EXPORT_FORMAT, "release": release.manifest.name,
                                           "version": release.manifest.version,
@@ -261,6 +366,11 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
                                           "split_sha256": entry.sha256}},
         }
         _write(tmp / "dataset.toml", dumps(manifest))
+        reg = registry_entry({"registry_name": registry_name, "version": release.manifest.version,
+                              "description": description}, result.tasks, out)
+        _write(tmp / REGISTRY_FILE, json.dumps(reg, indent=1, ensure_ascii=False) + "\n")
+        result.registry = {"name": registry_name, "version": release.manifest.version,
+                           "path": (out / REGISTRY_FILE).as_posix()}
         if out.exists():
             out.rmdir()
         tmp.rename(out)
@@ -271,4 +381,5 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
-           "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT"]
+           "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
+           "registry_entry"]

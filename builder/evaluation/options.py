@@ -34,6 +34,27 @@ class ExportOptions:
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", self.org):
             raise ConfigError("org must be a Harbor name (letters, digits, '.', '_', '-')", field="org",
                               actual=self.org)
+        check_agent_user(self.agent_user)
 
 
-__all__ = ["ExportOptions"]
+#: A user name or a numeric uid, optionally with ``:group`` (as ``docker exec --user`` takes it).
+_USER_RE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}|[0-9]{1,10})(?::(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}|[0-9]{1,10}))?$")
+
+
+def check_agent_user(user: object) -> str:
+    """The agent's user when it is a plain name or uid that is not root; a ConfigError naming ``--agent-user``.
+
+    The agent must never run as root: root could read the verifier's snapshot and carried checkpoint
+    values, and change files the checkpoint relies on.
+    """
+    if not isinstance(user, str) or not _USER_RE.match(user):
+        raise ConfigError("agent user must be a user name or uid (optionally :group)", field="--agent-user",
+                          actual=user)
+    name = user.split(":", 1)[0]
+    if name == "root" or (name.isdigit() and int(name) == 0):
+        raise ConfigError("the agent must not run as root (uid 0)", field="--agent-user", actual=user,
+                          hint="use the image's unprivileged user (the example's image has 'agent')")
+    return user
+
+
+__all__ = ["ExportOptions", "check_agent_user"]

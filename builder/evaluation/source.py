@@ -93,19 +93,68 @@ def _list_field(value: Any) -> list[str]:
     return [str(x) for x in decode_list(value)] if value not in (None, "") else []
 
 
-def run_spec_for(task: Task, run_scripts: str | Path | None = None) -> RunSpec:
-    """The task's own ``test_command`` when it has one; else SWE-Bench Pro's run script and parser."""
+#: The two files of one SWE-Bench Pro instance under ``run_scripts/<instance_id>/``.
+RUN_SCRIPT_FILES = ("run_script.sh", "parser.py")
+
+
+def run_script_hashes(folder: str | Path, instance_ids: Iterable[str]) -> dict[str, str]:
+    """sha256 of ``<id>/run_script.sh`` and ``<id>/parser.py`` for each id that has both (what a build records)."""
+    from swe_taskflow.hashing import file_sha256
+    from swe_taskflow.safepath import component_problem
+
+    out = {}
+    for iid in sorted(set(instance_ids)):
+        if component_problem(iid) is not None:
+            continue
+        paths = [Path(folder) / iid / f for f in RUN_SCRIPT_FILES]
+        if all(p.is_file() and not p.is_symlink() for p in paths):
+            out.update({f"{iid}/{p.name}": file_sha256(p) for p in paths})
+    return out
+
+
+def recorded_run_scripts(release) -> tuple[Path | None, Mapping[str, str] | None]:
+    """The run-scripts folder the build recorded (manifest ``provenance.source.run_scripts``) and its files' hashes.
+
+    ``(None, None)`` when the release records none. The folder is found as the source spec is: as
+    written, or beside the shipped recipes (the example's ``../data/example/run_scripts``).
+    """
+    rec = (release.manifest.provenance.get("source") or {}).get("run_scripts") or {}
+    if not rec:
+        return None, None
+    recipe = dict(release.manifest.provenance.get("recipe") or {})
+    found = [p for p in _source_candidates(str(rec.get("path") or ""), recipe.get("file")) if p.is_dir()]
+    if not found:
+        raise ConfigError("the release's recorded run scripts are not on this machine; pass --run-scripts",
+                          path=str(release.manifest_path), field="provenance.source.run_scripts.path",
+                          actual=rec.get("path"))
+    return found[0], dict(rec.get("files") or {})
+
+
+def run_spec_for(task: Task, run_scripts: str | Path | None = None, *,
+                 recorded: Mapping[str, str] | None = None) -> RunSpec:
+    """The task's own ``test_command`` when it has one; else SWE-Bench Pro's run script and parser.
+
+    ``recorded``: ``<id>/<file>`` -> sha256 as the build recorded them; a file that differs is refused.
+    """
     command = str(getattr(task, "test_command", "") or (task.extra or {}).get("test_command") or "")
     if command:
         return RunSpec("command", command=command, origin="task.test_command")
     if run_scripts is None:
         raise ConfigError("task has no test command: pass --run-scripts DIR (SWE-Bench Pro's run_scripts/, with "
                           "<instance_id>/run_script.sh and parser.py)", field="test_command", actual=task.instance_id)
-    base = Path(run_scripts) / task.instance_id
-    missing = [str(base / f) for f in ("run_script.sh", "parser.py") if not (base / f).is_file()]
+    from swe_taskflow.hashing import file_sha256
+    from swe_taskflow.safepath import inside
+
+    base = inside(run_scripts, task.instance_id)
+    missing = [str(base / f) for f in RUN_SCRIPT_FILES if not (base / f).is_file()]
     if missing:
         raise InputError("run script missing for this task", path=missing[0], field="run_scripts",
                          hint=f"instance {task.instance_id}")
+    for f in RUN_SCRIPT_FILES if recorded is not None else ():
+        want, got = recorded.get(f"{task.instance_id}/{f}"), file_sha256(base / f)
+        if want != got:
+            raise InputError("run script differs from the one the build recorded", path=str(base / f),
+                             field="provenance.source.run_scripts", expected=want, actual=got)
     extra = task.extra or {}
     before = [ln for ln in str(extra.get("before_repo_set_cmd") or "").strip().splitlines() if ln.strip()]
     return RunSpec("run-script", run_script=(base / "run_script.sh").read_text(encoding="utf-8"),
@@ -159,4 +208,5 @@ def patch_parts(patch: str, n: int) -> list[str]:
     return parts
 
 
-__all__ = ["load_source_tasks", "RunSpec", "run_spec_for", "patch_parts"]
+__all__ = ["load_source_tasks", "RunSpec", "run_spec_for", "patch_parts", "recorded_run_scripts", "run_script_hashes",
+           "RUN_SCRIPT_FILES"]

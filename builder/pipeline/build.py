@@ -86,8 +86,8 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
     by_name = {r.name: r for r in results}
     outcome = BuildOutcome(recipe, out, results)
     if "write" in by_name:
-        replace_dir(by_name["write"].path / "release", out / "release")
-        outcome.release = out / "release"
+        _place_release(by_name["write"].path / "release", out, outcome,
+                       say=(lambda m: None) if quiet else (lambda m: print(m, file=stream or sys.stderr)))
     if "report" in by_name:
         replace_dir(by_name["report"].path / "report", out / "report")
         outcome.report = out / "report" / "report.html"
@@ -100,6 +100,34 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
     }, indent=2) + "\n").encode("utf-8"))
     outdir.record(out)
     return outcome
+
+
+def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
+    """The write stage's release into ``out/release``, keeping the trajectories an earlier release there carried
+    when the rows they are bound to are unchanged (:func:`outdir.carry_trajectories`); verified again after."""
+    import tempfile
+
+    from .hashing import STAGE_RECORD
+
+    dest = out / "release"
+    if not dest.is_dir():
+        replace_dir(built, dest)
+    else:
+        import shutil
+        from ..hygiene import owner_id
+        # named like replace_dir's copies, so what a killed build leaves here is swept (outdir.sweep_temporaries)
+        with tempfile.TemporaryDirectory(prefix=f".release.carry-{owner_id()}-", dir=out) as tmp:
+            staged = Path(tmp) / "release"
+            shutil.copytree(built, staged, ignore=shutil.ignore_patterns(STAGE_RECORD))
+            carried = outdir.carry_trajectories(dest, staged, say=say)
+            outcome.extra["trajectories"] = carried
+            if carried["kept"]:
+                from swe_taskflow.verify import verify_folder
+                report = verify_folder(staged)
+                if not report.ok:
+                    raise report.errors[0]
+            replace_dir(staged, dest)
+    outcome.release = dest
 
 
 def sweep_leftovers() -> None:

@@ -5,6 +5,12 @@ wrote there (size and modification time of each file, in ``D/.swe-taskflow-out.j
 refuses to proceed when ``D`` holds files it did not write there (a folder it did not create, a note a
 user dropped into ``D/release/``, a report edited by hand) unless ``--overwrite`` is given. It also
 refuses an output folder inside a release, and removes the temporary copies a killed build left.
+
+One change to ``D/release/`` is not foreign: ``evaluate import`` (or ``trajectories import``) rewriting it
+with agent trajectories, which leaves a release that still verifies against its own manifest. A rebuild
+keeps those trajectories when the rows they are bound to are unchanged (:func:`carry_trajectories`);
+when rows changed, the old release with its trajectories is moved aside to ``D/stale-trajectories/``,
+never deleted.
 """
 
 from __future__ import annotations
@@ -56,10 +62,72 @@ def foreign_files(out: Path) -> list[str]:
             recorded = json.loads(marker.read_text(encoding="utf-8")).get("files", {})
         except (OSError, ValueError, AttributeError):
             recorded = {}
-        return sorted(rel for rel, st in _stats(out).items() if recorded.get(rel) != st)
+        changed = sorted(rel for rel, st in _stats(out).items() if recorded.get(rel) != st)
+        if changed and all(rel.startswith("release/") for rel in changed) and release_intact(out / "release"):
+            return []   # rewritten by a trajectories import: still a whole release; the build keeps its trajectories
+        return changed
     if not entries or _legacy(out):
         return []
     return sorted(p.name + ("/" if p.is_dir() else "") for p in entries)
+
+
+#: Where a rebuild moves a release whose trajectories no longer bind to the new rows.
+STALE = "stale-trajectories"
+
+
+def release_intact(folder: Path) -> bool:
+    """``folder`` is a release whose every file matches its manifest and which holds no other file."""
+    from swe_taskflow.verify import verify_folder
+
+    return folder.is_dir() and (folder / "manifests").is_dir() and verify_folder(folder).ok
+
+
+def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
+    """Before ``old`` (the previous build's release, maybe with imported trajectories) is replaced by ``new``.
+
+    Trajectories are bound to a split hash and a row hash. When every one of them binds to ``new``'s
+    rows, they are written into ``new`` (rewritten in place, the caller's copy). When any does not,
+    nothing is carried: the whole old release (a verifiable copy holding them) is moved to
+    ``<out>/stale-trajectories/<manifest sha12>/`` with a message; nothing is ever deleted.
+    Returns ``{"kept": n, "stale": m}``.
+    """
+    import hashlib
+    import os
+
+    from builder.release.writer import read_release, release_manifest, rewrite_release
+    from swe_taskflow.hashing import ROW_HASH_FIELD
+    from swe_taskflow.errors import TaskflowError
+    from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG
+
+    try:
+        has_trajectories = any(s.config == TRAJECTORY_CONFIG for s in release_manifest(old).splits)
+    except TaskflowError:
+        has_trajectories = False
+    if not has_trajectories or not release_intact(old):   # nothing imported (or not a whole release): replace it
+        return {"kept": 0, "stale": 0}
+    _, _, trajs = read_release(old)
+    if not trajs:
+        return {"kept": 0, "stale": 0}
+    manifest, splits, _ = read_release(new)
+    split_hash = {s.name: s.sha256 for s in manifest.splits if s.config == SESSION_CONFIG}
+    row_hash = {(name, r["instance_id"]): r[ROW_HASH_FIELD] for name, rows in splits.items() for r in rows}
+    stale = [t for t in trajs if split_hash.get(t["condition"]) != t["split_sha256"]
+             or row_hash.get((t["condition"], t["instance_id"])) != t["row_sha256"]]
+    if not stale:
+        rewrite_release(new, trajectories=[{**t, TRAJ_HASH_FIELD: None} for t in trajs])
+        say(f"kept {len(trajs)} imported trajectories: the rows they are bound to are unchanged")
+        return {"kept": len(trajs), "stale": 0}
+    mfile = sorted((old / "manifests").glob("*.json"))[0]
+    tag = hashlib.sha256(mfile.read_bytes()).hexdigest()[:12]
+    dest = old.parent / STALE / tag
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists():   # the same old release moved aside before: keep both
+        dest = dest.parent / f"{tag}-{len(list(dest.parent.glob(tag + '*')))}"
+    os.rename(old, dest)
+    say(f"moved {len(trajs)} imported trajectories aside ({len(stale)} bound to rows this build changed): the "
+        f"release they were imported into is now {dest} ({release_manifest(dest).release_id}, still verifiable); "
+        "import them again after running the agents on the new rows")
+    return {"kept": 0, "stale": len(trajs)}
 
 
 def claim(out: Path, *, overwrite: bool = False) -> None:
@@ -95,4 +163,5 @@ def sweep_temporaries(out: Path) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-__all__ = ["MARKER", "claim", "record", "foreign_files", "sweep_temporaries"]
+__all__ = ["MARKER", "STALE", "claim", "record", "foreign_files", "sweep_temporaries", "release_intact",
+           "carry_trajectories"]

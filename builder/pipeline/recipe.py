@@ -49,6 +49,10 @@ class SourceSection:
     split: str = setting("test", help="Split of the source dataset to read.")
     instance_ids: tuple[str, ...] = setting((), help="Subset of tasks to keep, in this order; empty keeps every task.")
     limit: int = setting(0, lo=0, hi=10**9, help="Keep at most this many tasks (0: no limit).")
+    run_scripts: str = setting("", **_PATH, help="Folder of the source's per-instance test scripts (SWE-Bench Pro's "
+                               "``run_scripts/``: ``<instance_id>/run_script.sh`` and ``parser.py``), relative to the "
+                               "recipe. The build records the path and each file's sha256 in the manifest, so "
+                               "``export harbor`` finds them without ``--run-scripts``.")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ def preflight(recipe: Recipe) -> None:
     local = recipe.resolve(spec)
     if not local.exists() and not HUB_ID_RE.match(spec):
         raise _fail(recipe, "source.spec", f"no such file or folder ({local}), and not a Hub dataset id")
+    if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
+        raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
     try:
         from builder.classify.registry import resolve_classifier
 

@@ -21,8 +21,8 @@ from .stages import (STAGE_NAMES, assemble, augment, classify_prompts, classify_
 
 
 def _files_source(r) -> list[Path]:
-    p = r.resolve(r.source.spec)
-    return [p] if p.exists() else []
+    paths = [r.resolve(r.source.spec)] + ([r.resolve(r.source.run_scripts)] if r.source.run_scripts else [])
+    return [p for p in paths if p.exists()]
 
 
 def _files_pools(r) -> list[Path]:

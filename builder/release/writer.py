@@ -29,6 +29,7 @@ from swe_taskflow.errors import ConfigError, InputError, VerifyError
 from swe_taskflow.features import conform, features_sha256, schema_differences, session_features, trajectory_features
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_sha256, split_sha256
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
+from swe_taskflow.safepath import check_component
 from swe_taskflow.schema import SPLIT_NAME_RE
 from swe_taskflow.target import load_target
 from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
@@ -113,6 +114,8 @@ def _check_rows(split: str, rows: Sequence[Mapping[str, Any]], features, hash_fi
     seen: set[Any] = set()
     for n, r in enumerate(rows):
         c = conform(dict(r), features, where=f"split {split}", row=n)
+        # an instance id names a folder wherever the row is exported (a Harbor task, a repository checkout)
+        check_component(c.get("instance_id"), field="instance_id", path=f"split {split}", row=n)
         stated = c.get(hash_field)
         actual = row_sha256(c, field=hash_field)
         if stated is None and hash_field == TRAJ_HASH_FIELD:

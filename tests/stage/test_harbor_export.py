@@ -140,6 +140,10 @@ def test_export_is_byte_identical_twice(fixture, exported, tmp_path):
     files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*") if p.is_file())
     for f in files:
+        if f.name == "registry.json":   # the one file that names where the dataset lies (--out as given)
+            assert (out / f).read_text().replace(out.as_posix(), "OUT") == \
+                (tmp_path / "again" / f).read_text().replace((tmp_path / "again").as_posix(), "OUT")
+            continue
         assert (out / f).read_bytes() == (tmp_path / "again" / f).read_bytes(), f
     assert [t["digest"] for t in again.tasks] == [t["digest"] for t in first.tasks]
 

@@ -101,13 +101,28 @@ def questions(task) -> list[QAItem]:
         intent="explain")]
 
 
-def build_fixture_release(tmp: Path) -> tuple[Path, Path]:
-    """(release folder, source tasks file); the fixture repository is at ``tmp / "repo"``."""
+def pro_shaped(rows: list[dict]) -> list[dict]:
+    """The rows as SWE-Bench Pro has them: no test command (the tests run from run_scripts/<id>/)."""
+    out = []
+    for r in rows:
+        r = {k: v for k, v in r.items() if k != "test_command"}
+        r["before_repo_set_cmd"] = "git reset --hard X\ngit checkout GOLD -- tests/test_hidden.py"
+        r["selected_test_files_to_run"] = json.dumps(["tests/test_hidden.py", "tests/test_old.py"])
+        out.append(r)
+    return out
+
+
+def build_fixture_release(tmp: Path, *, test_command: bool = True,
+                          provenance_extra: dict | None = None) -> tuple[Path, Path]:
+    """(release folder, source tasks file); the fixture repository is at ``tmp / "repo"``. Without
+    ``test_command`` the source rows are SWE-Bench-Pro-shaped (:func:`pro_shaped`); ``provenance_extra`` is
+    merged into the recorded source provenance (e.g. ``run_scripts``)."""
     _, base, gold, test_patch = fixture_repo(tmp / "repo")
     src = tmp / "source" / "tasks.jsonl"
     src.parent.mkdir(parents=True, exist_ok=True)
-    src.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in source_rows(base, gold, test_patch)),
-                   encoding="utf-8")
+    rows = source_rows(base, gold, test_patch)
+    rows = rows if test_command else pro_shaped(rows)
+    src.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
     load = load_tasks(str(src), source="swe-bench-pro", revision="fixture-revision-1")   # as a recipe names one
     tasks = load.ok
     splits: dict[str, list] = {"single_prompt": [], "split_prompt": [], "qa_last": [], "qa_only": []}
@@ -127,7 +142,7 @@ def build_fixture_release(tmp: Path) -> tuple[Path, Path]:
     uniform_target(tmp / "target.json")
     rel = tmp / "release"
     write_release(rel, name="harbor-fixture", version="0.1.0", splits=splits, target_path=tmp / "target.json",
-                  provenance={"source": load.provenance},
+                  provenance={"source": {**load.provenance, **(provenance_extra or {})}},
                   repo_id="org/harbor-fixture")
     return rel, src
 

@@ -55,6 +55,10 @@ def run(inputs: Inputs, ctx) -> Outputs:
         tasks = [by_id[i] for i in sec.instance_ids]
     if sec.limit:
         tasks = tasks[:sec.limit]
+    if sec.run_scripts:   # recorded with each file's hash: `export harbor` finds and checks them
+        from builder.evaluation.source import run_script_hashes
+        provenance["run_scripts"] = {"path": sec.run_scripts, "files": run_script_hashes(
+            recipe.resolve(sec.run_scripts), [t.instance_id for t in tasks])}
     ctx.progress.set_total(len(tasks))
     statuses = Counter(t.status for t in tasks)
     reasons = Counter(t.reason for t in tasks if t.status != "ok")
