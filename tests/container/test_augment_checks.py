@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_tasks, realize
-from builder.augment.sandbox import Sandbox
+from builder.augment.sandbox import CheckSandbox as Sandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.treehash import tree_hash

@@ -28,7 +28,7 @@ ENV_CLASS = "swe_taskflow_harbor.environment:DockerEnvironment"
 @pytest.fixture(scope="module")
 def image(docker_available):
     from builder.bundled.image import build_task_image   # the example's own image, built locally
-    from builder.bundled.task import example_task as bundled_example
+    from builder.pipeline.repos import example_task as bundled_example
     bundled = bundled_example()
     build_task_image(bundled.task, bundled.files)
     return bundled.task.image_name
