@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_tasks, realize
-from builder.augment.sandbox import CheckSandbox as Sandbox
+from builder.augment.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.treehash import tree_hash
@@ -27,13 +27,13 @@ def repo(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module", params=[pytest.param("docker", marks=pytest.mark.docker), "bwrap"])
-def sandbox(request) -> Sandbox:
+def sandbox(request) -> CheckSandbox:
     if request.param == "docker":
         request.getfixturevalue("docker_available")
-        return Sandbox("docker", image=build_test_image()["tag"])
+        return CheckSandbox("docker", image=build_test_image()["tag"])
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
-    return Sandbox("bwrap")
+    return CheckSandbox("bwrap")
 
 
 @pytest.fixture(scope="module")
