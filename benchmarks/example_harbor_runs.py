@@ -64,7 +64,7 @@ def script(task_dir: Path) -> list[dict]:
 def judge_store(store: Path, release: Path) -> None:
     """Hand-written judge replies (tests/fixtures/llm): "correct" for a question's reference answer, "incorrect"
     for the script's wrong answer."""
-    from builder.evaluation.release import open_release
+    from swe_taskflow.release import open_release
     from builder.evaluation.scoring import JUDGE_PARAMS, JUDGE_STAGE, AnswerCase, judge_messages
     from builder.llm import get_backend
     judge = get_backend("replay", store=store, model=JUDGE_MODEL, params=dict(JUDGE_PARAMS))

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from .citations import paper, source_info
 from .errors import VerifyError
 from .manifest import Manifest
-from .release_files import regular_file
+from .release import regular_file
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
 CROISSANT_PATH = "croissant.json"

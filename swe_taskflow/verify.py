@@ -21,8 +21,8 @@ from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
 from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_files, compare_mappings,
                        compare_row_hashes, load_manifest, values_equal)
 from .progress import track
-from .release_files import inventory
-from .verify_checks import (SESSION_CONFIG, TRAJ_HASH_FIELD, check_card, check_same_tasks, check_session_rows,
+from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, inventory, manifest_files
+from .verify_checks import (check_card, check_same_tasks, check_session_rows,
                             check_trajectories, read_front_matter, split_tfas)
 from .verify_hub import download_release
 from .verify_parquet import read_split
@@ -34,8 +34,7 @@ HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 def _find_manifest(root: Path, files: Mapping[str, Any], report: VerifyReport) -> Path | None:
     """The release's one manifest file; None (with the error reported) when there is none or several."""
     mdir = root / "manifests"
-    found = sorted(p for p in mdir.glob("*.json")) if mdir.is_dir() else []
-    found = [p for p in found if p.relative_to(root).as_posix() in files]
+    found = [p for p in manifest_files(root) if p.relative_to(root).as_posix() in files]
     if not found:
         report.errors.append(VerifyError("no manifest in the release", kind="missing", path=str(mdir),
                                          hint="a release carries manifests/<name>-<version>.json"))

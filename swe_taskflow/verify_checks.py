@@ -11,12 +11,10 @@ from typing import Any, Iterable, Mapping
 from .errors import VerifyError
 from .hashing import ROW_HASH_FIELD, json_sha256
 from .manifest import Manifest, compare_mappings
+from .release import SESSION_CONFIG, TRAJECTORY_CONFIG
 from .safepath import component_problem
 from .trajectory_checks import check_trajectory_turns
 
-SESSION_CONFIG = "default"
-TRAJECTORY_CONFIG = "trajectories"
-TRAJ_HASH_FIELD = "trajectory_sha256"
 
 
 def features_for(config: str):

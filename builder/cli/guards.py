@@ -13,7 +13,7 @@ from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.jsonl import check_output_dir, check_output_file
-from swe_taskflow.release_files import release_containing
+from swe_taskflow.release import release_containing
 
 #: Option destinations that name something a command writes.
 OUTPUT_DESTS = ("out", "labels_out", "json_out", "usage_out", "cache", "record")

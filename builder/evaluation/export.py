@@ -27,7 +27,7 @@ from swe_taskflow.visibility import agent_view
 
 from .harbor_digest import task_digest
 from .options import ExportOptions
-from .release import open_release
+from swe_taskflow.release import open_release
 from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
 from .tomlw import dumps
 
@@ -221,7 +221,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
 
 def _check_out(out: Path) -> None:
     """``--out`` must be new or an empty folder, and never inside a release (or the release itself)."""
-    from swe_taskflow.release_files import release_containing
+    from swe_taskflow.release import release_containing
 
     inside = release_containing(out)
     if inside is not None:

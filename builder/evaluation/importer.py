@@ -21,7 +21,7 @@ from swe_taskflow.hashing import ROW_HASH_FIELD
 
 from .jobfiles import MAX_ANSWER_BYTES, MAX_JSON_BYTES, finite, read_bytes
 from .plots import plot_all
-from .release import open_release
+from swe_taskflow.release import open_release
 from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs
 from .scorers import scorer_for

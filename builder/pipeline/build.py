@@ -107,7 +107,7 @@ def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
     when the rows they are bound to are unchanged (:func:`outdir.carry_trajectories`); verified again after."""
     import tempfile
 
-    from .hashing import STAGE_RECORD
+    from .folder_hash import STAGE_RECORD
 
     dest = out / "release"
     if not dest.is_dir():

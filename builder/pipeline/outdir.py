@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError, InputError
-from swe_taskflow.release_files import release_containing
+from swe_taskflow.release import release_containing
 
 from ..hygiene import owner_dead
 
@@ -97,7 +97,7 @@ def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
     from builder.release.writer import read_release, release_manifest, rewrite_release
     from swe_taskflow.hashing import ROW_HASH_FIELD
     from swe_taskflow.errors import TaskflowError
-    from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG
+    from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG
 
     try:
         has_trajectories = any(s.config == TRAJECTORY_CONFIG for s in release_manifest(old).splits)

@@ -22,7 +22,8 @@ from swe_taskflow.flow import LENGTH_BINS, RETAINED
 from swe_taskflow.manifest import Manifest
 from swe_taskflow.markdown import table as md_table
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
-from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJECTORY_CONFIG, features_for
+from swe_taskflow.release import SESSION_CONFIG, TRAJECTORY_CONFIG
+from swe_taskflow.verify_checks import features_for
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
 
 from .card_facts import SPLIT_REFERENCE, ReleaseFacts, release_facts, size_category

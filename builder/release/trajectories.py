@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
-from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD
+from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD
 
 from .messages import typed_messages
 
@@ -120,7 +120,9 @@ def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os
     Each file's instance must be a row of that split (else an error naming the file). ``extras``:
     optional ``{instance_id: {"checkpoints": [...], "qa_answers": [...]}}`` from the harness.
     """
-    from .writer import release_manifest, split_rows
+    from swe_taskflow.release import split_rows
+
+    from .writer import release_manifest
     manifest = release_manifest(release_dir)
     split = manifest.split(SESSION_CONFIG, condition)
     if split is None:

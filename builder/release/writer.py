@@ -32,7 +32,8 @@ from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manife
 from swe_taskflow.safepath import check_component
 from swe_taskflow.schema import SPLIT_NAME_RE
 from swe_taskflow.target import load_target
-from swe_taskflow.verify_checks import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, split_tfas
+from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, open_release
+from swe_taskflow.verify_checks import split_tfas
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -315,26 +316,13 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
 
 def release_manifest(root: str | os.PathLike) -> Manifest:
     """The manifest of the release folder ``root`` (which must hold exactly one)."""
-    from swe_taskflow.manifest import load_manifest
-    mfiles = sorted((Path(root) / "manifests").glob("*.json"))
-    if len(mfiles) != 1:
-        raise InputError("release folder must hold exactly one manifest", path=str(Path(root) / "manifests"),
-                         actual=len(mfiles))
-    return load_manifest(mfiles[0])[0]
-
-
-def split_rows(root: str | os.PathLike, entry) -> list[dict[str, Any]]:
-    """The rows of one split (a manifest ``SplitEntry``), shards in order."""
-    import pyarrow.parquet as pq
-    return [r for f in entry.files for r in pq.read_table(Path(root) / f.path).to_pylist()]
+    return open_release(root).manifest
 
 
 def read_release(root: str | os.PathLike):
     """A release folder's manifest and its rows: ``(manifest, session splits, trajectory rows)``."""
-    manifest = release_manifest(root)
-    splits = {s.name: split_rows(root, s) for s in manifest.splits if s.config == SESSION_CONFIG}
-    trajs = [r for s in manifest.splits if s.config == TRAJECTORY_CONFIG for r in split_rows(root, s)]
-    return manifest, splits, trajs
+    release = open_release(root)
+    return release.manifest, release.session_splits(), release.trajectory_rows()
 
 
 def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None = None, *,
@@ -367,4 +355,4 @@ def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None =
                              extra_files=extra, **info)
 
 
-__all__ = ["write_release", "read_release", "release_manifest", "split_rows", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]
+__all__ = ["write_release", "read_release", "release_manifest", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]

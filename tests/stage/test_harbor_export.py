@@ -11,7 +11,7 @@ import pytest
 from builder.evaluation.export import ANSWER_DIR, answer_instruction, export_harbor, step_name
 from builder.evaluation.options import ExportOptions
 from builder.evaluation.harbor_digest import task_digest, task_files
-from builder.evaluation.release import open_release
+from swe_taskflow.release import open_release
 from builder.evaluation.source import patch_parts, run_spec_for
 from builder.evaluation.tomlw import dumps
 from swe_taskflow.errors import ConfigError, InputError
