@@ -26,6 +26,7 @@ from builder.evaluation.harbor_digest import task_digest
 from builder.evaluation.scoring import JUDGE_PARAMS, JUDGE_STAGE, AnswerCase, judge_messages
 from tests.support.example_release import CONDITION, build_example_release, example_question
 from tests.support.fakehub import TEST_TOKEN as TOKEN
+from tests.support.loopback_chat import LoopbackChat
 
 pytestmark = [pytest.mark.harbor, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,46 +44,23 @@ def _env() -> dict:
             "OPENAI_API_KEY": LOOPBACK_KEY}
 
 
-class _ChatServer:
-    """An OpenAI-compatible chat endpoint on loopback that replays a hand-written script as tool calls.
-
-    It records every request, so the test sees what LiteLLM sent: one growing conversation."""
+class _ChatServer(LoopbackChat):
+    """A chat endpoint that replays a hand-written script as tool calls; the recorded requests show what LiteLLM
+    sent: one growing conversation."""
 
     def __init__(self, script: list[dict]):
-        import http.server
-        import threading
-        self.script, self.requests = script, []
-        server = self
+        self.script = script
+        super().__init__(self._reply)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):   # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"body": body, "auth": self.headers.get("Authorization", "")})
-                step = server.script[min(len(server.requests), len(server.script)) - 1]
-                cmd = step["extra"]["actions"][0]["command"]
-                n = len(server.requests)
-                reply = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1700000000 + n,
-                         "model": body["model"], "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                             "role": "assistant", "content": step["content"], "tool_calls": [{
-                                 "id": f"call_{n}", "type": "function",
-                                 "function": {"name": "bash", "arguments": json.dumps({"command": cmd})}}]}}],
-                         "usage": {"prompt_tokens": 100 * n, "completion_tokens": 10, "total_tokens": 100 * n + 10}}
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self):
-        self.httpd.shutdown()
+    def _reply(self, body: dict, n: int) -> dict:
+        step = self.script[min(n, len(self.script)) - 1]
+        cmd = step["extra"]["actions"][0]["command"]
+        return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1700000000 + n,
+                "model": body["model"], "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": step["content"], "tool_calls": [{
+                        "id": f"call_{n}", "type": "function",
+                        "function": {"name": "bash", "arguments": json.dumps({"command": cmd})}}]}}],
+                "usage": {"prompt_tokens": 100 * n, "completion_tokens": 10, "total_tokens": 100 * n + 10}}
 
 
 def _harbor(venv: Path, *args: str, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.loopback_chat import LoopbackChat
+
 pytestmark = [pytest.mark.harbor, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Running a model on a release (Harbor)"
@@ -50,50 +52,23 @@ def test_readme_blocks_are_found_and_name_what_the_test_runs():
     assert blocks[1][-1].startswith("swe-taskflow verify ")
 
 
-class _Loopback:
-    """An OpenAI-compatible endpoint on loopback with hand-written replies: a model that writes a one-line
-    answer where a turn asks for one and submits every turn (tool calls), a judge that says "incorrect".
-    It records who asked."""
-
-    def __init__(self):
-        import http.server
-        import threading
-        self.requests: list[dict] = []
-        server = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):   # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                n = len(server.requests)
-                if body.get("tools"):
-                    last = body["messages"][-1]
-                    path = re.search(r"/tmp/answers/[\w.-]+\.md", str(last.get("content"))) \
-                        if last.get("role") == "user" else None
-                    cmd = (f"mkdir -p /tmp/answers && echo '[hand-written loopback model] an answer' > {path.group(0)}"
-                           if path else "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")   # answer first, then submit
-                    msg = {"role": "assistant", "content": "[hand-written loopback model]", "tool_calls": [{
-                        "id": f"call_{n}", "type": "function", "function": {"name": "bash", "arguments": json.dumps(
-                            {"command": cmd})}}]}
-                else:
-                    msg = {"role": "assistant", "content": json.dumps(
-                        {"verdict": "incorrect", "reason": "[hand-written loopback judge]"})}
-                data = json.dumps({"id": f"c{n}", "object": "chat.completion", "created": 1700000000 + n,
-                                   "model": body["model"], "choices": [{"index": 0, "message": msg,
-                                   "finish_reason": "tool_calls" if body.get("tools") else "stop"}],
-                                   "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+def _loopback_reply(body: dict, n: int) -> dict:
+    """Hand-written replies: a model that writes a one-line answer where a turn asks for one and submits every
+    turn (tool calls), a judge that says "incorrect"."""
+    if body.get("tools"):
+        last = body["messages"][-1]
+        path = re.search(r"/tmp/answers/[\w.-]+\.md", str(last.get("content"))) if last.get("role") == "user" else None
+        cmd = (f"mkdir -p /tmp/answers && echo '[hand-written loopback model] an answer' > {path.group(0)}"
+               if path else "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")   # answer first, then submit
+        msg = {"role": "assistant", "content": "[hand-written loopback model]", "tool_calls": [{
+            "id": f"call_{n}", "type": "function", "function": {"name": "bash", "arguments": json.dumps(
+                {"command": cmd})}}]}
+    else:
+        msg = {"role": "assistant", "content": json.dumps(
+            {"verdict": "incorrect", "reason": "[hand-written loopback judge]"})}
+    return {"id": f"c{n}", "object": "chat.completion", "created": 1700000000 + n, "model": body["model"],
+            "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if body.get("tools") else "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
 
 
 def _run(cmd: str, cwd: Path, env: dict, timeout: int = 1800) -> subprocess.CompletedProcess:
@@ -134,15 +109,15 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
     assert all(any(p.glob("steps/*/tests/run_script.sh")) for p in pro)
     assert all(any(p.glob("steps/*/tests/parser.py")) for p in pro)
 
-    loopback = _Loopback()
+    loopback = LoopbackChat(_loopback_reply)
     online = {**env, "OPENAI_BASE_URL": loopback.url, "OPENAI_API_KEY": "sk-loopback-e2e-0123"}
     try:
         for cmd in blocks[0][1:]:
             _run(cmd, clone, online)
     finally:
-        loopback.httpd.shutdown()
-    assert any(r.get("tools") for r in loopback.requests)            # the model was asked (the example's task)
-    assert any(not r.get("tools") for r in loopback.requests)        # and the judge (on the answers it wrote)
+        loopback.close()
+    assert any(r["body"].get("tools") for r in loopback.requests)            # the model was asked (the example's task)
+    assert any(not r["body"].get("tools") for r in loopback.requests)        # and the judge (on the answers it wrote)
 
     for cmd in blocks[1]:
         _run(cmd, clone, env)
