@@ -70,9 +70,10 @@ def summarize(outcome, wall: float) -> str:
              f"trajectories: {dict(Counter(r['status'] + ('' if r['status'] == 'mined' else ':' + r['reason'].split(':')[0]) for r in traj))}",
              f"verify: {'ok' if verify.get('ok') else 'FAILED'}",
              f"{'benchmark':44s} {'sessions':>8s} {'S_L':>6s} {'S_T':>6s} {'S_R':>6s} {'TFAS':>6s}"]
+    num = lambda v: f"{v:6.3f}" if isinstance(v, (int, float)) else f"{'-':>6s}"  # noqa: E731
     for row in report["tfas"]:
-        lines.append(f"{row['name'][:44]:44s} {row.get('sessions', ''):>8} {row['s_l']:6.3f} {row['s_t']:6.3f} "
-                     f"{row['s_r']:6.3f} {row['tfas']:6.3f}")
+        lines.append(f"{row['name'][:44]:44s} {row.get('sessions', ''):>8} {num(row.get('S_L'))} "
+                     f"{num(row.get('S_T'))} {num(row.get('S_R'))} {num(row.get('tfas'))}")
     return "\n".join(lines)
 
 
