@@ -32,6 +32,9 @@ def test_real_verified_issues_split_in_order_and_pass_the_contract():
     splitter = get_splitter("structural")
     for task in load_tasks(str(FIXTURE)).tasks:
         res = splitter.split(task)
+        if task.instance_id == "sympy__sympy-11618":   # a title with its code, then one sentence: two blocks
+            assert res.status == "ineligible" and not res.parts, res
+            continue
         assert res.status == "ok", (task.instance_id, res.reason, res.violations)
         assert len(res.parts) == 3 and all(p.strip() for p in res.parts)
         squeeze = lambda s: "".join(s.split())  # noqa: E731   (only white space between blocks may differ)
