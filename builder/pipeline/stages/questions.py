@@ -32,9 +32,6 @@ def _from_pools(recipe, task_ids: set[str]) -> tuple[list[QAItem], list[QAItem]]
     return items, unknown
 
 
-SKIP_KINDS = ("no-trajectory", "trajectory-not-solving", "no-recorded-reply")
-
-
 def _generate(ctx, tasks) -> Outputs:
     """Mine questions from each task's solving trajectory; a task without one, or whose run did not solve
     it, gets one rejected record saying why (and a row in ``trajectories``).
@@ -67,7 +64,7 @@ def _generate(ctx, tasks) -> Outputs:
             except ReplayMissError as exc:   # replay only: no recorded reply, so no question (never invented)
                 got = [qa.skipped_task(task.instance_id, "no-recorded-reply",
                                       f"{exc.message} in {sec.responses}")]   # recipe-relative: no host path
-        skipped = len(got) == 1 and got[0].question_id.endswith(tuple(f"::{k}" for k in SKIP_KINDS))
+        skipped = len(got) == 1 and qa.skip_kind(got[0]) is not None
         status_rows.append({"instance_id": task.instance_id, "trajectory": traj.name if traj else None,
                             "resolved": resolved.get(task.instance_id),
                             "status": "skipped" if skipped else "mined",
