@@ -46,3 +46,20 @@ def test_short_issue_stays_single_turn_with_the_reason():
     assert res.status == "ineligible" and "fewer than three blocks or sentences" in res.reason
     ok = get_splitter("structural").split(_task("It fails. Run foo. Expected bar."))
     assert ok.status == "ok" and list(ok.parts) == ["It fails.", "Run foo.", "Expected bar."]
+
+
+def test_cuts_where_each_later_turn_asks_for_something_are_preferred():
+    from swe_taskflow.context_checks import check_context
+    tb = "Traceback (most recent call last):\n" + "".join(f'  File "lib/mod{i}.py", line {i}, in f{i}\n'
+                                                          for i in range(6)) + "ValueError: bad record"
+    issue = ("The parser drops empty lines between records in the export of a table.\n\n" + tb + "\n\n"
+             "Please keep empty lines when the records are exported.\n\n"
+             "It happens with version 2.1 on Linux and macOS both, with any file we tried so far, large or small, "
+             "old or new.\n\nAlso make the importer accept them.")
+    blocks = issue_blocks(issue)
+    balanced = thirds(blocks)               # by length only: turn 2 is the traceback alone, asking nothing
+    assert [v.kind for v in check_context(issue, balanced, ()).violations] == ["no-request-turn"]
+    parts = thirds(blocks, issue)
+    assert check_context(issue, parts, ()).violations == ()
+    assert parts[1].startswith("Traceback") and parts[1].endswith("exported.")
+    assert "\n\n".join(parts) == "\n\n".join(blocks)   # the same blocks, in order
