@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shared", default=os.environ.get("SWE_TASKFLOW_SHARED", str(ROOT.parent / "shared")))
     ap.add_argument("--out", default=str(ROOT / "build" / "verified"))
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--pro", default=None, help="SWE-Bench Pro tasks whose source Task Flow is shown beside Verified's "
+                                                 "(default: the 731-task file under --shared, when there)")
     args = ap.parse_args(argv)
     shared = Path(args.shared)
     if not (shared / "data" / "swe-bench-verified" / "swebench_verified_500.jsonl").is_file():
@@ -52,7 +54,33 @@ def main(argv: list[str] | None = None) -> int:
     outcome = build(recipe, out, quiet=args.quiet)
     wall = time.perf_counter() - t0
     print(summarize(outcome, wall))
+    pro = Path(args.pro) if args.pro else shared / "data" / "swe-bench-pro" / "swe_bench_pro_public_731.jsonl"
+    if pro.is_file():
+        print(source_flows(outcome, pro))
     return 0
+
+
+def source_flows(outcome, pro: Path) -> str:
+    """Verified's source Task Flow (the build's own labels) beside SWE-Bench Pro's (its original prompts labelled by
+    the same classifier): one polished issue per task, measured unfiltered against the default target."""
+    import swe_taskflow as st
+    from builder.classify import label_texts, load_classifier
+    from builder.sources import load_tasks
+
+    stage = {r.name: r.path for r in outcome.results}
+    rows = [json.loads(line) for line in (stage["classify_prompts"] / "source_sessions.jsonl").read_text().splitlines()
+            if line]
+    verified = [r["messages"][0]["intent"] for r in rows]
+    tasks = [t for t in load_tasks(str(pro)).tasks if t.status == "ok"]
+    pro_labels = [p.intent for p in label_texts([t.original_prompt for t in tasks], load_classifier("embedded"))]
+    target = st.load_target(st.default_target_path()).flow
+    lines = ["", "Source benchmarks' Task Flow (one message per task; embedded classifier; default target, unfiltered)",
+             f"{'benchmark':34s} {'tasks':>6s} {'S_L':>6s} {'S_T':>6s} {'S_R':>6s} {'TFAS':>6s}  top intents"]
+    for name, labels in (("SWE-bench Verified", verified), (f"SWE-Bench Pro ({pro.name})", pro_labels)):
+        sc = st.score(target, st.measure([[x] for x in labels]))
+        top = ", ".join(f"{k} {100 * v / len(labels):.1f}%" for k, v in Counter(labels).most_common(4))
+        lines.append(f"{name[:34]:34s} {len(labels):6d} {sc.S_L:6.3f} {sc.S_T:6.3f} {sc.S_R:6.3f} {sc.tfas:6.1f}  {top}")
+    return "\n".join(lines)
 
 
 def summarize(outcome, wall: float) -> str:
