@@ -42,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--pro", default=None, help="SWE-Bench Pro tasks whose source Task Flow is shown beside Verified's "
                                                  "(default: the 731-task file under --shared, when there)")
+    ap.add_argument("--write-reference", metavar="PATH", help="also write SWE-Bench Pro's source Task Flow as a target-format "
+                                                               "file (builder/data/reference-flows/)")
     args = ap.parse_args(argv)
     shared = Path(args.shared)
     if not (shared / "data" / "swe-bench-verified" / "swebench_verified_500.jsonl").is_file():
@@ -56,11 +58,27 @@ def main(argv: list[str] | None = None) -> int:
     print(summarize(outcome, wall))
     pro = Path(args.pro) if args.pro else shared / "data" / "swe-bench-pro" / "swe_bench_pro_public_731.jsonl"
     if pro.is_file():
-        print(source_flows(outcome, pro))
+        print(source_flows(outcome, pro, args.write_reference))
     return 0
 
 
-def source_flows(outcome, pro: Path) -> str:
+def pro_reference(labels: list[str], classifier_info: dict, path: str) -> None:
+    """SWE-Bench Pro's source flow as the committed reference file (aggregate vectors only)."""
+    from swe_taskflow.flow import count_sessions
+    from swe_taskflow.target import Target
+    Target.from_counts(
+        count_sessions([[x] for x in labels]), name="swe-bench-pro-public-source",
+        population="SWE-Bench Pro public set (731 tasks, ScaleAI/SWE-bench_Pro; MIT): each task's original prompt as "
+                   "one user message, labelled by the embedded classifier (swe-taskflow, 2026-12-01). Aggregate "
+                   "vectors only.",
+        min_messages=1, session_filter={"source": "benchmark prompts"},
+        classifier={k: v for k, v in sorted(classifier_info.items()) if isinstance(v, (str, int, float))},
+        measured_on="2026-12-01", provisional=False,
+        description="Reference: the source Task Flow of SWE-Bench Pro's public set, shown beside another source "
+                    "benchmark's in a build report (target.compare).").save(path)
+
+
+def source_flows(outcome, pro: Path, write_reference: str | None = None) -> str:
     """Verified's source Task Flow (the build's own labels) beside SWE-Bench Pro's (its original prompts labelled by
     the same classifier): one polished issue per task, measured unfiltered against the default target."""
     import swe_taskflow as st
@@ -72,7 +90,10 @@ def source_flows(outcome, pro: Path) -> str:
             if line]
     verified = [r["messages"][0]["intent"] for r in rows]
     tasks = [t for t in load_tasks(str(pro)).tasks if t.status == "ok"]
-    pro_labels = [p.intent for p in label_texts([t.original_prompt for t in tasks], load_classifier("embedded"))]
+    clf = load_classifier("embedded")
+    pro_labels = [p.intent for p in label_texts([t.original_prompt for t in tasks], clf)]
+    if write_reference:
+        pro_reference(pro_labels, dict(getattr(clf, "info", {}) or {}), write_reference)
     target = st.load_target(st.default_target_path()).flow
     lines = ["", "Source benchmarks' Task Flow (one message per task; embedded classifier; default target, unfiltered)",
              f"{'benchmark':34s} {'tasks':>6s} {'S_L':>6s} {'S_T':>6s} {'S_R':>6s} {'TFAS':>6s}  top intents"]

@@ -105,7 +105,8 @@ def pipeline_stages() -> list[Stage]:
                description="write the release folder (parquet, card, manifest)"),
         _stage("verify", verify, reads=(), description="verify the release as an auditor would"),
         _stage("report", report, reads=("release", "conditions", "questions", "select", "classifier",
-                                        "augmentations", "target"), files=_files_target,
+                                        "augmentations", "target"),
+               files=lambda r: _files_target(r) + [r.resolve(p) for p in r.target.compare],
                description="render the build report (Markdown, HTML, Sankey PNGs)"),
     ]
 
