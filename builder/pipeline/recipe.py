@@ -72,6 +72,10 @@ class TargetSection:
     path: str = setting("default", exists=True, keep=("default",), noun="target file",
                         help="Target Task-Flow file (relative to the recipe); ``default`` is the project's shipped "
                              "target.")
+    compare: tuple[str, ...] = setting((), exists=True, noun="reference flow file",
+                                       help="Task-Flow files (target format, relative to the recipe) the report scores "
+                                            "beside the source benchmark, e.g. another benchmark's source flow "
+                                            "(``../data/reference-flows/``).")
 
 
 @dataclass(frozen=True)

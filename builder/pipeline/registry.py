@@ -99,12 +99,14 @@ def pipeline_stages() -> list[Stage]:
                description="build the sessions of each fixed condition"),
         _stage("select", select, reads=("select", "target", "conditions", "questions", "augmentations"),
                files=_files_target, description="choose the TFAS-optimized session per task"),
-        _stage("write", write, reads=("release", "conditions", "questions", "select", "augmentations", "raw"),
+        _stage("write", write,
+               reads=("release", "conditions", "questions", "proofs", "select", "augmentations", "raw"),
                config=lambda r: {"package": package_info()},
                description="write the release folder (parquet, card, manifest)"),
         _stage("verify", verify, reads=(), description="verify the release as an auditor would"),
         _stage("report", report, reads=("release", "conditions", "questions", "select", "classifier",
-                                        "augmentations", "target"), files=_files_target,
+                                        "augmentations", "target"),
+               files=lambda r: _files_target(r) + [r.resolve(p) for p in r.target.compare],
                description="render the build report (Markdown, HTML, Sankey PNGs)"),
     ]
 

@@ -211,6 +211,8 @@ class WriteSummary:
     sessions_not_written: dict[str, dict[str, int]] | None = None
     question_rows: Json | None = None
     release_id: str | None = None
+    #: What the build did not run and why (the manifest's provenance.not_run); None when it ran everything.
+    not_run: list[str] | None = None
 
 
 @dataclass

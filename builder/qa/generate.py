@@ -82,6 +82,17 @@ def review_messages(question: str, answer: str, evidence: list[dict]) -> list[di
     return [{"role": "user", "content": prompt}]
 
 
+#: Kinds of the one rejected record that stands for a task no question was mined for (``<id>::<kind>``):
+#: no trajectory, a run that did not solve the task, no recorded reply in a replay store.
+SKIP_KINDS = ("no-trajectory", "trajectory-not-solving", "no-recorded-reply")
+
+
+def skip_kind(item: QAItem) -> str | None:
+    """The skip kind of such a record (no question text, id ``<instance_id>::<kind>``); None for a real item."""
+    kind = item.question_id.rsplit("::", 1)[-1]
+    return kind if not item.question and kind in SKIP_KINDS and item.status == "rejected" else None
+
+
 def skipped_task(instance_id: str, kind: str, reason: str) -> QAItem:
     """The one rejected record that stands for a task no question was mined for (nothing is dropped silently)."""
     return QAItem(question_id=f"{instance_id}::{kind}", instance_id=instance_id, question="", reference_answer="",

@@ -139,6 +139,9 @@ def questions_section(splits: Mapping[str, Sequence[Mapping[str, Any]]], manifes
         lines.append("Question authors (`questions[].generator`): "
                      + ", ".join(f"`{k}` {v}" for k, v in sorted(Counter(authors.values()).items())) + ".")
     lines += question_rows_lines(manifest, splits)
+    not_run = manifest.provenance.get("not_run") or []
+    if not_run:   # said plainly: a part the build could not run is never reported as passed
+        lines += ["", "Not run in this build (offline):"] + [f"- {line}." for line in not_run]
     repos = ((manifest.provenance.get("models") or {}).get("proofs") or {}).get("repos")
     if repos == "stand-in":
         lines.append("Proof scripts ran against a stand-in repository (`repos: stand-in` in the manifest's "

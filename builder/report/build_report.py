@@ -53,6 +53,8 @@ class ReportData:
     """:func:`builder.report.question_intents.compare` of the release's splits."""
     #: The augment stage's summary, the with/without TFAS table and the classifier's disagreements.
     augmentations: Mapping[str, Any] = field(default_factory=dict)
+    #: Reference Task Flows (``target.compare``) scored beside the source benchmark, e.g. SWE-Bench Pro's.
+    references: Sequence[Target] = ()
 
 
 def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
@@ -102,6 +104,18 @@ def tfas_rows(target: Target, source: Sequence[Sequence[str]],
     return out
 
 
+def reference_rows(target: Target, references: Sequence[Target]) -> list[dict[str, Any]]:
+    """One row per reference flow (already aggregated: no sessions of its own here), scored like the benchmarks."""
+    out = []
+    for ref in references:
+        s = score(target.flow, ref.flow)
+        n = int((ref.sample_size or {}).get("sessions", 0))
+        mean = round(float((ref.sample_size or {}).get("messages", 0)) / n, 2) if n else 0
+        out.append({"name": f"reference: {ref.name}", "sessions": n, "mean_turns": mean, "tfas": s.tfas,
+                    "S_L": s.S_L, "S_T": s.S_T, "S_R": s.S_R, "reference": ref.population})
+    return out
+
+
 def _fmt(row: Mapping[str, Any], key: str, spec: str) -> str:
     return format(row[key], spec) if key in row else "-"
 
@@ -128,6 +142,7 @@ def render(data: ReportData, out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     pictures = _draw_sankeys(data, out_dir)
     tfas = tfas_rows(data.target, data.source_sessions, data.conditions)
+    tfas[1:1] = reference_rows(data.target, data.references)
     gaps = _gap_tables(data)
     text = "\n".join(_report_md(data, tfas, gaps, pictures)) + "\n"
     (out_dir / "report.md").write_text(text, encoding="utf-8")
@@ -211,7 +226,8 @@ def _tfas_md(data: ReportData, tfas: Sequence[Mapping[str, Any]]) -> list[str]:
     rules = {"source benchmark (single prompts)": "none: the source benchmark's own prompts", **data.split_rules}
     md += md_table(["benchmark", "sessions", "mean turns", "S_L", "S_T", "S_R", "TFAS", "candidate selection"],
                     [(r["name"], r["sessions"], r["mean_turns"], _fmt(r, "S_L", ".3f"), _fmt(r, "S_T", ".3f"),
-                      _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f"), rules.get(r["name"], "-")) for r in tfas],
+                      _fmt(r, "S_R", ".3f"), _fmt(r, "tfas", ".1f"),
+                      rules.get(r["name"], r.get("reference", "-"))) for r in tfas],
                     "lrrrrrrl")
     return md + [""]
 

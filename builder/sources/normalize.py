@@ -141,6 +141,20 @@ def unquote_text(value: str) -> tuple[str, bool]:
     return value, False
 
 
+def _plain(value: Any) -> Any:
+    """A timestamp the reader inferred as text again: Arrow's JSON reader turns ISO 8601 strings such as
+    SWE-bench's ``created_at`` (``2022-03-03T15:14:54Z``) into naive UTC datetimes, which are not JSON.
+    They go back to ISO 8601 in UTC with ``Z``, the form the source files write."""
+    import datetime as dt
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value.isoformat() + "Z"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
 def _own(row: Mapping[str, Any], key: str) -> str:
     value = row.get(key)
     return value if isinstance(value, str) and value.strip() else ""
@@ -178,7 +192,7 @@ def normalize_row(row: Mapping[str, Any], *, source: str, revision: str, row_num
             except ValueError as exc:
                 problems.append(f"field '{f}': {exc}")
     mapped = set(spec.mapping.values()) | {"source", "source_revision"}
-    extra = {k: decoded.get(k, v) for k, v in row.items() if k not in mapped}
+    extra = {k: decoded.get(k, _plain(v)) for k, v in row.items() if k not in mapped}
     if decoded_text:
         extra[DECODED_KEY] = decoded_text
     text = {k: (row.get(v) if isinstance(row.get(v), str) else "") for k, v in spec.mapping.items()

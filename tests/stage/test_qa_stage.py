@@ -59,3 +59,39 @@ def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp
     assert all(q.status == "rejected" for q in out.pool)
     assert out.summary.trajectories == {"no-trajectory": 1, "trajectory-not-solving": 2}
     assert ctx.progress.failed == 3
+
+
+def test_replay_without_a_recorded_reply_records_the_task_and_goes_on(tmp_path, trajectory_file):
+    """Offline generate mode (the Verified recipe): a real solving trajectory whose request the store does not
+    hold gets one rejected ``no-recorded-reply`` record naming the stage (nothing invented), and no ``[repos]``
+    is needed to mine from a trajectory."""
+    from pathlib import Path
+
+    from builder.sources import load_tasks
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "swe-bench-verified" / "verified_sample.jsonl"
+    tasks = [t for t in load_tasks(str(fixture)).tasks if t.instance_id in ("astropy__astropy-12907",
+                                                                            "django__django-12419")]
+    trajs = tmp_path / "trajs"
+    trajs.mkdir()
+    (trajs / trajectory_file.name).write_bytes(trajectory_file.read_bytes())
+    (tmp_path / "results.json").write_text(json.dumps({"instances": [
+        {"instance_id": "astropy__astropy-12907", "resolved": True},
+        {"instance_id": "django__django-12419", "resolved": False}]}))
+    (tmp_path / "store").mkdir()
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
+                      '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\n'
+                      'trajectories = "trajs"\nresolved = "results.json"\n[proofs]\nenabled = false\n')
+    ctx = SimpleNamespace(name="questions", recipe=load_recipe(recipe), progress=_Progress(), work=tmp_path / "work")
+    out = questions.run(questions.Inputs(ingest=IngestOutputs(tasks=tasks)), ctx)
+    status = {r["instance_id"]: r for r in out.trajectories}
+    assert status["astropy__astropy-12907"]["status"] == "skipped"
+    reason = status["astropy__astropy-12907"]["reason"]
+    assert reason.startswith("no-recorded-reply: no recorded response for stage 'qa.generate'") and "in store" in reason
+    assert str(tmp_path) not in reason   # the recipe's relative store path, no host path
+    assert status["django__django-12419"]["reason"].startswith("no-trajectory")
+    assert [(q.question_id, q.status, q.question) for q in out.pool] == [
+        ("astropy__astropy-12907::no-recorded-reply", "rejected", ""),
+        ("django__django-12419::no-trajectory", "rejected", "")]
+    assert out.summary.trajectories == {"no-recorded-reply": 1, "no-trajectory": 1}
+    assert out.llm_usage == {} or all(v.get("calls", 0) == 0 for v in out.llm_usage.values())

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from builder import llm, qa
 from builder.proofs.pool import repo_for
-from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.errors import ConfigError, InputError, ReplayMissError
 from swe_taskflow.jsonl import read_records
 from swe_taskflow.schema import QAItem
 
@@ -34,11 +34,17 @@ def _from_pools(recipe, task_ids: set[str]) -> tuple[list[QAItem], list[QAItem]]
 
 def _generate(ctx, tasks) -> Outputs:
     """Mine questions from each task's solving trajectory; a task without one, or whose run did not solve
-    it, gets one rejected record saying why (and a row in ``trajectories``)."""
+    it, gets one rejected record saying why (and a row in ``trajectories``).
+
+    Offline (``llm = "replay"``) a task whose request has no recorded reply gets one rejected
+    ``no-recorded-reply`` record naming the stage and request key, and the build goes on: nothing is
+    invented for it, and the report counts such tasks. Without ``[repos]`` questions are mined from the
+    trajectory alone (``repo_checked`` false in each generator record) and stay unproved."""
     sec = ctx.recipe.questions
     store = llm.ResponseStore(str(ctx.recipe.resolve(sec.responses))) if sec.responses else None
     backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
-    repos_dir, _ = materialize(ctx.recipe, ctx.work, tasks)
+    has_repos = bool(ctx.recipe.repos.path or ctx.recipe.repos.bundled)
+    repos_dir = materialize(ctx.recipe, ctx.work, tasks)[0] if has_repos else None
     traj_dir = ctx.recipe.resolve(sec.trajectories)
     resolved = qa.load_resolved(ctx.recipe.resolve(sec.resolved)) if sec.resolved else {}
     items, status_rows = [], []
@@ -49,12 +55,16 @@ def _generate(ctx, tasks) -> Outputs:
             got = [qa.skipped_task(task.instance_id, "no-trajectory", f"no trajectory in {sec.trajectories}")]
         else:
             try:
-                repo = repo_for(repos_dir, task.instance_id, task.repo)
+                repo = repo_for(repos_dir, task.instance_id, task.repo) if repos_dir is not None else None
             except InputError:   # a name that would leave repos_dir: no repository to read
                 repo = None
-            got = qa.generate_questions(task, traj, repo, backend,
-                                        max_questions=sec.max_questions, resolved=resolved.get(task.instance_id))
-        skipped = len(got) == 1 and got[0].question_id.endswith(("::no-trajectory", "::trajectory-not-solving"))
+            try:
+                got = qa.generate_questions(task, traj, repo, backend, max_questions=sec.max_questions,
+                                            resolved=resolved.get(task.instance_id))
+            except ReplayMissError as exc:   # replay only: no recorded reply, so no question (never invented)
+                got = [qa.skipped_task(task.instance_id, "no-recorded-reply",
+                                      f"{exc.message} in {sec.responses}")]   # recipe-relative: no host path
+        skipped = len(got) == 1 and qa.skip_kind(got[0]) is not None
         status_rows.append({"instance_id": task.instance_id, "trajectory": traj.name if traj else None,
                             "resolved": resolved.get(task.instance_id),
                             "status": "skipped" if skipped else "mined",

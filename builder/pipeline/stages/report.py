@@ -116,8 +116,11 @@ def run(inputs: Inputs, ctx) -> Outputs:
         release={"name": recipe.release.name, "version": recipe.release.version,
                  "release_id": inputs.write.summary.release_id or ""},
         target=target, source_sessions=source, conditions=conditions,
+        references=[load_target(recipe.resolve(p)) for p in recipe.target.compare],
         counts=_counts(inputs), selection=selection, augmentations=augmentations,
-        llm=_llm_usage(inputs), verify=inputs.verify.report, stages=stages, notes=[], split_rules=split_rules(recipe),
+        llm=_llm_usage(inputs), verify=inputs.verify.report, stages=stages,
+        notes=[f"Not run in this build: {line}." for line in inputs.write.summary.not_run or ()],
+        split_rules=split_rules(recipe),
         question_intents=compare(target, turn_refs, labels, recipe.classifier.question_intents))
     ctx.progress.set_total(len(conditions) + 2)
     render(data, ctx.folder("report"))

@@ -8,12 +8,13 @@ listed). Each task's checkpoint attribution of its FAIL_TO_PASS tests goes to ``
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections import Counter
 from dataclasses import dataclass
 
 from builder import llm, split
 from swe_taskflow.context_checks import check_context
-from swe_taskflow.hashing import json_sha256
+from swe_taskflow.hashing import file_sha256, json_sha256
 from swe_taskflow.schema import SplitResult
 
 from ..stage_data import IngestOutputs
@@ -40,11 +41,14 @@ def run(inputs: Inputs, ctx) -> Outputs:
     tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     splitter = make_splitter(ctx.recipe)
     info = dict(getattr(splitter, "info", {}) or {})
+    # The item key holds the splitter's code too: a structural splitter whose rules changed has the same info,
+    # and its cached items would otherwise outlive the change (an LLM splitter's replies stay in its store).
+    code = file_sha256(inspect.getsourcefile(type(splitter)))
     ctx.progress.set_total(len(tasks))
     mode = ctx.recipe.split.context_checks
     results, context = [], []
     for task in tasks:
-        key = json_sha256({"splitter": info, "task": task.to_dict()})
+        key = json_sha256({"splitter": info, "code": code, "task": task.to_dict()})
         cached = ctx.items.get(key)
         if cached is not None:
             res = SplitResult.from_dict(cached)

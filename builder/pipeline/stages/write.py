@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 
+from builder.qa import skip_kind
 from builder.release import write_release
 from swe_taskflow.hashing import file_sha256
 from swe_taskflow.rows import build_row
@@ -61,7 +63,12 @@ def question_rows(inputs: Inputs, recipe, out_splits: dict[str, list]) -> dict:
     """
     tasks = {t.instance_id: t for t in inputs.ingest.tasks}
     by_task: dict[str, dict] = {}
+    mined_none: dict[str, str] = {}
     for q in inputs.proofs.validated:
+        kind = skip_kind(q)
+        if kind is not None:   # generate mode: no question was mined for the task (the record says why)
+            mined_none[q.instance_id] = kind
+            continue
         entry = by_task.setdefault(q.instance_id, {"candidates": 0, "accepted": 0, "rejected_by_reason": {}})
         entry["candidates"] += 1
         if q.status == "accepted":
@@ -73,7 +80,9 @@ def question_rows(inputs: Inputs, recipe, out_splits: dict[str, list]) -> dict:
     for iid, task in tasks.items():
         entry = by_task.get(iid)
         if entry is None:
-            without["no candidate question names the task"] += 1
+            why = (f"no question mined ({mined_none[iid]})" if iid in mined_none
+                   else "no candidate question names the task")
+            without[why] = without.get(why, 0) + 1
             continue
         if entry["accepted"] == 0:
             without["every candidate was rejected"] += 1
@@ -88,6 +97,26 @@ def question_rows(inputs: Inputs, recipe, out_splits: dict[str, list]) -> dict:
             "tasks_without_questions": {k: v for k, v in without.items() if v},
             "rows_with_questions": {c: sum(1 for r in rows if r["questions"]) for c, rows in out_splits.items()},
             "rows": {c: len(rows) for c, rows in out_splits.items()}}
+
+
+def not_run(inputs: Inputs, recipe) -> list[str]:
+    """What this build did not run, and why, in plain words for the card and report (empty when it ran all)."""
+    out = []
+    if not recipe.proofs.enabled and recipe.questions.mode != "none":
+        out.append("proofs: not run (`proofs.enabled = false`: no checkout or image of the tasks on the build "
+                   "machine); no question is validated, so none is accepted")
+    skipped = Counter((r.get("reason") or "").split(":")[0] for r in inputs.questions.trajectories or []
+                      if r.get("status") == "skipped")
+    if skipped.get("no-recorded-reply"):
+        out.append(f"question generation: {skipped['no-recorded-reply']} solving trajectories have no recorded "
+                   f"reply in the replay store (`questions.llm = {recipe.questions.llm}`); no question was invented "
+                   f"for them")
+    aug = inputs.augment.summary
+    sandbox_kinds = sorted(set(aug.kinds or ()) & {"execute", "debug", "review"})
+    if aug.enabled and sandbox_kinds and (aug.sandbox or {}).get("sandbox") == "none":
+        out.append(f"augmentation checks that run code ({', '.join(sandbox_kinds)}): not run (no task checkout or "
+                   f"image on the build machine); none of these turns was proposed")
+    return out
 
 
 def run(inputs: Inputs, ctx) -> Outputs:
@@ -118,10 +147,13 @@ def run(inputs: Inputs, ctx) -> Outputs:
         ctx.progress.advance()
     prov = provenance(inputs, ctx)
     prov["question_rows"] = question_rows(inputs, recipe, out_splits)
+    if missing := not_run(inputs, recipe):   # only when something was not run: other manifests unchanged
+        prov["not_run"] = missing
     manifest = write_release(ctx.folder("release"), name=recipe.release.name, version=recipe.release.version,
                              splits=out_splits, target_path=inputs.select.target, provenance=prov,
                              repo_id=recipe.release.repo_id or None, license=recipe.release.license,
                              description=recipe.release.description)
     return Outputs(release=ctx.folder("release"), summary=Summary(
         rows={c: len(r) for c, r in out_splits.items()}, sessions_not_written=skipped,
-        question_rows=prov["question_rows"], release_id=getattr(manifest, "release_id", "")))
+        question_rows=prov["question_rows"], release_id=getattr(manifest, "release_id", ""),
+        not_run=prov.get("not_run")))
