@@ -90,7 +90,7 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
     tests = dirp / "tests"
     # SWE-Bench Pro checks its test files out of the gold commit (before_cmd) instead of applying test_patch.
     test_patch = task.test_patch if task.test_patch and not spec.before_cmd else ""
-    cfg = {"step": step, "turn_index": turn_index, "app_dir": opts.app_dir, "base_commit": task.base_commit,
+    cfg = {"step": step, "turn_index": turn_index, "app_dir": opts.repo_dir(task.source), "base_commit": task.base_commit,
            "clean": clean, "test": spec.config(), "test_patch": "test.patch" if test_patch else None,
            "before_cmd": spec.before_cmd, "fail_to_pass": list(task.fail_to_pass),
            "pass_to_pass": list(task.pass_to_pass), "timeout_s": opts.test_timeout_s, "carry_path": CARRY_PATH}
@@ -139,7 +139,8 @@ def task_config(row: Mapping[str, Any], *, release, condition: str, split_sha256
     if not _IMAGE_RE.match(view.image_name):
         raise InputError("image name is not an image reference (white space, a newline or NUL, or an odd "
                          "character)", field="image_name", actual=view.image_name, hint=view.instance_id)
-    env: dict[str, Any] = {"docker_image": view.image_name, "network_mode": "no-network", "workdir": opts.app_dir}
+    env: dict[str, Any] = {"docker_image": view.image_name, "network_mode": "no-network",
+                          "workdir": opts.repo_dir(str(row.get("source") or ""))}
     if opts.cpus is not None:
         env["cpus"] = opts.cpus
     if opts.memory_mb is not None:

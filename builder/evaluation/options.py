@@ -8,6 +8,13 @@ from dataclasses import dataclass
 from swe_taskflow.errors import ConfigError
 
 
+#: Where each source benchmark's images hold the task's repository: SWE-Bench Pro's (and the project's own
+#: example task's) at /app, SWE-bench's (Verified, Lite: ``swebench/sweb.eval.*``) at /testbed.
+REPO_DIRS = {"swe-bench-pro": "/app", "swe-bench-verified": "/testbed", "swe-bench-lite": "/testbed",
+             "swe-bench": "/testbed"}
+DEFAULT_REPO_DIR = "/app"
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     """How a release condition becomes Harbor tasks; the CLI's defaults are these."""
@@ -17,8 +24,9 @@ class ExportOptions:
     #: Users inside the task environment: the agent never runs as root; the verifier does.
     agent_user: str = "agent"
     verifier_user: str = "root"
-    #: Where the source repository lies in the task image.
-    app_dir: str = "/app"
+    #: Where the source repository lies in the task image; empty: where the row's source benchmark puts it
+    #: (:data:`REPO_DIRS`).
+    app_dir: str = ""
     #: Per-step limits in seconds: the agent's turn, the verifier, and the tests inside the verifier.
     agent_timeout_s: float = 3600.0
     verifier_timeout_s: float = 1800.0
@@ -29,6 +37,10 @@ class ExportOptions:
     #: Ship the oracle's solutions; reset the carried checkpoint values between steps.
     with_solution: bool = True
     clean_checkpoint: bool = True
+
+    def repo_dir(self, source: str) -> str:
+        """The repository's folder in the image of a task from ``source``."""
+        return self.app_dir or REPO_DIRS.get(source, DEFAULT_REPO_DIR)
 
     def __post_init__(self) -> None:
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", self.org):
@@ -57,4 +69,4 @@ def check_agent_user(user: object) -> str:
     return user
 
 
-__all__ = ["ExportOptions", "check_agent_user"]
+__all__ = ["ExportOptions", "check_agent_user", "REPO_DIRS", "DEFAULT_REPO_DIR"]

@@ -112,18 +112,18 @@ def pro_shaped(rows: list[dict]) -> list[dict]:
     return out
 
 
-def build_fixture_release(tmp: Path, *, test_command: bool = True,
-                          provenance_extra: dict | None = None) -> tuple[Path, Path]:
+def build_fixture_release(tmp: Path, *, test_command: bool = True, provenance_extra: dict | None = None,
+                          source: str = "swe-bench-pro") -> tuple[Path, Path]:
     """(release folder, source tasks file); the fixture repository is at ``tmp / "repo"``. Without
     ``test_command`` the source rows are SWE-Bench-Pro-shaped (:func:`pro_shaped`); ``provenance_extra`` is
-    merged into the recorded source provenance (e.g. ``run_scripts``)."""
+    merged into the recorded source provenance (e.g. ``run_scripts``); ``source`` names the source benchmark."""
     _, base, gold, test_patch = fixture_repo(tmp / "repo")
     src = tmp / "source" / "tasks.jsonl"
     src.parent.mkdir(parents=True, exist_ok=True)
     rows = source_rows(base, gold, test_patch)
     rows = rows if test_command else pro_shaped(rows)
     src.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-    load = load_tasks(str(src), source="swe-bench-pro", revision="fixture-revision-1")   # as a recipe names one
+    load = load_tasks(str(src), source=source, revision="fixture-revision-1")   # as a recipe names one
     tasks = load.ok
     splits: dict[str, list] = {"single_prompt": [], "split_prompt": [], "qa_last": [], "qa_only": []}
     for i, task in enumerate(tasks):
