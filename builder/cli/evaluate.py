@@ -40,6 +40,9 @@ def register(sub) -> None:
                                                     "recorded source is not on this machine")
     d = ExportOptions()
     e.add_argument("--org", default=d.org, help=f"Harbor org of the task names (default {d.org})")
+    e.add_argument("--app-dir", default=d.app_dir, metavar="PATH",
+                   help="the repository's folder in the task images (default: by the row's source, /app for "
+                        "SWE-Bench Pro and the example, /testbed for SWE-bench Verified)")
     e.add_argument("--agent-user", default=d.agent_user, help=f"non-root user the agent runs as (default {d.agent_user})")
     e.add_argument("--agent-timeout", type=argtypes.seconds, default=d.agent_timeout_s, metavar="S",
                    help=f"per step (default {d.agent_timeout_s:g})")
@@ -85,7 +88,7 @@ def register(sub) -> None:
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
     from builder.evaluation.export import export_harbor
-    opts = ExportOptions(org=args.org, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
+    opts = ExportOptions(org=args.org, app_dir=args.app_dir, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
                          verifier_timeout_s=args.verifier_timeout, cpus=args.cpus, memory_mb=args.memory_mb,
                          with_solution=not args.no_solution)
     # `--tasks ''` (or ',') names no task: an error, never "all"
