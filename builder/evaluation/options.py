@@ -47,6 +47,9 @@ class ExportOptions:
             raise ConfigError("org must be a Harbor name (letters, digits, '.', '_', '-')", field="org",
                               actual=self.org)
         check_agent_user(self.agent_user)
+        if self.app_dir and (not self.app_dir.startswith("/") or any(c in self.app_dir for c in "\n\0\"'$`")):
+            raise ConfigError("app_dir must be an absolute path in the image, without quotes or control characters",
+                              field="app_dir", actual=self.app_dir)
 
 
 #: A user name or a numeric uid, optionally with ``:group`` (as ``docker exec --user`` takes it).
