@@ -189,7 +189,7 @@ class CodeBase:
             func = node.func
             if isinstance(func, ast.Name) and func.id == "builder_path":
                 parts = _literal_parts(node.args)
-                if parts is not None:
+                if parts:            # no literal part at all: the accessor's own generic body, not a read
                     out.append(self.root.joinpath("builder", *parts))
             elif (isinstance(func, ast.Attribute) and func.attr == "joinpath" and isinstance(func.value, ast.Call)
                   and getattr(func.value.func, "attr", getattr(func.value.func, "id", "")) == "files"
@@ -201,8 +201,9 @@ class CodeBase:
                     pkg = self._package_of(mod)
                 else:
                     continue
-                parts = _literal_parts(node.args) or []
-                out.append(self.root.joinpath(*pkg.split("."), *[p for part in parts for p in part.split("/")]))
+                parts = _literal_parts(node.args)
+                if parts:
+                    out.append(self.root.joinpath(*pkg.split("."), *[p for part in parts for p in part.split("/")]))
         return out
 
     def data_files(self, modules: tuple[str, ...]) -> list[Path]:

@@ -86,7 +86,7 @@ def test_every_file_in_a_closure_moves_the_key_and_no_other_file_does(copy, stag
         finally:
             f.write_bytes(original)
     for st in stages:   # both directions were really exercised for every stage
-        assert inside_seen[st.name] >= 50 and outside_seen[st.name] >= 5, (st.name, inside_seen, outside_seen)
+        assert inside_seen[st.name] >= 20 and outside_seen[st.name] >= 5, (st.name, inside_seen, outside_seen)
 
 
 def test_the_tfas_formula_and_the_card_template_key_the_stages_that_use_them(stages_and_recipe):
@@ -112,13 +112,43 @@ def test_the_static_closure_covers_what_python_imports(stage):
     assert not missing, f"stage {stage}: imported at run time but not in the static closure: {sorted(missing)}"
 
 
-def test_every_package_data_file_is_reached_through_an_accessor_the_closure_sees():
-    """Data read any other way (a path from ``__file__``) would be invisible to the keys."""
+#: Shipped files no build reads: licenses and attributions, the response store's README, and the script the
+#: README's offline Harbor run gives mini-swe-agent's deterministic model (read inside Harbor, not by a stage).
+NEVER_READ_BY_A_BUILD = ("ATTRIBUTION.md", "LICENSE-SWE-Bench-Pro.txt", "README.md", "submit-each-turn.json")
+
+
+def _recipe_inputs() -> set[Path]:
+    """Files and folders the shipped recipes point at: stage inputs, keyed through ``Stage.files``."""
+    out: set[Path] = set()
+
+    def walk(v, base: Path):
+        if isinstance(v, str) and v:
+            p = (base / v).resolve()
+            if p.exists():
+                out.add(p)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x, base)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, base)
+
+    for recipe in builder_path("releases").glob("*.toml"):
+        walk(tomllib.loads(recipe.read_text(encoding="utf-8")), recipe.parent)
+    return out
+
+
+def test_every_package_data_file_is_keyed_by_the_stages_that_read_it():
+    """Package data a module reads must be reached through an accessor the closure sees, or be a recipe's input
+    (keyed by the stage's files); data read any other way (a path from ``__file__``) would be invisible."""
     cb = installed()
     modules = tuple(_module_names(cb.root))
     data = {p.resolve() for p in cb.data_files(modules)}
+    inputs = _recipe_inputs()
     shipped = {f.resolve() for f in _all_files(cb.root) if f.suffix not in (".py", ".pyc")}
-    assert not shipped - data, sorted(str(p) for p in shipped - data)
+    unkeyed = sorted(str(p) for p in shipped - data if not any(p == i or i in p.parents for i in inputs)
+                     and p.name not in NEVER_READ_BY_A_BUILD)
+    assert not unkeyed, unkeyed
     offenders = []
     for m in modules:
         src = cb._find(m).path.read_text(encoding="utf-8")
