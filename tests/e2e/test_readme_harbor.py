@@ -123,9 +123,10 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
         _run(cmd, clone, env)
     release = clone / "build" / "example" / "release"
     imported = _trajectories(release)
-    assert [(c, i, m) for c, i, m, _ in imported] == [
-        ("tfas_optimized", "swe-taskflow__ticketdesk-1", "deterministic"),
-        ("tfas_optimized", "swe-taskflow__ticketdesk-1", "gpt-5-mini")]
+    assert [(c, i) for c, i, _, _ in imported] == [("tfas_optimized", "swe-taskflow__ticketdesk-1")] * 2
+    deterministic, online = (m for _, _, m, _ in imported)   # keyed by what ran: <agent>/<model>#<settings8>
+    assert re.fullmatch(r"swe-taskflow-mini-swe-agent/deterministic#[0-9a-f]{8}", deterministic), deterministic
+    assert re.fullmatch(r"swe-taskflow-mini-swe-agent/(openai/)?gpt-5-mini#[0-9a-f]{8}", online), online
     oracle = json.loads(next((clone / "jobs" / "oracle").glob("*/result.json")).read_text())
     assert oracle["source"] == "swe-taskflow-example-tfas_optimized"        # run by name from the local registry
     assert oracle["verifier_result"]["rewards"]["resolved"] == 1.0
