@@ -37,7 +37,7 @@ def _run(args: argparse.Namespace) -> int:
         splits = {t.instance_id: splitter.split(t) for t in tasks}
     llm = backend_from_args(args) if args.llm else None
     writer = get_writer("llm" if llm is not None else "template", llm=llm)
-    sandbox, repos = None, {}
+    sandbox, repos, images = None, {}, {}
     if args.repos:
         from builder.augment.sandbox import CheckSandbox
         from swe_taskflow.verify_reprove import find_repo
@@ -47,10 +47,11 @@ def _run(args: argparse.Namespace) -> int:
             repo = find_repo(Path(args.repos), {"instance_id": t.instance_id, "repo": t.repo})
             if repo is not None:
                 repos[t.instance_id] = repo
+                images[t.instance_id] = sandbox.image_for(t.image_name) or ""   # the task's own, as the build does
     hand = [s for f in args.specs or () for s in read_specs(f, pool=Path(f).stem)]
     config = ProposeConfig(kinds=kinds, per_kind=args.per_kind, seed=args.seed)
-    items, summary = augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos, config=config,
-                                   hand_specs=hand)
+    items, summary = augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos, images=images,
+                                   config=config, hand_specs=hand)
     write_jsonl(args.out, (i.to_dict() for i in items))
     write_usage(args, llm)
     print(json.dumps({"tasks": len(tasks), "malformed_tasks": malformed, "out": str(args.out), **summary},

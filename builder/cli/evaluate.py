@@ -80,7 +80,7 @@ def register(sub) -> None:
     w = vsub.add_parser("view-jobs", help="write a release's trajectories as a Harbor jobs folder for `harbor view`",
                         description="One job per condition and runner, one trial per trajectory row: "
                                     "<trial>/result.json and <trial>/agent/trajectory.json (ATIF, its steps exactly "
-                                    "as imported). Then: harbor view DIR.")
+                                    "as imported). Then: harbor view --jobs DIR.")
     w.add_argument("release", metavar="RELEASE", help="release folder with a trajectories config")
     w.add_argument("--out", required=True, metavar="DIR", help="new or empty folder")
     w.set_defaults(func=cmd_evaluate_view_jobs, out_is_dir=True)
@@ -142,5 +142,5 @@ def cmd_evaluate_import(args: argparse.Namespace) -> int:
 def cmd_evaluate_view_jobs(args: argparse.Namespace) -> int:
     from builder.evaluation.view import write_view
     trials = write_view(args.release, args.out)
-    print(f"wrote {len(trials)} trials to {args.out}; open them with: harbor view {args.out}")
+    print(f"wrote {len(trials)} trials to {args.out}; open them with: harbor view --jobs {args.out}")
     return 0

@@ -1,4 +1,4 @@
-"""A release's imported trajectories as a Harbor jobs folder, so ``harbor view DIR`` opens them.
+"""A release's imported trajectories as a Harbor jobs folder, so ``harbor view --jobs DIR`` opens them.
 
 Harbor's viewer lists ``DIR/<job>/<trial>/`` (a trial needs ``result.json``, read as Harbor's
 ``TrialResult``) and shows ``<trial>/agent/trajectory.json`` as ATIF. A trajectory row keeps the ATIF
