@@ -319,26 +319,17 @@ def sandbox_name(environment: str) -> str:
     return f"harbor:{environment}"
 
 
-def prove_one(repo: Path, script: str, *, image: str | None, gold_patch: str | None, config: ProofConfig,
-              environment: str = DEFAULT_ENVIRONMENT, environment_kwargs: Mapping[str, Any] | None = None) -> ProofReport:
+def prove_one(repo: Path, script: str, *, image: str, image_id: str, cache_key: str, gold_patch: str | None,
+              config: ProofConfig, environment: str = DEFAULT_ENVIRONMENT,
+              environment_kwargs: Mapping[str, Any] | None = None) -> ProofReport:
     """``run_proof(sandbox="harbor")``: the host checkout uploaded into one environment of ``image``."""
-    from .image import DEFAULT_IMAGE
-    from .run import cache_key, image_identity
-    from .treehash import tree_hash
-
-    name, image_id, _ = image_identity("harbor", image)
-    name = image or DEFAULT_IMAGE
     sandbox = sandbox_name(environment)
-    if not Path(repo).is_dir():
-        return infrastructure_report(f"repository folder not found: {repo}", sandbox=sandbox, image=name,
-                                     limits=config.limits())
-    key = cache_key(script, image_id, tree_hash(repo), gold_patch, config, sandbox)
     got: list[ProofReport] = []
     backend = WorkerBackend(environment, environment_kwargs)
     try:
-        prove_tasks([(HarborTask(key=Path(repo).name, image=name, upload=str(Path(repo).resolve())),
-                      [HarborItem(0, script, gold_patch or "", key)])], backend, config, sandbox=sandbox,
-                    image_ids={name: image_id}, scheduling=Scheduling(concurrency=1, retries=1, backoff_s=1.0),
+        prove_tasks([(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())),
+                      [HarborItem(0, script, gold_patch or "", cache_key)])], backend, config, sandbox=sandbox,
+                    image_ids={image: image_id}, scheduling=Scheduling(concurrency=1, retries=1, backoff_s=1.0),
                     on_done=lambda _i, report: got.append(report))
     finally:
         backend.close()
