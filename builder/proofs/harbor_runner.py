@@ -39,6 +39,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 from .. import hygiene
 from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
+from .script import script_command
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The project's Harbor environment on the local Docker daemon (network none, owner-labelled).
@@ -207,7 +208,7 @@ class WorkerBackend:
 # ---------------------------------------------------------------------------------------------- one run
 
 
-def facts_of(got: dict[str, Any], config: ProofConfig) -> RunFacts:
+def facts_of(got: dict[str, Any], config: ProofConfig, command: Sequence[str] = ()) -> RunFacts:
     """The worker's answer as the same facts a docker run gives (bounded capture, tree hashes from inside)."""
     if got.get("infra_error"):
         return RunFacts(infra_error=got["infra_error"])
@@ -216,7 +217,7 @@ def facts_of(got: dict[str, Any], config: ProofConfig) -> RunFacts:
     out.feed(base64.b64decode(got["stdout"]))
     err.feed(base64.b64decode(got["stderr"]))
     facts = run_facts(out, err, exit_code=got["exit_code"], timed_out=bool(got["timed_out"]), oom_killed=False,
-                      duration_s=float(got.get("duration_s") or 0.0), command=("/proof/script",),
+                      duration_s=float(got.get("duration_s") or 0.0), command=tuple(command),
                       excerpt_chars=config.excerpt_chars)
     return replace(facts, tree_sha_before=got.get("tree_before") or "", tree_sha_after=got.get("tree_after") or "",
                    infra_error="" if got.get("tree_before") and got.get("tree_after") else
@@ -226,14 +227,15 @@ def facts_of(got: dict[str, Any], config: ProofConfig) -> RunFacts:
 def prove_in(backend: Backend, env: str, item: HarborItem, config: ProofConfig, *, sandbox: str, image: str,
              image_id: str) -> ProofReport:
     """One item in a started environment: the base run, and with a gold patch the run after it."""
-    base = facts_of(backend.run(env, item.script, "", config), config)
+    command = script_command(item.script)   # as the worker runs it (and docker would)
+    base = facts_of(backend.run(env, item.script, "", config), config, command)
     patched, patch_error = None, ""
     if item.patch and classify_run(base)[0] == PASSED:
         got = backend.run(env, item.script, item.patch, config)
         if got.get("patch_error"):
             patch_error = got["patch_error"]
         else:
-            patched = facts_of(got, config)
+            patched = facts_of(got, config, command)
     return ProofReport.from_facts(
         ProofFacts(base=base, patched=patched, patch_error=patch_error), sandbox=sandbox, image=image,
         image_id=image_id, gold_patch_sha256=sha256_hex(item.patch.encode()) if item.patch else "",
