@@ -308,9 +308,11 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
         futures = [pool.submit(one_task, task, items) for task, items in work if items]
         for fut in as_completed(futures):
             fut.result()
-    except BaseException:
+    except BaseException:   # Ctrl-C, SIGTERM: start nothing more; the worker stops every environment it started
         stopping.set()
-        pool.shutdown(wait=False, cancel_futures=True)
+        hygiene.kill_active()
+        pool.shutdown(wait=True, cancel_futures=True)
+        hygiene.CANCELLED.clear()
         raise
     pool.shutdown(wait=True)
     return progress
