@@ -102,16 +102,18 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     if timeout_s is not None:
         config = replace(config, timeout_s=float(timeout_s))
     repo = Path(repo_dir)
-    if sandbox == "harbor" or (_resolved is not None and _resolved[0] == "harbor"):
+    if sandbox.partition(":")[0] == "harbor":   # "harbor" or what a report records, "harbor:<environment>"
         from .harbor_runner import DEFAULT_ENVIRONMENT, prove_one, sandbox_name
 
+        resolve_sandbox("harbor")
+        environment = sandbox.partition(":")[2] or DEFAULT_ENVIRONMENT
         name, img_id, _ = image_identity("harbor", image)
         if not repo.is_dir():
-            return infrastructure_report(f"repository folder not found: {repo}", sandbox=sandbox_name(
-                DEFAULT_ENVIRONMENT), image=name, limits=config.limits())
-        key = cache_key(script, img_id, tree_hash(repo), gold_patch, config, sandbox_name(DEFAULT_ENVIRONMENT))
+            return infrastructure_report(f"repository folder not found: {repo}", sandbox=sandbox_name(environment),
+                                         image=name, limits=config.limits())
+        key = cache_key(script, img_id, tree_hash(repo), gold_patch, config, sandbox_name(environment))
         return prove_one(repo, script, image=name, image_id=img_id, cache_key=key, gold_patch=gold_patch,
-                         config=config)
+                         config=config, environment=environment)
     if _resolved is not None:
         kind, image_name, img_id, digest = _resolved
     else:
