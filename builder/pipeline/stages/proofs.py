@@ -9,9 +9,11 @@ report), so release hashes are reproducible.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import Counter
 from dataclasses import dataclass
 
+from builder.proofs.harbor_runner import Progress as HarborProgress
 from builder.proofs.pool import ProofTask, deliberately_failing, validate_pool
 from builder.proofs.run import resolve_sandbox
 from swe_taskflow.schema import QAItem
@@ -53,12 +55,16 @@ def run(inputs: Inputs, ctx) -> Outputs:
     pools = ctx.recipe.questions.pools if ctx.recipe.questions.mode == "pool" else []
     meant = deliberately_failing([ctx.recipe.resolve(p.path) for p in pools])   # display only
 
+    harbor = {"environment": sec.environment, "environment_kwargs": dict(sec.environment_kwargs or {}),
+              "concurrency": sec.concurrency, "progress": HarborProgress()} if kind == "harbor" else None
+    last_note = [time.monotonic()]
+
     def on_item(q: QAItem) -> None:
         failed = q.status != "accepted"
         ctx.progress.advance(failed=int(failed), expected=int(failed and q.question_id in meant))
-
-    harbor = {"environment": sec.environment, "environment_kwargs": dict(sec.environment_kwargs or {}),
-              "concurrency": sec.concurrency} if kind == "harbor" else None
+        if harbor is not None and time.monotonic() - last_note[0] >= 10:   # environments running, failures, left
+            last_note[0] = time.monotonic()
+            ctx.progress.display.note(f"proofs: {harbor['progress'].line()}")
     result = validate_pool(items, repos_dir, tasks=proof_tasks, image=sec.image or None, sandbox=kind,
                            jobs=sec.jobs, cache_dir=ctx.items.root, timeout_s=sec.timeout_s, on_item=on_item,
                            harbor=harbor)
