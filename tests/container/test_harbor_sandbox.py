@@ -173,3 +173,39 @@ def test_a_signal_stops_a_proof_run_and_removes_its_environment(tmp_path, image,
     rc = p.wait(timeout=60)
     assert rc == 128 + sig, (rc, p.stderr.read())
     assert slow.running() == [] and proof_containers() == []
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_build_mid_stage_then_the_rerun_gives_the_uninterrupted_results(tmp_path, image):
+    """The build is killed while a proof runs in its environment; the next command leaves nothing running
+    and the rerun's validated pool is byte-identical to an uninterrupted build's."""
+    slow = Slow(tmp_path)
+    example = ROOT / "builder" / "data" / "example"
+    rows = [json.loads(line) for line in (example / "pool.jsonl").read_text().splitlines()]
+    slow_row = dict(rows[0], question_id="slow-1", proof_script=slow.script)
+    (tmp_path / "pool.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [slow_row, *rows[:3]]))
+    recipe = (ROOT / "builder" / "releases" / "example.toml").read_text()
+    recipe = recipe.replace('"../data/example/pool.jsonl"', f'"{tmp_path / "pool.jsonl"}"')
+    recipe = recipe.replace('"../data/example/', f'"{example}/').replace('sandbox = "auto"', 'sandbox = "harbor"')
+    recipe = recipe.replace("timeout_s = 30", "timeout_s = 25")
+    recipe = recipe.replace("[source]\n", f'[source]\ninstance_ids = ["{rows[0]["instance_id"]}"]\n')
+    (tmp_path / "r.toml").write_text(recipe)
+
+    def validated(out: Path) -> str:
+        return next((out / "cache" / "stages" / "proofs").glob("*/pool_validated.jsonl")).read_text()
+
+    out = tmp_path / "out"
+    p = cli("build", str(tmp_path / "r.toml"), "--out", str(out), "--until", "proofs", "--quiet")
+    wait_for(lambda: slow.running() or p.poll() is not None, 600, "the proofs stage")
+    assert p.poll() is None, p.stderr.read()
+    p.kill()
+    p.wait()
+    rerun = cli("build", str(tmp_path / "r.toml"), "--out", str(out), "--until", "proofs", "--quiet")
+    assert rerun.wait(timeout=600) == 0, rerun.stderr.read()
+    assert slow.running() == [] and proof_containers() == []
+    fresh = cli("build", str(tmp_path / "r.toml"), "--out", str(tmp_path / "fresh"), "--until", "proofs", "--quiet")
+    assert fresh.wait(timeout=600) == 0, fresh.stderr.read()
+    assert validated(out) == validated(tmp_path / "fresh")
+    statuses = {json.loads(line)["question_id"]: json.loads(line)["proof_report"]["status"]
+                for line in validated(out).splitlines()}
+    assert statuses["slow-1"] == "timeout" and len(statuses) == 4
