@@ -209,3 +209,35 @@ def test_kill_9_of_a_build_mid_stage_then_the_rerun_gives_the_uninterrupted_resu
     statuses = {json.loads(line)["question_id"]: json.loads(line)["proof_report"]["status"]
                 for line in validated(out).splitlines()}
     assert statuses["slow-1"] == "timeout" and len(statuses) == 4
+
+
+def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_path, image):
+    """A flaky environment (swe_taskflow_harbor.simulated) that always fails to start: every item ends as an
+    infrastructure error after the bounded retries, none is lost or called a failed proof."""
+    from builder.proofs import validate_pool
+    from builder.proofs import harbor_runner
+    from swe_taskflow.schema import QAItem
+
+    make_repo(tmp_path / "repos" / "owner__proj", {"a.txt": "x\n"})
+    items = [QAItem(question_id=f"q{i}", instance_id="owner__proj-1", question="?", reference_answer="r",
+                    proof_script=f"echo {i}\n") for i in range(3)]
+    sleeps = []
+    orig = harbor_runner.prove_tasks
+
+    def fast_backoff(*a, **kw):
+        return orig(*a, **{**kw, "sleep": sleeps.append})
+
+    harbor_runner.prove_tasks = fast_backoff
+    try:
+        result = validate_pool(items, tmp_path / "repos", image=image, sandbox="harbor", config=CFG,
+                               harbor={"environment": "swe_taskflow_harbor.simulated:SlowFlakyEnvironment",
+                                       "environment_kwargs": {"failure_rate": 1.0, "start_latency_s": 0.1},
+                                       "concurrency": 2})
+    finally:
+        harbor_runner.prove_tasks = orig
+    assert [q.status for q in result.items] == ["error"] * 3
+    assert all("did not start" in q.proof_report["reason"] and "simulated start failure" in q.proof_report["reason"]
+               for q in result.items)
+    assert sleeps == [2.0, 4.0, 8.0] and result.summary.error == 3
+    assert result.summary.sandbox == "harbor:swe_taskflow_harbor.simulated:SlowFlakyEnvironment"
+    assert proof_containers() == []
