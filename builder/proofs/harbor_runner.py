@@ -318,6 +318,23 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
     return progress
 
 
+def run_once(repo: Path, script: str, *, image: str, config: ProofConfig,
+             environment: str = DEFAULT_ENVIRONMENT) -> RunFacts:
+    """The :class:`builder.proofs.sandbox.Sandbox` seam: ``script`` once against the host folder ``repo``
+    (uploaded into one environment of ``image``), tree hashes from inside the environment."""
+    backend = WorkerBackend(environment)
+    try:
+        env, _ = backend.start(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())))
+        try:
+            return facts_of(backend.run(env, script, "", config), config, script_command(script))
+        finally:
+            backend.stop(env)
+    except EnvironmentFailed as exc:
+        return RunFacts(infra_error=f"harbor: {exc}")
+    finally:
+        backend.close()
+
+
 def sandbox_name(environment: str) -> str:
     """What a report records: ``harbor:<environment>``."""
     return f"harbor:{environment}"
@@ -340,6 +357,6 @@ def prove_one(repo: Path, script: str, *, image: str, image_id: str, cache_key: 
     return got[0]
 
 
-__all__ = ["prove_one", "sandbox_name", "Backend", "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask",
+__all__ = ["prove_one", "run_once", "sandbox_name", "Backend", "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask",
            "Progress", "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python",
            "prove_in", "prove_tasks"]

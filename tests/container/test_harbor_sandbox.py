@@ -241,3 +241,17 @@ def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_pa
     assert sleeps == [2.0, 4.0, 8.0] and result.summary.error == 3
     assert result.summary.sandbox == "harbor:swe_taskflow_harbor.simulated:SlowFlakyEnvironment"
     assert proof_containers() == []
+
+
+def test_the_sandbox_seam_runs_one_script_as_docker_does(tmp_path, image):
+    from builder.proofs.sandbox import SANDBOX_ADAPTERS
+    from builder.proofs.treehash import tree_hash
+
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    script = "cat a.txt; echo oops >&2; exit 3\n"
+    docker = SANDBOX_ADAPTERS["docker"].run(repo, script, image=image, config=CFG)
+    harbor = SANDBOX_ADAPTERS["harbor"].run(repo, script, image=image, config=CFG)
+    assert (harbor.exit_code, harbor.stdout_sha256, harbor.stderr_excerpt, harbor.command) == \
+        (docker.exit_code, docker.stdout_sha256, docker.stderr_excerpt, docker.command) == \
+        (3, docker.stdout_sha256, "oops\n", ("/bin/sh", "/proof/script"))
+    assert harbor.tree_sha_before == harbor.tree_sha_after == tree_hash(repo)
