@@ -34,7 +34,6 @@ import base64
 import json
 import shlex
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -92,6 +91,7 @@ class Worker:
     def __init__(self) -> None:
         self.envs: dict[str, Any] = {}
         self.pristine_tree: dict[str, str] = {}
+        self.folders: dict[str, Any] = {}   # TemporaryDirectory per environment
         self.out_lock = asyncio.Lock()
 
     async def reply(self, obj: dict[str, Any]) -> None:
@@ -107,7 +107,12 @@ class Worker:
         from harbor.models.trial.paths import TrialPaths
         from harbor.utils.import_path import import_class
 
-        root = Path(tempfile.mkdtemp(prefix="swe-taskflow-harbor-proof-"))
+        from builder import hygiene
+
+        # in this process's owner-labelled scratch folder: swept by the project's next command if the worker
+        # itself is killed with kill -9
+        scratch = hygiene.scratch_temp("harbor-proof-")
+        root = Path(scratch.name)
         (root / "environment").mkdir()
         trial = TrialPaths(root / "trial")
         trial.mkdir()
@@ -116,11 +121,18 @@ class Worker:
                       task_env_config=EnvironmentConfig(docker_image=req["image"]),
                       network_policy=NetworkPolicy(network_mode=NetworkMode.NO_NETWORK), **(req.get("kwargs") or {}))
         spec = req["environment"]
-        if ":" in spec:
-            return import_class(spec, label="environment")(**kwargs)
-        from harbor.models.environment_type import EnvironmentType
+        try:
+            if ":" in spec:
+                env = import_class(spec, label="environment")(**kwargs)
+            else:
+                from harbor.models.environment_type import EnvironmentType
 
-        return EnvironmentFactory.create_environment(EnvironmentType(spec), **kwargs)
+                env = EnvironmentFactory.create_environment(EnvironmentType(spec), **kwargs)
+        except BaseException:
+            scratch.cleanup()
+            raise
+        self.folders[env.session_id] = scratch   # Harbor's host-side folders of this environment, removed on stop
+        return env
 
     async def start(self, req: dict[str, Any]) -> dict[str, Any]:
         env = self._make(req)
@@ -149,8 +161,13 @@ class Worker:
     async def stop(self, req: dict[str, Any]) -> dict[str, Any]:
         env = self.envs.pop(req["env"], None)
         self.pristine_tree.pop(req["env"], None)
-        if env is not None:
-            await env.stop(delete=True)
+        try:
+            if env is not None:
+                await env.stop(delete=True)
+        finally:
+            folder = self.folders.pop(req["env"], None)
+            if folder is not None:
+                folder.cleanup()
         return {"stopped": env is not None}
 
     # ------------------------------------------------------------------ one proof run
@@ -163,7 +180,9 @@ class Worker:
         clean = (res.stdout or "").strip().splitlines()[-1]
         if clean != self.pristine_tree[req["env"]]:
             return {"infra_error": f"the reset repository's tree {clean} is not the pristine {self.pristine_tree[req['env']]}"}
-        with tempfile.TemporaryDirectory(prefix="swe-taskflow-harbor-proof-") as tmp:
+        from builder import hygiene
+
+        with hygiene.scratch_temp("harbor-run-") as tmp:
             script = Path(tmp, "script")
             script.write_text(req["script"], encoding="utf-8")
             await env.exec("rm -rf /proof && mkdir -m 755 /proof", user="root")

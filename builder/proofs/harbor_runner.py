@@ -24,7 +24,6 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
