@@ -36,11 +36,14 @@ from swe_taskflow.hashing import sha256_hex
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
 from .. import hygiene
+from ..resources import builder_path
 from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
 from .script import script_command
 
-ROOT = Path(__file__).resolve().parents[2]
+#: Where the ``builder`` package (and the ``swe_taskflow_harbor`` plugins beside it) is imported from: the
+#: worker's PYTHONPATH, and the default place of ``.harbor-venv`` in a source checkout.
+ROOT = builder_path().resolve().parent
 #: The project's Harbor environment on the local Docker daemon (network none, owner-labelled).
 DEFAULT_ENVIRONMENT = "swe_taskflow_harbor.environment:DockerEnvironment"
 #: Where SWE-Bench Pro images (and the bundled example's) hold the repository at its base commit.
