@@ -153,10 +153,13 @@ class Worker:
             if res.return_code:
                 raise RuntimeError(f"hashing the repository failed: {(res.stdout or '')[-300:]}")
             self.pristine_tree[handle] = (res.stdout or "").strip().splitlines()[-1]
+            res = await env.exec(f"cd {REPO} && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME=/nonexistent "
+                                 f"{GIT} rev-parse --verify -q HEAD 2>/dev/null || true", user="root")
+            head = (res.stdout or "").strip().splitlines()[-1:] or [""]
         except BaseException:
             await self.stop({"env": handle})
             raise
-        return {"env": handle, "tree": self.pristine_tree[handle]}
+        return {"env": handle, "tree": self.pristine_tree[handle], "head": head[0]}
 
     async def stop(self, req: dict[str, Any]) -> dict[str, Any]:
         env = self.envs.pop(req["env"], None)

@@ -57,7 +57,7 @@ class EnvironmentFailed(Exception):
 class Backend(Protocol):
     """Starts, uses and stops environments (the worker, or a simulation)."""
 
-    def start(self, task: "HarborTask") -> tuple[str, str]: ...   # (handle, pristine tree hash)
+    def start(self, task: "HarborTask") -> tuple[str, str, str]: ...   # (handle, pristine tree hash, HEAD or "")
 
     def run(self, env: str, script: str, patch: str, config: ProofConfig) -> dict[str, Any]: ...
 
@@ -72,6 +72,11 @@ class HarborTask:
     image: str
     repo_path: str = DEFAULT_REPO_PATH
     upload: str = ""
+    #: What the environment's repository must be: its commit (the task's base_commit; "" unchecked) and its
+    #: tree hash (the host checkout's when there is one; "" unchecked). A mismatch is an infrastructure error
+    #: of every item of the task, not retried: another start gives the same image.
+    base_commit: str = ""
+    expected_tree: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,12 +182,12 @@ class WorkerBackend:
                 return {"ok": False, "error": "the Harbor proof worker exited"}
         return fut.result()
 
-    def start(self, task: HarborTask) -> tuple[str, str]:
+    def start(self, task: HarborTask) -> tuple[str, str, str]:
         got = self.request("start", environment=self.environment, kwargs=self.kwargs, image=task.image,
                            repo_path=task.repo_path, upload=task.upload, label=task.key)
         if not got.get("ok"):
             raise EnvironmentFailed(got.get("error") or "the environment did not start")
-        return got["env"], got["tree"]
+        return got["env"], got["tree"], got.get("head") or ""
 
     def run(self, env: str, script: str, patch: str, config: ProofConfig) -> dict[str, Any]:
         got = self.request("run", env=env, script=script, patch=patch, limits=config.limits())
@@ -279,13 +284,21 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
                 bump(retries=1)
                 sleep(scheduling.backoff_s * 2 ** (attempt - 1))
             try:
-                env, _tree = backend.start(task)
+                env, tree, head = backend.start(task)
             except EnvironmentFailed as exc:
                 bump(start_failures=1)
                 last_error = f"the environment did not start: {exc}"
                 continue
             bump(environments_running=1, environments_started=1)
             try:
+                wrong = (f"the repository at {task.repo_path} in {task.image} is at commit {head or 'none'}, not the "
+                         f"task's base_commit {task.base_commit}" if task.base_commit and head != task.base_commit
+                         else f"the repository in {task.image} has tree {tree}, not the checkout's "
+                              f"{task.expected_tree}" if task.expected_tree and tree != task.expected_tree else "")
+                while wrong and left:
+                    on_done(left.pop(0).index, infrastructure_report(wrong, sandbox=sandbox, image=task.image,
+                                                                     limits=config.limits()))
+                    bump(items_done=1, infra_failures=1)
                 while left and not stopping.is_set():
                     report = prove_in(backend, env, left[0], config, sandbox=sandbox, image=task.image,
                                       image_id=image_id)
@@ -326,7 +339,7 @@ def run_once(repo: Path, script: str, *, image: str, config: ProofConfig,
     (uploaded into one environment of ``image``), tree hashes from inside the environment."""
     backend = WorkerBackend(environment)
     try:
-        env, _ = backend.start(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())))
+        env, _, _ = backend.start(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())))
         try:
             return facts_of(backend.run(env, script, "", config), config, script_command(script))
         finally:

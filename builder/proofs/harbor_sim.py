@@ -50,7 +50,7 @@ class SimulatedBackend:
             self.stats["work_s"] += seconds
         time.sleep(seconds * self.time_scale)
 
-    def start(self, task: HarborTask) -> tuple[str, str]:
+    def start(self, task: HarborTask) -> tuple[str, str, str]:
         with self._lock:
             attempt = self._attempts[task.key]
             self._attempts[task.key] += 1
@@ -64,7 +64,7 @@ class SimulatedBackend:
         with self._lock:
             self.running[env] = task.key
             self.stats["max_running"] = max(self.stats["max_running"], len(self.running))
-        return env, hashlib.sha1(task.key.encode()).hexdigest()
+        return env, hashlib.sha1(task.key.encode()).hexdigest(), task.base_commit
 
     def run(self, env: str, script: str, patch: str, config: ProofConfig) -> dict[str, Any]:
         with self._lock:

@@ -69,6 +69,8 @@ class ProofTask:
     repo: str = ""
     image_name: str = ""
     patch: str = ""
+    #: The commit the repository must be at (checked by the harbor sandbox in the task's image; "" unchecked).
+    base_commit: str = ""
 
 
 @dataclass
@@ -274,8 +276,10 @@ def _prove_on_harbor(items: Sequence[QAItem], todo: Sequence[int], tasks: Mappin
             on_done(i, _Outcome(hit, cached=True))
             continue
         group = f"{item.instance_id}@{name}"
-        entry = work.setdefault(group, (hr.HarborTask(key=item.instance_id, image=name, upload=upload,
-                                                      repo_path=harbor.get("repo_path") or hr.DEFAULT_REPO_PATH), []))
+        entry = work.setdefault(group, (hr.HarborTask(
+            key=item.instance_id, image=name, upload=upload, repo_path=harbor.get("repo_path") or hr.DEFAULT_REPO_PATH,
+            base_commit="" if upload else task.base_commit,
+            expected_tree=tree if repo is not None and not upload and not tree.startswith("image:") else ""), []))
         entry[1].append(hr.HarborItem(i, item.proof_script, task.patch, key))
     if not work:
         return
@@ -361,7 +365,7 @@ def _load_tasks(tasks_path: str | os.PathLike | None) -> dict[str, ProofTask]:
         if "instance_id" not in obj:
             raise InputError("missing field", path=str(tasks_path), row=lineno, field="instance_id")
         tasks[obj["instance_id"]] = ProofTask(repo=obj.get("repo") or "", image_name=obj.get("image_name") or "",
-                                              patch=obj.get("patch") or "")
+                                              patch=obj.get("patch") or "", base_commit=obj.get("base_commit") or "")
     return tasks
 
 

@@ -108,3 +108,20 @@ def test_progress_line_names_environments_items_failures_and_time_left():
     p = Progress(items_total=10, items_done=5, environments_running=2, infra_failures=1)
     line = p.line()
     assert "environments running 2" in line and "items 5/10" in line and "failures 1" in line and "left ~" in line
+
+
+def test_an_image_whose_repository_is_not_the_tasks_is_an_infrastructure_error_without_retries():
+    class WrongImage(SimulatedBackend):
+        def start(self, task):
+            env, tree, _ = super().start(task)
+            return env, tree, "0" * 40
+
+    backend = WrongImage(time_scale=0)
+    tasks = [(HarborTask(key="t0", image="img", base_commit="a" * 40), [HarborItem(0, "echo\n", "", "k0"),
+                                                                       HarborItem(1, "echo\n", "", "k1")]),
+             (HarborTask(key="t1", image="img", expected_tree="b" * 40), [HarborItem(2, "echo\n", "", "k2")])]
+    got, progress, sleeps = run(backend, work=tasks)
+    assert [got[i]["status"] for i in range(3)] == [INFRA_ERROR] * 3
+    assert "not the task's base_commit " + "a" * 40 in got[0]["reason"]
+    assert "not the checkout's " + "b" * 40 in got[2]["reason"]
+    assert backend.stats["starts"] == 2 and sleeps == [] and backend.stats["runs"] == 0 and backend.running == {}

@@ -50,7 +50,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     repos_dir, repos_info = materialize(ctx.recipe, ctx.work, asked)
     # the harbor sandbox's local environment runs the same locally built task images
     images = build_images(ctx.recipe, asked) if kind in ("docker", "harbor") and not sec.image else {}
-    proof_tasks = {t.instance_id: ProofTask(repo=t.repo, image_name=t.image_name,
+    proof_tasks = {t.instance_id: ProofTask(repo=t.repo, image_name=t.image_name, base_commit=t.base_commit,
                                             patch=t.patch if sec.gold_patch else "") for t in asked}
     pools = ctx.recipe.questions.pools if ctx.recipe.questions.mode == "pool" else []
     meant = deliberately_failing([ctx.recipe.resolve(p.path) for p in pools])   # display only
