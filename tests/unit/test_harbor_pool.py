@@ -125,3 +125,20 @@ def test_an_image_whose_repository_is_not_the_tasks_is_an_infrastructure_error_w
     assert "not the task's base_commit " + "a" * 40 in got[0]["reason"]
     assert "not the checkout's " + "b" * 40 in got[2]["reason"]
     assert backend.stats["starts"] == 2 and sleeps == [] and backend.stats["runs"] == 0 and backend.running == {}
+
+
+def test_the_recipe_declares_the_harbor_settings_once(tmp_path):
+    from builder.pipeline.recipe import parse_recipe
+    from swe_taskflow.errors import ConfigError
+
+    base = {"release": {"name": "x", "version": "1"}, "source": {"spec": "tasks.jsonl"},
+            "questions": {"mode": "none"}, "conditions": {"names": ["single_prompt"]}}
+    r = parse_recipe({**base, "proofs": {"sandbox": "harbor", "environment": "daytona", "concurrency": 64,
+                                         "environment_kwargs": {"region": "eu"}}}, tmp_path / "r.toml")
+    assert (r.proofs.sandbox, r.proofs.environment, r.proofs.concurrency) == ("harbor", "daytona", 64)
+    assert dict(r.proofs.environment_kwargs) == {"region": "eu"}
+    with pytest.raises(ConfigError) as exc:
+        parse_recipe({**base, "proofs": {"environment_kwargs": "region=eu"}}, tmp_path / "r.toml")
+    assert exc.value.field == "proofs.environment_kwargs"
+    with pytest.raises(ConfigError):
+        parse_recipe({**base, "proofs": {"concurrency": 0}}, tmp_path / "r.toml")
