@@ -41,7 +41,7 @@ class CheckSandbox:
 
     def image_for(self, task_image: str) -> str | None:
         """The task's own image when Docker has it locally, else the configured one (or the test image)."""
-        if self.kind != "docker" or not task_image:
+        if self.kind not in ("docker", "harbor") or not task_image:   # harbor: its local environment runs it
             return self.image
         return task_image if isinstance(self.identity(task_image), tuple) else self.image
 

@@ -24,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--tasks", metavar="SPEC", help="the source tasks (file, folder or Hub id, with gold patches): "
                                                    "--reprove then also checks every augmentation reference "
                                                    "derived from a gold patch")
+    p.add_argument("--sandbox", help="with --reprove: re-run every proof in this sandbox (docker, bwrap, harbor or "
+                                     "harbor:<environment>) instead of the one its report records")
     p.add_argument("--quiet", action="store_true", help="print errors only")
     p.set_defaults(func=cmd_verify)
 
@@ -58,6 +60,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     run_proof = tasks = None
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
         from builder.proofs import run_proof
+        if args.sandbox:   # proved by one sandbox, re-proved by another
+            prove, forced = run_proof, args.sandbox
+
+            def run_proof(repo, script, **kwargs):
+                return prove(repo, script, **{**kwargs, "sandbox": forced})
     if args.tasks:
         from builder.sources import load_tasks
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}

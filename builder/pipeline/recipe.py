@@ -135,7 +135,14 @@ class ProofsSection:
     enabled: bool = setting(True, help="Validate each question's proof script; off keeps every candidate "
                                        "unvalidated (never accepted).")
     sandbox: str = setting("auto", choices="builder.proofs.config:SANDBOXES", noun="sandbox",
-                           help="``auto`` (docker when a daemon answers, else bubblewrap), ``docker`` or ``bwrap``.")
+                           help="``auto`` (docker when a daemon answers, else bubblewrap), ``docker``, ``bwrap`` "
+                                "or ``harbor`` (Harbor environments, one per task image; docs/proofs.md).")
+    environment: str = setting("swe_taskflow_harbor.environment:DockerEnvironment",
+                               help="``harbor`` only: the Harbor environment (an import path ``module:Class`` or a "
+                                    "Harbor environment type such as ``daytona``).")
+    concurrency: int = setting(4, lo=1, hi=4096, help="``harbor`` only: environments running at once.")
+    environment_kwargs: Mapping[str, Any] | None = setting(None, help="``harbor`` only: keyword "
+                                                    "arguments passed to the environment (e.g. a region).")
     image: str = setting("", help="Container image; empty: each task's own image (a bundled task's is built "
                                   "locally).")
     timeout_s: int = setting(60, lo=1, hi=86_400, help="Wall-clock limit per proof run.")

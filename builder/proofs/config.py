@@ -7,8 +7,9 @@ from typing import Any
 
 from swe_taskflow.errors import ConfigError
 
-#: Where a proof may run: ``auto`` picks docker when a daemon answers, else bubblewrap.
-SANDBOXES = ("auto", "docker", "bwrap")
+#: Where a proof may run: ``auto`` picks docker when a daemon answers, else bubblewrap (never harbor:
+#: Harbor environments are chosen by name, see builder.proofs.harbor_runner).
+SANDBOXES = ("auto", "docker", "bwrap", "harbor")
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ class ProofTask:
     repo: str = ""
     image_name: str = ""
     patch: str = ""
+    #: The commit the repository must be at (checked by the harbor sandbox in the task's image; "" unchecked).
+    base_commit: str = ""
 
 
 @dataclass
@@ -233,11 +235,76 @@ def _check_jobs(jobs: int) -> None:
         raise ConfigError("jobs must be at least 1", field="jobs", actual=jobs)
 
 
+def _prove_on_harbor(items: Sequence[QAItem], todo: Sequence[int], tasks: Mapping[str, ProofTask], repos_dir: Path,
+                     image: str | None, images: _Images, cache: JsonCache | None, config: ProofConfig,
+                     harbor: Mapping[str, Any], on_done: Callable[[int, _Outcome], None]) -> None:
+    """The harbor sandbox: items grouped by task, one environment per task (builder.proofs.harbor_runner)."""
+    from . import harbor_runner as hr
+
+    environment = harbor.get("environment") or hr.DEFAULT_ENVIRONMENT
+    sandbox = hr.sandbox_name(environment)
+    work: dict[str, tuple[hr.HarborTask, list[hr.HarborItem]]] = {}
+    image_ids: dict[str, str] = {}
+    for i in todo:
+        item, task = items[i], tasks.get(items[i].instance_id, ProofTask())
+        wanted = image or task.image_name or None
+        try:
+            _, name, img_id, _ = images.get(wanted)
+        except SandboxError as exc:
+            on_done(i, _Outcome(infrastructure_report(str(exc), sandbox=sandbox, image=wanted or "",
+                                                      limits=config.limits())))
+            continue
+        image_ids[name] = img_id
+        try:
+            repo = repo_for(repos_dir, item.instance_id, task.repo or None)
+        except InputError as exc:
+            on_done(i, _Outcome(None, refused=f"refused: {exc.field}: {exc.message} ({exc.actual!r})"))
+            continue
+        # the task's own image holds its repository (repo_path); a forced image gets the host checkout
+        upload = str(repo.resolve()) if (image or not task.image_name) and repo is not None else ""
+        if not upload and not task.image_name:
+            on_done(i, _Outcome(infrastructure_report(f"no repository folder for {item.instance_id} under {repos_dir}",
+                                                      sandbox=sandbox, image=name, limits=config.limits())))
+            continue
+        try:
+            tree = tree_hash(repo) if repo is not None else f"image:{img_id or name}"
+        except SandboxError:
+            tree = f"image:{img_id or name}"
+        key = cache_key(item.proof_script, img_id, tree, task.patch or None, config, sandbox)
+        hit = _cached(cache, key)
+        if hit is not None:
+            on_done(i, _Outcome(hit, cached=True))
+            continue
+        group = f"{item.instance_id}@{name}"
+        entry = work.setdefault(group, (hr.HarborTask(
+            key=item.instance_id, image=name, upload=upload, repo_path=harbor.get("repo_path") or hr.DEFAULT_REPO_PATH,
+            base_commit="" if upload else task.base_commit,
+            expected_tree=tree if repo is not None and not upload and not tree.startswith("image:") else ""), []))
+        entry[1].append(hr.HarborItem(i, item.proof_script, task.patch, key))
+    if not work:
+        return
+
+    def done(i: int, report: ProofReport) -> None:
+        if cache is not None and report.cache_key and report.status != INFRA_ERROR:
+            cache.put(report.cache_key, report.to_dict())
+        on_done(i, _Outcome(report))
+
+    backend = harbor.get("backend") or hr.WorkerBackend(environment, harbor.get("environment_kwargs"))
+    try:
+        hr.prove_tasks([work[k] for k in sorted(work)], backend, config, sandbox=sandbox, image_ids=image_ids,
+                       scheduling=hr.Scheduling(concurrency=int(harbor.get("concurrency") or 4)), on_done=done,
+                       progress=harbor.get("progress"))
+    finally:
+        if harbor.get("backend") is None:
+            backend.close()
+
+
 def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
                   tasks: Mapping[str, ProofTask] | None = None, image: str | None = None, sandbox: str = "auto",
                   jobs: int = 2, cache_dir: str | os.PathLike | None = None, config: ProofConfig | None = None,
                   timeout_s: float | None = None,
-                  on_item: Callable[[QAItem], None] | None = None) -> PoolResult:
+                  on_item: Callable[[QAItem], None] | None = None,
+                  harbor: Mapping[str, Any] | None = None) -> PoolResult:
     """Run every item's proof and return each item with ``proof_report``, ``status`` and ``reason``.
 
     accepted = proof passed; rejected = a failed proof (reason = its status, and for ``patch-mismatch``
@@ -245,7 +312,8 @@ def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
     (infrastructure-error). An item already rejected before any proof ran (by generation checks) is kept
     as it is: no proof can accept it. ``tasks`` (by instance id) gives each proof its repository name,
     image and gold patch. ``jobs`` bounds the sandboxes at once; ``on_item`` is called with each judged
-    item as its proof finishes (progress).
+    item as its proof finishes (progress). ``harbor`` (sandbox ``harbor``): ``environment``,
+    ``environment_kwargs``, ``concurrency`` (environments at once; ``jobs`` is not used there).
     """
     _check_jobs(jobs)
     config = config or ProofConfig()
@@ -257,6 +325,10 @@ def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
     except SandboxError:
         image_name, img_id = image or "", ""
     summary = PoolSummary(total=len(items), sandbox=images.kind, image=image_name, image_id=img_id)
+    if images.kind == "harbor":
+        from .harbor_runner import DEFAULT_ENVIRONMENT, sandbox_name
+
+        summary.sandbox = sandbox_name((harbor or {}).get("environment") or DEFAULT_ENVIRONMENT)
     tasks = tasks or {}
     cache = None if cache_dir is None else JsonCache(cache_dir)
     judged: list[QAItem] = list(items)
@@ -275,7 +347,10 @@ def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
         if on_item is not None:
             on_item(judged[i])
 
-    _run_parallel(todo, prove, int(jobs), done)
+    if images.kind == "harbor":
+        _prove_on_harbor(items, todo, tasks, Path(repos_dir), image, images, cache, config, harbor or {}, done)
+    else:
+        _run_parallel(todo, prove, int(jobs), done)
     for i, item in enumerate(items):
         if _rejected_before_proof(item):
             _judge(item, None, summary)
@@ -290,7 +365,7 @@ def _load_tasks(tasks_path: str | os.PathLike | None) -> dict[str, ProofTask]:
         if "instance_id" not in obj:
             raise InputError("missing field", path=str(tasks_path), row=lineno, field="instance_id")
         tasks[obj["instance_id"]] = ProofTask(repo=obj.get("repo") or "", image_name=obj.get("image_name") or "",
-                                              patch=obj.get("patch") or "")
+                                              patch=obj.get("patch") or "", base_commit=obj.get("base_commit") or "")
     return tasks
 
 

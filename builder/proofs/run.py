@@ -25,6 +25,13 @@ def resolve_sandbox(sandbox: str) -> str:
     if sandbox not in SANDBOXES:
         raise ConfigError("unknown sandbox", field="sandbox", actual=sandbox, expected=SANDBOXES)
     sweep_host()   # what a killed predecessor left: scratch folders and cgroups of dead owners
+    if sandbox == "harbor":
+        from .harbor_runner import harbor_available, harbor_python
+
+        if not harbor_available():
+            raise SandboxError(f"the harbor sandbox needs Harbor's venv: {harbor_python()} does not exist",
+                               hint="make harbor-venv, or set SWE_TASKFLOW_HARBOR_VENV")
+        return "harbor"
     if sandbox == "docker" or (sandbox == "auto" and docker_runner.docker_answers()):
         return "docker"
     if sandbox == "bwrap" or bwrap_runner.bwrap_available():
@@ -38,6 +45,12 @@ def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
     if sandbox == "docker":
         name = image or DEFAULT_IMAGE
         return (name, *docker_runner.image_info(docker_runner.docker_client(), name))
+    if sandbox == "harbor":   # the image lives where the environment runs: its local id when Docker has it
+        name = image or DEFAULT_IMAGE
+        try:
+            return (name, *docker_runner.image_info(docker_runner.docker_client(), name))
+        except SandboxError:
+            return name, "", ""
     return "host", bwrap_runner.host_toolchain_id(), ""
 
 
@@ -89,6 +102,18 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     if timeout_s is not None:
         config = replace(config, timeout_s=float(timeout_s))
     repo = Path(repo_dir)
+    if sandbox.partition(":")[0] == "harbor":   # "harbor" or what a report records, "harbor:<environment>"
+        from .harbor_runner import DEFAULT_ENVIRONMENT, prove_one, sandbox_name
+
+        resolve_sandbox("harbor")
+        environment = sandbox.partition(":")[2] or DEFAULT_ENVIRONMENT
+        name, img_id, _ = image_identity("harbor", image)
+        if not repo.is_dir():
+            return infrastructure_report(f"repository folder not found: {repo}", sandbox=sandbox_name(environment),
+                                         image=name, limits=config.limits())
+        key = cache_key(script, img_id, tree_hash(repo), gold_patch, config, sandbox_name(environment))
+        return prove_one(repo, script, image=name, image_id=img_id, cache_key=key, gold_patch=gold_patch,
+                         config=config, environment=environment)
     if _resolved is not None:
         kind, image_name, img_id, digest = _resolved
     else:

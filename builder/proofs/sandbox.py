@@ -1,6 +1,6 @@
 """The sandbox seam: where one untrusted proof script runs once against a read-only repository.
 
-Two adapters, docker and bubblewrap, behind one small protocol; the docker SDK stays lazy inside
+Three adapters, docker, bubblewrap and harbor, behind one small protocol; the docker SDK stays lazy inside
 the docker adapter (a missing SDK or daemon is one SandboxError line, as before).
 """
 
@@ -40,8 +40,20 @@ class BwrapSandbox:
         return bwrap_runner.run_in_bwrap(repo, script, config=config)
 
 
+class HarborSandbox:
+    """A Harbor environment of ``image`` (builder.proofs.harbor_runner; the pool and ``run_proof`` use one
+    environment per task instead, this seam runs one script in a fresh one)."""
+
+    name = "harbor"
+
+    def run(self, repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
+        from .harbor_runner import run_once   # lazy: it starts a worker in Harbor's venv
+
+        return run_once(repo, script, image=image, config=config)
+
+
 #: The resolved sandboxes (``auto`` resolves to one of them, see run.resolve_sandbox).
-SANDBOX_ADAPTERS: dict[str, Sandbox] = {"docker": DockerSandbox(), "bwrap": BwrapSandbox()}
+SANDBOX_ADAPTERS: dict[str, Sandbox] = {"docker": DockerSandbox(), "bwrap": BwrapSandbox(), "harbor": HarborSandbox()}
 
 
-__all__ = ["Sandbox", "DockerSandbox", "BwrapSandbox", "SANDBOX_ADAPTERS"]
+__all__ = ["Sandbox", "DockerSandbox", "BwrapSandbox", "HarborSandbox", "SANDBOX_ADAPTERS"]

@@ -57,10 +57,10 @@ def sandbox_setup(ctx, tasks) -> tuple[object | None, dict[str, Path], dict[str,
     sandbox = CheckSandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
                       config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(recipe.augmentations.timeout_s)))
     built = {}
-    if sandbox.kind == "docker" and not sandbox.image:
+    if sandbox.kind in ("docker", "harbor") and not sandbox.image:
         built = build_images(recipe, [t for t in want if t.instance_id in repos])
     images = {t.instance_id: sandbox.image_for(t.image_name) or "" for t in want if t.instance_id in repos}
-    missing = sorted(i for i, img in images.items() if sandbox.kind == "docker" and not img)
+    missing = sorted(i for i, img in images.items() if sandbox.kind in ("docker", "harbor") and not img)
     if missing:   # no image of its own and none configured: the project's small test image
         test_image = build_test_image()["tag"]
         images.update({i: test_image for i in missing})
