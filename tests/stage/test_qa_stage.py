@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from builder.pipeline.recipe import load_recipe
 from builder.pipeline.stage_data import IngestOutputs
 from builder.pipeline.stages import questions
-from swe_taskflow.jsonl import read_jsonl, write_jsonl
 from swe_taskflow.schema import Task
 
 
