@@ -62,7 +62,8 @@ class BoundedCapture:
 
 
 def run_facts(out: BoundedCapture, err: BoundedCapture, *, exit_code: int | None, timed_out: bool, oom_killed: bool,
-              duration_s: float, command, excerpt_chars: int) -> RunFacts:
+              duration_s: float, command, excerpt_chars: int,
+              write_refused=None) -> RunFacts:
     """The facts of one finished sandbox run, the same for every sandbox (the verdict is classify_outcome's)."""
     stderr_text = err.tail_text()
     return RunFacts(
@@ -71,5 +72,5 @@ def run_facts(out: BoundedCapture, err: BoundedCapture, *, exit_code: int | None
         output_limit_stream="stdout" if out.limit_hit else "stderr" if err.limit_hit else "",
         stdout_bytes=out.nbytes, stdout_sha256=out.sha256, stdout_nonblank=out.nonblank,
         stdout_excerpt=out.head_text(excerpt_chars), stderr_excerpt=stderr_text,
-        repo_write_blocked=repo_write_blocked(stderr_text),
+        repo_write_blocked=repo_write_blocked(stderr_text, *(() if write_refused is None else (write_refused,))),
         duration_s=round(duration_s, 3), command=tuple(command))

@@ -38,6 +38,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 from .. import hygiene
 from ..resources import builder_path
 from .capture import BoundedCapture, run_facts
+from .script import owner_write_refused
 from .config import ProofConfig
 from .script import script_command
 
@@ -225,7 +226,7 @@ def facts_of(got: dict[str, Any], config: ProofConfig, command: Sequence[str] = 
     err.feed(base64.b64decode(got["stderr"]))
     facts = run_facts(out, err, exit_code=got["exit_code"], timed_out=bool(got["timed_out"]), oom_killed=False,
                       duration_s=float(got.get("duration_s") or 0.0), command=tuple(command),
-                      excerpt_chars=config.excerpt_chars)
+                      excerpt_chars=config.excerpt_chars, write_refused=owner_write_refused)
     return replace(facts, tree_sha_before=got.get("tree_before") or "", tree_sha_after=got.get("tree_after") or "",
                    infra_error="" if got.get("tree_before") and got.get("tree_after") else
                    "hashing the repository in the environment failed")

@@ -36,14 +36,29 @@ def script_command(script: str) -> list[str]:
     return ["/bin/sh", f"{PROOF_MOUNT}/script"]
 
 
-def repo_write_blocked(stderr_text: str) -> bool:
+#: A Harbor environment cannot mount the repository read-only without privileges: its copy is owned by root, so
+#: a refused write says "Permission denied" there. That also answers a refused *read*, so it counts only where the
+#: message names a write (a shell redirection's "cannot create" / "can't create", coreutils' or busybox'
+#: create/touch/remove/mkdir/move/link).
+_OWNER_WRITE = re.compile(r"(cannot|can't) (create|touch|remove|make directory|move|link|overwrite).*Permission denied")
+
+
+def owner_write_refused(line: str) -> bool:
+    return any(m in line for m in READ_ONLY_MARKERS) or bool(_OWNER_WRITE.search(line))
+
+
+def read_only_refused(line: str) -> bool:
+    return any(m in line for m in READ_ONLY_MARKERS)
+
+
+def repo_write_blocked(stderr_text: str, refused=read_only_refused) -> bool:
     """Whether stderr shows a refused write into the repository.
 
-    A line with a read-only marker counts when it names a path under /repo, or names no absolute path
-    at all besides the script and shell (a relative path: the working directory is /repo).
+    A line ``refused`` accepts counts when it names a path under /repo, or names no absolute path at all besides
+    the script and shell (a relative path: the working directory is /repo).
     """
     for line in stderr_text.splitlines():
-        if not any(m in line for m in READ_ONLY_MARKERS):
+        if not refused(line):
             continue
         paths = [p for p in _ABS_PATH.findall(line)
                  if not p.startswith(PROOF_MOUNT) and p not in ("/bin/sh", "/usr/bin/sh")]
