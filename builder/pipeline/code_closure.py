@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 
 from swe_taskflow.hashing import file_sha256, sha256_json
@@ -242,20 +242,10 @@ class CodeBase:
         return sha256_json(self.material(*roots))
 
 
-@dataclass
-class _Installed:
-    """The installed code base, parsed once per process (a build plans every stage, often twice)."""
-
-    @cached_property
-    def base(self) -> CodeBase:
-        return CodeBase.installed()
-
-
-_INSTALLED = _Installed()
-
-
+@lru_cache(maxsize=1)
 def installed() -> CodeBase:
-    return _INSTALLED.base
+    """The installed code base, parsed once per process (a build plans every stage, often twice)."""
+    return CodeBase.installed()
 
 
 __all__ = ["CodeBase", "PROJECT_PACKAGES", "installed"]
