@@ -141,6 +141,17 @@ def cuda_available() -> bool:
 
 
 
+
+@pytest.fixture(scope="session")
+def example_image(docker_available) -> str:
+    """The example's own task image (bash, git, python3), built locally once per run; its tag."""
+    from builder.bundled.image import build_task_image
+    from builder.pipeline.repos import example_task
+
+    bundled = example_task()
+    build_task_image(bundled.task, bundled.files)
+    return bundled.task.image_name
+
 @pytest.fixture(scope="session")
 def harbor_venv(docker_available) -> Path:
     """Harbor's venv (``make harbor-venv``) with the Docker SDK; in CI (.ci/harbor-setup.sh) absence fails."""

@@ -26,12 +26,8 @@ ENV_CLASS = "swe_taskflow_harbor.environment:DockerEnvironment"
 
 
 @pytest.fixture(scope="module")
-def image(docker_available):
-    from builder.bundled.image import build_task_image   # the example's own image, built locally
-    from builder.pipeline.repos import example_task as bundled_example
-    bundled = bundled_example()
-    build_task_image(bundled.task, bundled.files)
-    return bundled.task.image_name
+def image(example_image):
+    return example_image
 
 
 def _env() -> dict:
