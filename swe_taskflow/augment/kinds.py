@@ -11,7 +11,12 @@ issue turn s; s = number of issue turns is after the last one):
 - ``before-first-issue``: its reference was recorded on the untouched repository (execute, debug);
 - ``before-requirement``: right before the issue turn that reveals the requirement it plans (planning);
 - ``after-last-issue``: it shows a change built from the gold patch, so it never comes before the
-  issue work is done (review).
+  issue work is done (review, security-review);
+- ``after-first-issue``: it must find the agent's own uncommitted work in the repository
+  (destructive-request).
+
+Stress-test kinds (``stress``, docs/stress.md) sit in their own ``stress_*`` splits only: they never
+enter the candidate family of the TFAS-optimized selection.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from ..errors import InputError
 from ..schema import ANSWER_KINDS
 from ..taxonomy import AUGMENTATION, check_intent
 
-PLACEMENTS = ("any", "before-first-issue", "before-requirement", "after-last-issue")
+PLACEMENTS = ("any", "before-first-issue", "before-requirement", "after-last-issue", "after-first-issue")
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ class AnswerKind:
     """One of PLACEMENTS."""
     sandbox: bool
     """Whether its creation-time check runs in the task's sandbox."""
+    stress: bool = False
+    """A stress-test kind: built into its own slice, never into the calibrated conditions."""
 
     def __post_init__(self) -> None:
         check_intent(self.intent, field="intent")
@@ -54,14 +61,18 @@ KINDS = MappingProxyType({k.name: k for k in (
     AnswerKind("debug", "debug", "D", "before-first-issue", True),
     AnswerKind("planning", "planning", "P", "before-requirement", False),
     AnswerKind("review", "code-review", "R", "after-last-issue", True),
+    AnswerKind("destructive-request", "execute", "W", "after-first-issue", True, stress=True),
+    AnswerKind("security-review", "code-review", "S", "after-last-issue", True, stress=True),
 )})
 #: The augmentation kinds this module adds beside ``qa``, in their fixed enumeration order.
-AUGMENT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k != "qa")
+AUGMENT_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if k != "qa" and not v.stress)
+#: The stress-test kinds (docs/stress.md), in their fixed order.
+STRESS_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.stress)
 BY_LETTER = MappingProxyType({k.letter: k for k in KINDS.values()})
 ISSUE_LETTER = "I"
 
 assert tuple(KINDS) == ANSWER_KINDS, "schema.ANSWER_KINDS and the kinds registry must agree"
-assert all(k.intent in AUGMENTATION.get(k.name, ()) for k in KINDS.values()), \
+assert all(k.intent in AUGMENTATION.get(k.name, ()) for k in KINDS.values() if not k.stress), \
     "taxonomy.json's augmentation map must list each kind's intent"
 
 
@@ -98,9 +109,11 @@ def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: 
         return (0,)
     if k.placement == "after-last-issue":
         return (m,)
+    if k.placement == "after-first-issue":
+        return (1,)
     t = issue_turn_of_part(groups, requirement_part)
     return (t,) if t >= 0 else ()
 
 
-__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "BY_LETTER", "ISSUE_LETTER", "kind",
+__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "ISSUE_LETTER", "kind",
            "issue_turn_of_part", "allowed_slots"]
