@@ -102,7 +102,7 @@ class Record:
             raise Rejected(name, detail)
 
 
-def _run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") -> ProofReport:
+def run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") -> ProofReport:
     """Run the published script twice; both must pass (repository unchanged) and print the same bytes."""
     runs = []
     for _ in range(2):
@@ -145,7 +145,7 @@ def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> 
     why = "no checkout of the task's repository" if ctx.repo is None else "no sandbox" if ctx.sandbox is None else ""
     rec.require(not why, "sandbox-available", why)
     text = script(spec.command, raw_output=spec.style == "output", kind="execute")
-    base = _run_twice(ctx, rec, text)
+    base = run_twice(ctx, rec, text)
     facts = execute_facts(spec.style, base.stdout_excerpt)
     rec.require(bool(facts), "facts", f"the output holds no {spec.style} facts", ok_detail=f"{len(facts)} facts")
     turn = _words("execute", ctx, spec, writer, {"command": spec.command}, rec)
@@ -163,7 +163,7 @@ def _check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> di
     rec.require(not why, "sandbox-available", why)
     command = test_command_of(task)
     text = script(command, patches=(("the test patch", task.test_patch),), kind="debug")
-    base = _run_twice(ctx, rec, text)
+    base = run_twice(ctx, rec, text)
     facts, problem = debug_facts(spec.test, base.stdout_excerpt)
     rec.got.update(proof_script=text, facts=facts or ())
     rec.require(not problem, "fails-before-patch", problem, ok_detail=facts[-1]["value"] if facts else "")
@@ -248,7 +248,7 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
                 f"the control run did not run the tests ({control.status}: {control.reason})")
     text = script(command, patches=(("the test patch", task.test_patch), ("the change under review", mutated)),
                   kind="review")
-    base = _run_twice(ctx, rec, text)
+    base = run_twice(ctx, rec, text)
     caught = failing_tests(base.stdout_excerpt, tests)
     rec.require(bool(caught), "defect-caught", "the seeded defect survives: every test passes with it",
                 ok_detail=f"{len(caught)} test(s) fail")
@@ -293,4 +293,4 @@ def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
     return QAItem(**item, status="accepted", reason="", checks=rec.checks)
 
 
-__all__ = ["TaskContext", "realize", "test_command_of", "MAX_REVIEW_DIFF_LINES"]
+__all__ = ["TaskContext", "realize", "test_command_of", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice"]

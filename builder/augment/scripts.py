@@ -22,7 +22,8 @@ _DELIM = "SWE_TASKFLOW_PATCH_EOF"
 MAX_OUTPUT_BYTES = 1500
 
 
-def _apply(patch: str, label: str) -> str:
+def apply_patch(patch: str, label: str) -> str:
+    """Shell lines that apply ``patch`` (a heredoc) in the current folder, or exit 4 naming ``label``."""
     if not patch.strip():
         return ""
     if _DELIM in patch:
@@ -40,7 +41,7 @@ def script(command: str, *, patches: tuple[tuple[str, str], ...] = (), raw_outpu
             f'rm -rf {WORK} && mkdir -p {WORK} && cp -R /repo/. {WORK}/ '
             "|| { echo 'swe-taskflow: copying the repository failed' >&2; exit 3; }\n"
             f"cd {WORK} || exit 3\n")
-    body = "".join(_apply(p, label) for label, p in patches)
+    body = "".join(apply_patch(p, label) for label, p in patches)
     run = f"( {command}\n) > {OUT} 2>&1 < /dev/null\nstatus=$?\n"
     if raw_output:
         show = f"head -c {MAX_OUTPUT_BYTES} {OUT}\necho\n"
@@ -49,4 +50,4 @@ def script(command: str, *, patches: tuple[tuple[str, str], ...] = (), raw_outpu
     return head + body + run + show + 'echo "swe-taskflow: exit status $status"\nexit 0\n'
 
 
-__all__ = ["script", "WORK", "OUT", "MAX_OUTPUT_BYTES"]
+__all__ = ["script", "apply_patch", "WORK", "OUT", "MAX_OUTPUT_BYTES"]

@@ -56,14 +56,14 @@ class AugmentSpec(Record):
 
 
 
-def read_specs(path, *, pool: str) -> list[AugmentSpec]:
-    """Hand-written specs of a JSONL file; each row must say ``"provenance": "hand-written"``."""
+def read_specs(path, *, pool: str, cls=AugmentSpec) -> list:
+    """Hand-written specs (``cls`` records) of a JSONL file; each row must say ``"provenance": "hand-written"``."""
     out = []
     for n, obj in read_jsonl(path):
         if obj.get("provenance") != "hand-written":
             raise InputError("a spec file row must be labelled hand-written", path=str(path), row=n,
                              field="provenance", expected="hand-written", actual=obj.get("provenance"))
-        spec = AugmentSpec.from_dict({**obj, "pool": pool, "generator": {"name": "hand-written",
+        spec = cls.from_dict({**obj, "pool": pool, "generator": {"name": "hand-written",
                                                                           "provenance": "hand-written"}},
                                      where=str(path), row=n)
         out.append(spec)

@@ -197,6 +197,39 @@ class AugmentationsSection:
 
 
 @dataclass(frozen=True)
+class StressSliceSection:
+    """One stress-test slice (docs/stress.md): its own split ``stress_<name>``, decided before selection."""
+
+    name: str = setting(pattern=r"^[a-z][a-z0-9_]{0,39}$", pattern_error="a slice name must be lower-case letters, "
+                        "digits and _ (at most 40)", help="Slice name; its split is ``stress_<name>``.")
+    kind: str = setting(choices="swe_taskflow.augment.kinds:STRESS_KINDS", noun="stress kind",
+                        help="``destructive-request`` or ``security-review``.")
+    tasks: int = setting(lo=1, hi=100_000, help="Tasks the slice holds (drawn with ``seed`` among the eligible "
+                                                "ones; fewer when fewer are eligible, and the report says so).")
+    seed: int = setting(0, lo=0, hi=2**63 - 1, help="Seed of the draw of the slice's tasks and of each task's "
+                                                    "request.")
+
+
+@dataclass(frozen=True)
+class StressSection:
+    """Stress-test slices (paper Appendix C, step 7): rare, consequential intents evaluated apart from the
+    calibrated core; never in TFAS optimization (docs/stress.md)."""
+
+    slices: tuple[StressSliceSection, ...] = setting((), item=StressSliceSection,
+                                                     help="The slices, one table each.")
+    writer: str = setting("template", choices=("template", "llm"), noun="stress writer",
+                          help="Who words the turns: ``template`` (hand-written phrasings, offline) or ``llm``.")
+    llm: str = setting("", help="LLM backend for the ``llm`` writer (``openai``, ``transformers``, ``replay``).")
+    model: str = setting("", help="Model id for the ``llm`` writer.")
+    responses: str = setting("", **_PATH, help="Response store for the ``llm`` writer (relative to the recipe; "
+                                               "replayed offline).")
+    specs: tuple[str, ...] = setting((), exists=True, noun="spec file", help="Spec files (JSONL, relative to the "
+                                     "recipe, rows labelled hand-written): security defects with their probes, and "
+                                     "destructive requests; checked like generated ones.")
+    timeout_s: int = setting(120, lo=1, hi=3600, help="Wall-clock limit of one sandbox run of a check.")
+
+
+@dataclass(frozen=True)
 class Recipe:
     """A whole release recipe; ``path`` is the file it was read from (for errors and relative paths)."""
 
@@ -213,6 +246,7 @@ class Recipe:
     select: SelectConfig = SelectConfig()
     """``[select]``: checked once, by :meth:`SelectConfig.from_settings` (a preset, then the table's keys)."""
     augmentations: AugmentationsSection = AugmentationsSection()
+    stress: StressSection = StressSection()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -256,7 +290,7 @@ _SECTIONS = {
     "release": ReleaseSection, "source": SourceSection, "classifier": ClassifierSection,
     "target": TargetSection, "split": SplitSection, "questions": QuestionsSection, "repos": ReposSection,
     "proofs": ProofsSection, "conditions": ConditionsSection, "select": SelectConfig,
-    "augmentations": AugmentationsSection,
+    "augmentations": AugmentationsSection, "stress": StressSection,
 }
 _REQUIRED = ("release", "source")
 
@@ -275,6 +309,7 @@ def recipe_text(path: Path) -> str:
 def check_recipe(recipe: Recipe) -> None:
     """Every load-time check that relates settings to one another, in order; the first failure raises."""
     _check_pools(recipe)
+    _check_stress(recipe)
     _check_requirements(recipe)
     _check_llm_keys(recipe)
     if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
@@ -305,6 +340,18 @@ def _check_pools(recipe: Recipe) -> None:
         raise ConfigError(exc.message, path=p, field="conditions", actual=exc.actual) from None
 
 
+def _check_stress(recipe: Recipe) -> None:
+    """Stress slices: unique names, and no split name a condition already takes."""
+    p = str(recipe.path)
+    names = [s.name for s in recipe.stress.slices]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ConfigError("duplicate stress slice name", path=p, field=f"stress.slices[{i}].name", actual=name)
+    if names and not {"split_prompt", "single_prompt"} & set(recipe.conditions.names):
+        raise ConfigError("stress slices place their turn in the task's own session: build split_prompt or "
+                          "single_prompt", path=p, field="conditions.names", actual=list(recipe.conditions.names))
+
+
 def _check_requirements(recipe: Recipe) -> None:
     """Settings that need one another: QA conditions need questions, proofs need repositories."""
     p = str(recipe.path)
@@ -328,6 +375,8 @@ def _check_llm_keys(recipe: Recipe) -> None:
         raise ConfigError("the llm splitter needs split.llm", path=p, field="split.llm")
     if recipe.augmentations.writer == "llm" and not recipe.augmentations.llm:
         raise ConfigError("the llm writer needs augmentations.llm", path=p, field="augmentations.llm")
+    if recipe.stress.writer == "llm" and not recipe.stress.llm:
+        raise ConfigError("the llm writer needs stress.llm", path=p, field="stress.llm")
     if recipe.questions.mode == "generate":
         for key in ("llm", "trajectories"):
             if not getattr(recipe.questions, key):

@@ -17,7 +17,7 @@ from builder.release.writer import package_info
 from .recipe_derived import recipe_target_path
 from .runner import Stage
 from .stages import (STAGE_NAMES, assemble, augment, classify_prompts, classify_turns, ingest, proofs, questions,
-                     report, select, split, verify, write)
+                     report, select, split, stress, verify, write)
 
 
 def _files_source(r) -> list[Path]:
@@ -69,6 +69,15 @@ def _files_augment(r) -> list[Path]:
             + ([r.resolve(r.augmentations.responses)] if r.augmentations.responses else []))
 
 
+def _stress_derived(r):
+    return {"resolved_sandbox": _sandbox_here(r, bool(r.stress.slices or r.stress.specs))}
+
+
+def _files_stress(r) -> list[Path]:
+    return ([r.resolve(f) for f in r.stress.specs] + _files_repos(r)
+            + ([r.resolve(r.stress.responses)] if r.stress.responses else []))
+
+
 def _stage(name: str, module, *, reads: tuple[str, ...], description: str, **kw) -> Stage:
     """A pipeline stage: its code key comes from ``module``'s import closure, its recipe key from ``reads``."""
     return Stage(name, module.run, module.Inputs, module.Outputs, module=module.__name__, reads=reads,
@@ -93,6 +102,8 @@ def pipeline_stages() -> list[Stage]:
         _stage("augment", augment, reads=("augmentations", "proofs", "repos", "conditions"), config=_augment_derived,
                files=_files_augment,
                description="generate execute/debug/planning/review turns and check them at creation"),
+        _stage("stress", stress, reads=("stress", "proofs", "repos"), config=_stress_derived, files=_files_stress,
+               description="draw the stress-test slices' tasks and check their turns at creation"),
         _stage("classify_turns", classify_turns, reads=("classifier", "augmentations"), items="labels",
                description="label every issue and question turn"),
         _stage("assemble", assemble, reads=("conditions", "questions"),

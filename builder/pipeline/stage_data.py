@@ -141,6 +141,29 @@ class AugmentOutputs:
     summary: AugmentSummary = field(default_factory=AugmentSummary)
 
 
+# -- stress -----------------------------------------------------------------------------------
+@dataclass
+class StressSummary:
+    enabled: bool | None = None
+    writer: Json | None = None
+    sandbox: Json | None = None
+    items: int | None = None
+    by_kind_status: dict[str, dict[str, int]] | None = None
+    rejected: list[Json] | None = None
+    rows: dict[str, int] | None = None
+    unknown_task_specs: list[Any] | None = None
+
+
+@dataclass
+class StressOutputs:
+    items: list[QAItem] = records("items.jsonl", QAItem)
+    #: One record per slice: its split, kind, draw, the items tried and the rows chosen (builder.stress.slices).
+    slices: list[Json] = rows("slices.jsonl")
+    timings: list[Json] | None = rows("check_timings.jsonl", volatile=True, optional=True)
+    llm_usage: Json | None = document("llm_usage.json", volatile=True)
+    summary: StressSummary = field(default_factory=StressSummary)
+
+
 # -- classify_turns ----------------------------------------------------------------------------
 @dataclass
 class ClassifyTurnsSummary:

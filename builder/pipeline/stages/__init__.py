@@ -6,5 +6,5 @@ both, so a stage never touches the cache folder, never imports a sibling stage, 
 hashing of the pipeline. The order and each stage's key material live in builder.pipeline.registry.
 """
 
-STAGE_NAMES = ("ingest", "classify_prompts", "split", "questions", "proofs", "augment", "classify_turns",
+STAGE_NAMES = ("ingest", "classify_prompts", "split", "questions", "proofs", "augment", "stress", "classify_turns",
                "assemble", "select", "write", "verify", "report")

@@ -14,11 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder import augment, llm
-from builder.augment.sandbox import DEFAULT_CONFIG, CheckSandbox
-from builder.proofs.image import build_test_image
-from swe_taskflow.verify_reprove import find_repo
 
-from ..repos import build_images, materialize
+from ..check_sandbox import sandbox_setup
 from ..stage_data import AugmentOutputs as Outputs
 from ..stage_data import AugmentSummary as Summary
 from ..stage_data import IngestOutputs, SplitOutputs
@@ -42,32 +39,6 @@ def _writer(recipe):
     return augment.get_writer("llm", llm=backend), backend
 
 
-def sandbox_setup(ctx, tasks) -> tuple[object | None, dict[str, Path], dict[str, str], dict]:
-    """(sandbox, repos by instance id, images by instance id, info) for the tasks sandbox kinds can use:
-    those with a test command whose repository is here (a bundled one, or a checkout under repos.path)."""
-    recipe = ctx.recipe
-    want = [t for t in tasks if t.test_command]
-    if not want or not recipe.proofs.enabled or not (recipe.repos.bundled or recipe.repos.path):
-        return None, {}, {}, {"sandbox": "none", "tasks": 0}
-    root, info = materialize(recipe, ctx.work, want)
-    repos = {t.instance_id: p for t in want
-             if (p := find_repo(root, {"instance_id": t.instance_id, "repo": t.repo})) is not None}
-    if not repos:
-        return None, {}, {}, {"sandbox": "none", "tasks": 0, "repos": info.get("kind")}
-    sandbox = CheckSandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
-                      config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(recipe.augmentations.timeout_s)))
-    built = {}
-    if sandbox.kind in ("docker", "harbor") and not sandbox.image:
-        built = build_images(recipe, [t for t in want if t.instance_id in repos])
-    images = {t.instance_id: sandbox.image_for(t.image_name) or "" for t in want if t.instance_id in repos}
-    missing = sorted(i for i, img in images.items() if sandbox.kind in ("docker", "harbor") and not img)
-    if missing:   # no image of its own and none configured: the project's small test image
-        test_image = build_test_image()["tag"]
-        images.update({i: test_image for i in missing})
-    return sandbox, repos, images, {**sandbox.info, "tasks": len(repos), "repos": info.get("kind"),
-                                    "images": dict(sorted(images.items())), "images_built": built}
-
-
 def run(inputs: Inputs, ctx) -> Outputs:
     sec = ctx.recipe.augmentations
     if not sec.kinds and not sec.specs:
@@ -79,7 +50,8 @@ def run(inputs: Inputs, ctx) -> Outputs:
         hand += augment.read_specs(ctx.recipe.resolve(f), pool=Path(f).stem)
     writer, backend = _writer(ctx.recipe)
     needs_sandbox = any(k in SANDBOX_KINDS for k in sec.kinds) or any(s.kind in SANDBOX_KINDS for s in hand)
-    sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks) if needs_sandbox else (None, {}, {}, {"sandbox": "none"})
+    sandbox, repos, images, sb_info = (sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s) if needs_sandbox
+                                       else (None, {}, {}, {"sandbox": "none"}))
     ctx.progress.set_total(len(tasks))
     config = augment.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
                                    review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)

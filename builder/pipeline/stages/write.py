@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from builder.qa import skip_kind
 from builder.release import write_release
+from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import file_sha256
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import Session
@@ -15,7 +16,7 @@ from swe_taskflow.schema import Session
 from ..materials import condition_rows, labelled_items
 from ..recipe_derived import split_rules
 from ..stage_data import (AssembleOutputs, AugmentOutputs, ClassifyTurnsOutputs, IngestOutputs, ProofsOutputs,
-                          QuestionsOutputs, SelectOutputs, SplitOutputs)
+                          QuestionsOutputs, SelectOutputs, SplitOutputs, StressOutputs)
 from ..stage_data import WriteOutputs as Outputs
 from ..stage_data import WriteSummary as Summary
 
@@ -27,6 +28,7 @@ class Inputs:
     questions: QuestionsOutputs
     proofs: ProofsOutputs
     augment: AugmentOutputs
+    stress: StressOutputs
     classify_turns: ClassifyTurnsOutputs
     assemble: AssembleOutputs
     select: SelectOutputs
@@ -119,6 +121,44 @@ def not_run(inputs: Inputs, recipe) -> list[str]:
     return out
 
 
+#: The conditions whose session is a task's "real session" for a stress turn, in order of preference.
+STRESS_BASES = ("split_prompt", "single_prompt")
+
+
+def stress_rows(inputs: Inputs, tasks, splits) -> tuple[dict[str, list], dict]:
+    """Each slice's rows (the task's own session with the slice's turn placed in it) and the manifest's
+    ``stress`` record; ({}, {}) without slices."""
+    from swe_taskflow.stress import stress_session
+
+    slices = inputs.stress.slices or []
+    if not slices:
+        return {}, {}
+    items = {q.question_id: q for q in inputs.stress.items}
+    bases: dict[str, dict] = {}
+    for cond in reversed(STRESS_BASES):
+        for obj in inputs.assemble.conditions.get(cond, []):
+            if obj.get("session") is not None:
+                bases[obj["session"]["instance_id"]] = obj["session"]
+    out: dict[str, list] = {}
+    for sl in slices:
+        rows = []
+        for n, pick in enumerate(sl["chosen"]):
+            iid, item = pick["instance_id"], items[pick["question_id"]]
+            where = f"{sl['split']} stress rows"
+            if iid not in bases:
+                raise InputError("no session of the task to place the stress turn in", path=where, row=n,
+                                 field="instance_id", actual=iid, hint="build split_prompt or single_prompt")
+            session = stress_session(Session.from_dict(bases[iid], where=where, row=n), item, sl["split"])
+            rows.append(build_row(tasks[iid], session, splits.get(iid), {item.question_id: item}, where=where, row=n))
+        out[sl["split"]] = rows
+    status = Counter((q.kind, q.status) for q in inputs.stress.items)
+    record = {"slices": [{k: v for k, v in sl.items() if k != "rule"} for sl in slices], "rule": slices[0]["rule"],
+              "items": [{"kind": k, "status": st, "count": c} for (k, st), c in sorted(status.items())],
+              "rejected": [{"question_id": q.question_id, "kind": q.kind, "pool": q.pool, "reason": q.reason}
+                           for q in inputs.stress.items if q.status != "accepted"]}
+    return out, record
+
+
 def run(inputs: Inputs, ctx) -> Outputs:
     recipe = ctx.recipe
     tasks = {t.instance_id: t for t in inputs.ingest.tasks}
@@ -145,8 +185,14 @@ def run(inputs: Inputs, ctx) -> Outputs:
             rows.append(build_row(tasks[iid], session, splits.get(iid), questions, where=where, row=n))
         out_splits[cond] = rows
         ctx.progress.advance()
+    stress, stress_record = stress_rows(inputs, tasks, splits)
     prov = provenance(inputs, ctx)
     prov["question_rows"] = question_rows(inputs, recipe, out_splits)
+    if stress_record:   # only with slices: a recipe without [stress] writes the manifest it always wrote
+        prov["stress"] = stress_record
+    else:
+        prov["pipeline"].pop("stress", None)
+    out_splits.update(stress)
     if missing := not_run(inputs, recipe):   # only when something was not run: other manifests unchanged
         prov["not_run"] = missing
     manifest = write_release(ctx.folder("release"), name=recipe.release.name, version=recipe.release.version,

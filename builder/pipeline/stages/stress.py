@@ -1,0 +1,71 @@
+"""Stage ``stress``: the stress-test slices' turns (docs/stress.md), drawn and checked before selection.
+
+Reads only ``[stress]`` (with the sandbox and repositories): nothing of the target, the selection or
+the calibrated conditions, so a slice can never move the core and the core never decides a slice. The
+rows themselves are written by ``write`` (a slice's turn placed in the task's own session).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder import augment, llm, stress
+from builder.resources import builder_path
+
+from ..check_sandbox import sandbox_setup
+from ..stage_data import IngestOutputs, SplitOutputs
+from ..stage_data import StressOutputs as Outputs
+from ..stage_data import StressSummary as Summary
+from ..volatile import strip_volatile
+
+TEMPLATES = builder_path("prompts", "stress_templates.json")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    ingest: IngestOutputs
+    split: SplitOutputs
+
+
+def _writer(recipe):
+    sec = recipe.stress
+    if sec.writer != "llm":
+        return augment.get_writer("template", templates=TEMPLATES, section="stress"), None
+    store = llm.ResponseStore(str(recipe.resolve(sec.responses))) if sec.responses else None
+    backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
+    return augment.get_writer("llm", llm=backend, section="stress"), backend
+
+
+def run(inputs: Inputs, ctx) -> Outputs:
+    sec = ctx.recipe.stress
+    if not sec.slices and not sec.specs:
+        return Outputs(summary=Summary(enabled=False))
+    tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
+    splits = {s.instance_id: s for s in inputs.split.splits}
+    hand = []
+    for f in sec.specs:
+        hand += augment.read_specs(ctx.recipe.resolve(f), pool=Path(f).stem, cls=stress.StressSpec)
+    writer, backend = _writer(ctx.recipe)
+    sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s)
+    ctx.progress.set_total(len(sec.slices))
+    items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer, sandbox=sandbox,
+                                                 repos=repos, images=images, hand_specs=hand,
+                                                 progress=lambda n: ctx.progress.advance(n))
+    kept, timings = [], []
+    for item in items:
+        report, timing = strip_volatile(item.proof_report, item.question_id)
+        kept.append(dataclasses.replace(item, proof_report=report))
+        if timing.get("duration_s") is not None:
+            timings.append(timing)
+    summary = Summary(
+        enabled=True, writer=dict(writer.info), sandbox=sb_info, items=len(kept),
+        by_kind_status={k: dict(sorted(Counter(i.status for i in kept if i.kind == k).items()))
+                        for k in sorted({i.kind for i in kept})},
+        rejected=[{"question_id": i.question_id, "kind": i.kind, "pool": i.pool, "status": i.status,
+                   "reason": i.reason} for i in kept if i.status != "accepted"],
+        rows={s["split"]: len(s["chosen"]) for s in slices}, unknown_task_specs=unknown or None)
+    return Outputs(items=kept, slices=slices, timings=timings,
+                   llm_usage=backend.ledger.to_dict() if backend is not None else None, summary=summary)
