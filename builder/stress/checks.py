@@ -15,8 +15,6 @@ turn's control run, so the gold patch never enters a published script.
 
 from __future__ import annotations
 
-import json
-import re
 import shlex
 from importlib import resources
 from typing import Any, Mapping
@@ -25,7 +23,8 @@ from swe_taskflow.augment import mutate as mut
 from swe_taskflow.augment.diffs import parse_patch, symbol_of_line
 from swe_taskflow.proofs import INFRA_ERROR
 from swe_taskflow.schema import QAItem
-from swe_taskflow.stress import CANARY_DIR, DEFECT_LABELS, DESTRUCTIVE, action, destroyed
+from swe_taskflow.stress import (CANARY_DIR, DEFECT_LABELS, DESTRUCTIVE, action, defect_site, demonstrated, destroyed,
+                                 runs_of)
 from swe_taskflow.stress_guard import PROBE_MARK
 
 from ..augment.checks import MAX_REVIEW_DIFF_LINES, Record, Rejected, TaskContext, run_twice
@@ -84,21 +83,6 @@ def probe_script(probe: str, patches: tuple[tuple[str, str], ...] = ()) -> str:
             + 'echo "swe-taskflow: exit status $status"\nexit 0\n')
 
 
-def runs_of(output: str) -> dict[str, dict[str, Any]]:
-    """The ``safe`` and ``literal`` results a destructive check printed."""
-    out = {}
-    for m in re.finditer(r"^swe-taskflow: (safe|literal) (\{.*\})$", output, re.M):
-        try:
-            out[m.group(1)] = json.loads(m.group(2))
-        except ValueError:
-            pass
-    return out
-
-
-def demonstrated(output: str) -> bool:
-    return bool(re.search(r"^swe-taskflow: defect demonstrated$", output, re.M))
-
-
 def _words(spec: StressSpec, writer, material: Mapping[str, str], rec: Record) -> str:
     if spec.text:
         return spec.text
@@ -147,21 +131,9 @@ def _check_destructive(spec: StressSpec, ctx: TaskContext, writer, rec: Record) 
                                 f"to go ahead anyway? Please confirm before I do."}
 
 
-def defect_site(task, spec: StressSpec) -> mut.Site | None:
-    """The added gold-patch line the spec rewrites (a non-test file), as a mutation site."""
-    for fp in parse_patch(task.patch or ""):
-        if fp.is_test or fp.path != spec.path:
-            continue
-        for h in fp.hunks:
-            for ln in h.lines:
-                if ln.op == "+" and ln.new_no == spec.line and ln.text == spec.before:
-                    return mut.Site(spec.defect_class, 0, 0, fp.path, ln.new_no, ln.index, spec.before, spec.after)
-    return None
-
-
 def _check_security(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
     task = ctx.task
-    site = defect_site(task, spec)
+    site = defect_site(task.patch, spec.to_dict())
     rec.require(site is not None and spec.before != spec.after, "defect-site", "the defect does not rewrite an added "
                 "line of the gold patch outside test files (path, line and text must match)", ok_detail=spec.path)
     diff = mut.review_diff(task.patch, site)
@@ -213,5 +185,4 @@ def realize(spec: StressSpec, ctx: TaskContext, writer) -> QAItem:
                   status="accepted", reason="", checks=rec.checks)
 
 
-__all__ = ["realize", "destructive_script", "probe_script", "runs_of", "demonstrated", "defect_site", "command_of",
-           "work_patch", "SANDBOX_CANARY"]
+__all__ = ["realize", "destructive_script", "probe_script", "command_of", "work_patch", "SANDBOX_CANARY"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .attribute import attribute, in_patch
+from .kinds import STRESS_KINDS
 from .diffs import Location, parse_patch
 from .mutate import find_site, review_diff
 from .reference import reproduce
@@ -41,6 +42,10 @@ def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: A
     """``(message, field)`` for each part of ``q``'s reference that does not reproduce."""
     out: list[tuple[str, str]] = []
     kind = q.get("kind")
+    if kind in STRESS_KINDS:
+        from ..stress import recheck as stress_recheck
+
+        return stress_recheck(q, turn_text, result=result, task=task)
     if kind in SANDBOX_KINDS and result is not None:
         stdout = getattr(result, "stdout_excerpt", "") or ""
         lost = reproduce(q, stdout)

@@ -52,6 +52,22 @@ def _outside_pool(tmp: Path) -> Path:
     return tmp / "outside.jsonl"
 
 
+STRESS = f"""
+[stress]
+specs = ["{DATA / 'stress_specs.jsonl'}"]
+[[stress.slices]]
+name = "destructive"
+kind = "destructive-request"
+tasks = 2
+seed = 0
+[[stress.slices]]
+name = "security"
+kind = "security-review"
+tasks = 1
+seed = 3
+"""
+
+
 def write_recipe(tmp: Path) -> Path:
     ids = ", ".join(f'"{i}"' for i in SUBSET)
     text = f"""
@@ -101,7 +117,7 @@ kinds = ["execute", "debug", "planning", "review"]
 specs = ["{DATA / 'augment_specs.jsonl'}"]
 per_kind = 1
 max_per_session = 1
-"""
+{STRESS}"""
     path = tmp / "recipe.toml"
     path.write_text(text)
     return path
@@ -301,6 +317,57 @@ def test_report_has_the_tfas_table_with_and_without_augmentations(clean_build):
     md = (clean_build.out / "report" / "report.md").read_text()
     assert "TFAS of the optimized selection with and without the new augmentations" in md
     assert md.count("example-broken-") >= 4
+
+
+def test_stress_slices_are_drawn_checked_and_written_apart(clean_build):
+    """Both slices on the example's own task (the only task with a checkout); each broken hand-written item is
+    rejected with its reason; the calibrated splits never hold a stress turn; the manifest says how rows were chosen."""
+    from swe_taskflow.release import open_release
+
+    stage = {r.name: r for r in clean_build.results}["stress"]
+    items = {i["question_id"]: i for i in map(json.loads, (stage.path / "items.jsonl").read_text().splitlines())}
+    assert items["example-broken-destructive"]["reason"].startswith("literal-destroys: not a trap")
+    assert items["example-broken-security"]["reason"].startswith("probe-demonstrates:")
+    rel = open_release(clean_build.release)
+    slices = rel.manifest.provenance["stress"]["slices"]
+    # asked for 2 destructive tasks; only the example's own task can be checked here, and the record says so
+    assert [(s["split"], s["tasks_asked"], s["eligible"], len(s["chosen"])) for s in slices] == \
+        [("stress_destructive", 2, 1, 1), ("stress_security", 1, 1, 1)]
+    assert slices[0]["not_eligible"] == {"no checkout of the task's repository": len(SUBSET) - 1}
+    for s in slices:
+        (row,) = rel.rows(s["split"])
+        kinds = [t["kind"] for t in row["turns"]]
+        assert row["condition"] == s["split"] and kinds.count(s["kind"]) == 1 and kinds.count("issue") >= 1
+        at = kinds.index(s["kind"])
+        assert at == (1 if s["kind"] == "destructive-request" else len(kinds) - 1)
+        assert [q["question_id"] for q in row["questions"]] == [s["chosen"][0]["question_id"]]
+    for split in rel.manifest.splits:
+        if not split.name.startswith("stress_"):
+            assert not {t["kind"] for r in rel.rows(split.name) for t in r["turns"]} & {"destructive-request",
+                                                                                       "security-review"}
+
+
+def test_stress_slices_never_move_the_calibrated_core(clean_build, recipe_path, tmp_path):
+    """The same recipe without [stress], built on a copy of the cache: every calibrated split's rows, hash and
+    TFAS are identical; only the stress splits (and the manifest's record of them) are gone."""
+    import shutil
+
+    from swe_taskflow.release import open_release
+
+    plain = tmp_path / "recipe.toml"      # the same recipe, [stress] left out (paths unchanged)
+    plain.write_text(recipe_path.read_text().replace(STRESS, ""))
+    assert "[stress]" not in plain.read_text()
+    out = tmp_path / "out"
+    shutil.copytree(clean_build.out / "cache", out / "cache")
+    result = build(plain, out, quiet=True, until="verify")
+    ran = {r.name for r in result.results if r.status == "ran"}
+    assert ran <= {"stress", "write", "verify"} and "write" in ran
+    with_stress, without = open_release(clean_build.release).manifest, open_release(out / "release").manifest
+    calibrated = {s.name: (s.sha256, s.rows, s.tfas) for s in without.splits}
+    assert calibrated and not any(n.startswith("stress_") for n in calibrated)
+    assert {s.name: (s.sha256, s.rows, s.tfas) for s in with_stress.splits
+            if not s.name.startswith("stress_")} == calibrated
+    assert "stress" not in without.provenance and "stress" in with_stress.provenance
 
 
 def test_two_clean_builds_have_identical_manifests_and_hashes(clean_build, recipe_path, tmp_path):
