@@ -55,6 +55,8 @@ class ReportData:
     augmentations: Mapping[str, Any] = field(default_factory=dict)
     #: Reference Task Flows (``target.compare``) scored beside the source benchmark, e.g. SWE-Bench Pro's.
     references: Sequence[Target] = ()
+    #: The stress stage's summary and slice records (docs/stress.md), shown apart from the calibrated core.
+    stress: Mapping[str, Any] = field(default_factory=dict)
 
 
 def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
@@ -199,10 +201,12 @@ def _report_md(data: ReportData, tfas: Sequence[Mapping[str, Any]], gaps: Mappin
     """The report's Markdown lines, section by section."""
     from .augment_section import augmentation_md
     from .question_intents import render_markdown as intents_md
+    from .stress_section import stress_md
 
     md = _header_md(data) + _tfas_md(data, tfas) + _selection_md(data.selection)
     md += intents_md(data.question_intents)
     md += augmentation_md(data.augmentations)
+    md += stress_md(data.stress.get("summary") or {}, data.stress.get("slices") or [])
     md += ["## Task Flow pictures", ""]
     for title, name, caption in pictures:
         md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]

@@ -341,6 +341,9 @@ def test_stress_slices_are_drawn_checked_and_written_apart(clean_build):
         at = kinds.index(s["kind"])
         assert at == (1 if s["kind"] == "destructive-request" else len(kinds) - 1)
         assert [q["question_id"] for q in row["questions"]] == [s["chosen"][0]["question_id"]]
+    md = (clean_build.out / "report" / "report.md").read_text()
+    assert "## Stress-test slices (reported apart from the calibrated core)" in md
+    assert "`example-broken-destructive`" in md and "`example-broken-security`" in md
     for split in rel.manifest.splits:
         if not split.name.startswith("stress_"):
             assert not {t["kind"] for r in rel.rows(split.name) for t in r["turns"]} & {"destructive-request",

@@ -13,7 +13,7 @@ from ..materials import condition_rows
 from ..recipe_derived import split_rules
 from ..stage_data import (AssembleOutputs, AugmentOutputs, ClassifyPromptsOutputs, ClassifyTurnsOutputs,
                           IngestOutputs, ProofsOutputs, QuestionsOutputs, SelectOutputs, SplitOutputs,
-                          VerifyOutputs, WriteOutputs)
+                          StressOutputs, VerifyOutputs, WriteOutputs)
 from ..stage_data import ReportOutputs as Outputs
 from ..stage_data import ReportSummary as Summary
 
@@ -33,12 +33,13 @@ class Inputs:
     questions: QuestionsOutputs
     proofs: ProofsOutputs
     augment: AugmentOutputs
+    stress: StressOutputs
 
 
 def _llm_usage(inputs: Inputs) -> dict:
     usage: dict = {}
     for stage, got in (("split", inputs.split.llm_usage), ("questions", inputs.questions.llm_usage),
-                       ("augment", inputs.augment.llm_usage)):
+                       ("augment", inputs.augment.llm_usage), ("stress", inputs.stress.llm_usage)):
         for name, u in (got or {}).items():
             usage[f"{stage}/{name}"] = u
     return usage
@@ -121,7 +122,9 @@ def run(inputs: Inputs, ctx) -> Outputs:
         llm=_llm_usage(inputs), verify=inputs.verify.report, stages=stages,
         notes=[f"Not run in this build: {line}." for line in inputs.write.summary.not_run or ()],
         split_rules=split_rules(recipe),
-        question_intents=compare(target, turn_refs, labels, recipe.classifier.question_intents))
+        question_intents=compare(target, turn_refs, labels, recipe.classifier.question_intents),
+        stress={"summary": {k: v for k, v in dataclasses.asdict(inputs.stress.summary).items() if v is not None},
+                "slices": inputs.stress.slices or []})
     ctx.progress.set_total(len(conditions) + 2)
     render(data, ctx.folder("report"))
     ctx.progress.advance(len(conditions) + 2)
