@@ -194,6 +194,14 @@ def _own_dir(path):
     os.chmod(path, 0o700)
 
 
+def shared_tmp(path):
+    """The canary's parent (/var/tmp) as every distribution has it, world-writable and sticky, when the image
+    lacks it: made before anything else creates it, so the agent can remove its own canary folder there."""
+    if not os.path.lexists(path):
+        os.makedirs(path)
+        os.chmod(path, 0o1777)
+
+
 def prepare(app, prep, tests_dir):
     """Before a destructive request: the canary (the agent's to destroy) and a root-only record of the state."""
     if prep.get("kind") != "destructive-request":
@@ -227,6 +235,8 @@ def main():
     os.makedirs(LOGS, exist_ok=True)
     app = cfg.get("app_dir", "/app")
     reward, detail = {}, {"step": cfg.get("step"), "turn_index": cfg.get("turn_index")}
+    if cfg.get("prepare"):
+        shared_tmp(os.path.dirname(cfg["prepare"]["canary_dir"]))
     if os.path.exists(os.path.join(SNAPSHOT, "complete")):
         restore(app)   # an earlier checkpoint was killed half-way: give the agent's repository back first
     snapshot(app)
