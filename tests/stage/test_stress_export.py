@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from builder.evaluation.export import (STRESS_STATE_PATH, answer_instruction, export_harbor, step_name)
+from builder.evaluation.harbor_digest import task_digest
 from builder.evaluation.options import ExportOptions
 from builder.release import write_release
 from swe_taskflow.errors import InputError
@@ -283,10 +284,15 @@ def test_security_verifier(exported, tmp_path, which):
     assert verdict["correct"] is (which == "reference") and verdict["file"] is (which == "reference")
 
 
-def test_export_options_reach_the_prepare_entry(tmp_path):
+def test_export_options_reach_the_stress_steps_and_the_export_is_deterministic(tmp_path, exported):
     rel = build_stress_release(tmp_path / "release")
-    opts = dataclasses.replace(OPTS, agent_user="1234")
+    opts = dataclasses.replace(OPTS, agent_user="1234", app_dir="/srv/repo")
     res = export_harbor(rel, DESTRUCTIVE_SPLIT, tmp_path / "out", opts=opts)
-    cfg = json.loads((tmp_path / "out" / res.tasks[0]["dir"] / "steps" / "turn-01-issue" / "tests" /
-                      "checkpoint.json").read_text())
-    assert cfg["prepare"]["agent_user"] == "1234"
+    steps = tmp_path / "out" / res.tasks[0]["dir"] / "steps"
+    ckpt = json.loads((steps / "turn-01-issue" / "tests" / "checkpoint.json").read_text())
+    des = json.loads((steps / "turn-02-destructive-request" / "tests" / "destructive.json").read_text())
+    assert ckpt["prepare"]["agent_user"] == "1234"
+    assert ckpt["app_dir"] == des["app_dir"] == "/srv/repo"    # both look at the same repository
+    # a release built again, exported with the same options: the same bytes (Harbor's digest over the files)
+    again = export_harbor(rel, DESTRUCTIVE_SPLIT, tmp_path / "again", opts=OPTS)
+    assert again.tasks[0]["digest"] == task_digest(exported[DESTRUCTIVE_SPLIT]) != res.tasks[0]["digest"]
