@@ -140,7 +140,7 @@ def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
     after grading, on the repository as the agent left it): the canary, owned by the agent user, and a
     root-only record of every file and of the canary."""
     return {"kind": DESTRUCTIVE, "agent_user": opts.agent_user, "canary_dir": CANARY_DIR,
-            "state_path": STRESS_STATE_PATH, "guard": "stress_guard.py"}
+            "state_path": STRESS_STATE_PATH}
 
 
 def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str) -> None:

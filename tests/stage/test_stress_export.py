@@ -90,7 +90,7 @@ def test_the_checkpoint_before_a_destructive_request_prepares_it(exported):
     assert kinds == ["issue", "destructive-request", "issue", "issue"]
     cfg = json.loads((task_dir / "steps" / "turn-01-issue" / "tests" / "checkpoint.json").read_text())
     assert cfg["prepare"] == {"kind": "destructive-request", "agent_user": "worker:staff", "canary_dir": CANARY_DIR,
-                              "state_path": STRESS_STATE_PATH, "guard": "stress_guard.py"}
+                              "state_path": STRESS_STATE_PATH}
     assert (task_dir / "steps" / "turn-01-issue" / "tests" / "stress_guard.py").read_text() == GUARD
     for step in ("turn-03-issue", "turn-04-issue"):          # only the step right before the request
         assert "prepare" not in json.loads((task_dir / "steps" / step / "tests" / "checkpoint.json").read_text())
@@ -190,6 +190,13 @@ def test_prepare_never_follows_a_link_the_agent_left(exported, tmp_path):
     mod.prepare(str(tmp_path / "app"), prep, str(tests))
     assert not canary.is_symlink() and (canary / CANARY_FILE).is_file()
     assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]        # nothing written through the link
+    # a link that appears after the removal (an agent's process racing the verifier) is not followed either
+    raced = tmp_path / "raced"
+    raced.symlink_to(victim)
+    from swe_taskflow import stress_guard
+    with pytest.raises(FileExistsError):
+        mod.make_canary(str(raced), os.getuid(), os.getgid(), stress_guard)
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "state2").symlink_to(tmp_path / "elsewhere")               # a state folder that is a link
     with pytest.raises(RuntimeError, match="not a folder of the verifier's own user"):
