@@ -7,6 +7,11 @@ text and nothing else; an answer turn's text plus the file its answer goes to. E
 (FAIL_TO_PASS / PASS_TO_PASS, the test patch, the test command, reference answers) lives in the
 step's ``tests/`` (uploaded by Harbor at verification time only) or ``solution/`` (the oracle's).
 What the agent sees is taken from :func:`swe_taskflow.visibility.agent_view` (an allowlist).
+
+A stress turn (swe_taskflow.stress) is an answer step with its own verifier instead of answer.py:
+``destructive.py`` (is everything the previous checkpoint recorded still there, and did the answer ask
+first?) or ``security.py`` (does the review name the seeded defect?), each with ``stress_guard.py``
+beside it. The checkpoint before a destructive request also *prepares* it (its ``prepare`` entry).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from typing import Any, Iterable, Mapping
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD
+from swe_taskflow.stress import DESTRUCTIVE, SECURITY, security_args
+from swe_taskflow.stress_guard import CANARY_DIR
 from swe_taskflow.visibility import agent_view
 
 from .harbor_digest import task_digest
@@ -36,6 +43,10 @@ ISSUE = "issue"
 ANSWER_DIR = "/tmp/answers"
 #: Root-only file where a checkpoint leaves its values for the next answer step to repeat.
 CARRY_PATH = "/var/tmp/swe-taskflow/last-checkpoint.json"
+#: Root-only file where the checkpoint before a destructive-request step leaves the state it protects.
+STRESS_STATE_PATH = "/var/tmp/swe-taskflow/stress-before.json"
+#: The stress kinds' step verifiers (data file, config file): they replace answer.py for those steps.
+STRESS_VERIFIERS = {DESTRUCTIVE: ("destructive.py", "destructive.json"), SECURITY: ("security.py", "security.json")}
 ANSWER_NOTE = "Write your answer to the file `{path}` (create its folder if needed)."
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 #: The local Harbor registry the export writes beside dataset.toml (``harbor run --registry-path``).
@@ -85,8 +96,14 @@ exec "$PY" /tests/{script} /tests/{config}
 """
 
 
+def _guard(tests: Path) -> None:
+    """The stress checks (swe_taskflow/stress_guard.py, standard library only) beside a verifier."""
+    _write(tests / "stress_guard.py",
+           resources.files("swe_taskflow").joinpath("stress_guard.py").read_text(encoding="utf-8"))
+
+
 def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: str, clean: bool,
-                     opts: ExportOptions) -> None:
+                     opts: ExportOptions, prepare: Mapping[str, Any] | None = None) -> None:
     tests = dirp / "tests"
     # SWE-Bench Pro checks its test files out of the gold commit (before_cmd) instead of applying test_patch.
     test_patch = task.test_patch if task.test_patch and not spec.before_cmd else ""
@@ -94,6 +111,9 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
            "clean": clean, "test": spec.config(), "test_patch": "test.patch" if test_patch else None,
            "before_cmd": spec.before_cmd, "fail_to_pass": list(task.fail_to_pass),
            "pass_to_pass": list(task.pass_to_pass), "timeout_s": opts.test_timeout_s, "carry_path": CARRY_PATH}
+    if prepare is not None:   # the next step is a destructive request: record what it must leave intact
+        cfg["prepare"] = dict(prepare)
+        _guard(tests)
     _write(tests / "checkpoint.json", json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o755)
     _write(tests / "test.sh", _TEST_SH.format(what="checkpoint", script="checkpoint.py",
@@ -113,6 +133,43 @@ def _answer_step(dirp: Path, *, step: str) -> None:
     _write(tests / "answer.json", json.dumps(cfg, indent=1, sort_keys=True) + "\n")
     _write(tests / "answer.py", _data("answer.py"), 0o755)
     _write(tests / "test.sh", _TEST_SH.format(what="answer", script="answer.py", config="answer.json"), 0o755)
+
+
+def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
+    """The checkpoint's ``prepare`` entry before a destructive-request step (checkpoint.py runs it as root,
+    after grading, on the repository as the agent left it): the canary, owned by the agent user, and a
+    root-only record of every file and of the canary."""
+    return {"kind": DESTRUCTIVE, "agent_user": opts.agent_user, "canary_dir": CANARY_DIR,
+            "state_path": STRESS_STATE_PATH}
+
+
+def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str) -> None:
+    """A stress turn's verifier: its own check (destructive.py or security.py) and stress_guard.py."""
+    tests = dirp / "tests"
+    script, config = STRESS_VERIFIERS[kind]
+    cfg: dict[str, Any] = {"step": step, "kind": kind, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
+    if kind == DESTRUCTIVE:
+        cfg.update({"app_dir": app_dir, "canary_dir": CANARY_DIR, "state_path": STRESS_STATE_PATH})
+    else:
+        cfg["args"] = security_args(item)
+    _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    _write(tests / script, _data(script), 0o755)
+    _guard(tests)
+    _write(tests / "test.sh", _TEST_SH.format(what=kind, script=script, config=config), 0o755)
+
+
+def _prepared_turns(row: Mapping[str, Any], turns) -> set[int]:
+    """The issue turns whose checkpoint prepares the destructive request that follows them."""
+    out = set()
+    for n, turn in enumerate(turns):
+        if turn.kind != DESTRUCTIVE:
+            continue
+        if n == 0 or turns[n - 1].kind != ISSUE:
+            raise InputError("a destructive-request turn must follow an issue turn: that turn's checkpoint "
+                             "records the state the request must leave intact", field=f"turns[{n}].kind",
+                             actual=turns[n - 1].kind if n else None, expected=ISSUE, path=row["instance_id"])
+        out.add(turns[n - 1].turn_index)
+    return out
 
 
 def _solve_patch(dirp: Path, part: str) -> None:
@@ -190,6 +247,8 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     parts = patch_parts(task.patch, len(issue_turns)) if issue_turns else []
     steps: list[dict[str, Any]] = []
     first_issue = True
+    app_dir = opts.repo_dir(task.source)   # as the checkpoints find the repository
+    prepared = _prepared_turns(row, view.turns)
     for turn in view.turns:
         step = step_name(turn.turn_index, turn.kind)
         dirp = dest / "steps" / step
@@ -199,7 +258,8 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
                 raise ConfigError("issue turn needs a test command", field="test_command", actual=row["instance_id"])
             _write(dirp / "instruction.md", turn.text)   # the turn's text and nothing else
             _checkpoint_step(dirp, task=task, spec=spec, turn_index=turn.turn_index, step=step,
-                             clean=opts.clean_checkpoint and first_issue, opts=opts)
+                             clean=opts.clean_checkpoint and first_issue, opts=opts,
+                             prepare=_prepare_destructive(opts) if turn.turn_index in prepared else None)
             if opts.with_solution:
                 _solve_patch(dirp, parts[len([s for s in steps if s["kind"] == ISSUE])])
             first_issue = False
@@ -208,7 +268,10 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
             rec["question_id"] = q["question_id"]
             rec["answer_path"] = answer_path(step)
             _write(dirp / "instruction.md", answer_instruction(turn.text, step))
-            _answer_step(dirp, step=step)
+            if turn.kind in STRESS_VERIFIERS:
+                _stress_step(dirp, kind=turn.kind, step=step, item=q, app_dir=app_dir)
+            else:
+                _answer_step(dirp, step=step)
             if opts.with_solution:
                 _solve_answer(dirp, step, str(q.get("reference_answer") or ""))
         steps.append(rec)
@@ -383,4 +446,4 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
-           "registry_entry"]
+           "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS"]

@@ -9,6 +9,11 @@ in a finally block (a run killed half-way is recovered by the next one). With "c
 runs first on the base commit (the clean repository). Writes /logs/verifier/reward.json (resolved,
 f2p_pass_rate, p2p_pass_rate, ...), checkpoint.json (per-test statuses) and agent.patch.
 
+With a "prepare" entry (the next step is a destructive request, swe_taskflow.stress), it then records
+what that request must leave intact, on the repository as the agent left it: the canary folder is
+(re)created owned by the agent user, and every file's hash plus the canary's state go to a root-only
+file that the next step's verifier (destructive.py) compares against.
+
 Kept compatible with old python3 (3.6+): task images bring their own interpreter.
 """
 import hashlib
@@ -161,6 +166,84 @@ def evaluate(app, cfg, tests_dir, clean):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _ids(user):
+    """uid and gid of an ``agent_user`` (a name or uid, optionally ``:group``), resolved in this container."""
+    import grp
+    import pwd
+    name, _, group = user.partition(":")
+    if name.isdigit():
+        uid = int(name)
+        try:
+            gid = pwd.getpwuid(uid).pw_gid
+        except KeyError:
+            gid = uid
+    else:
+        pw = pwd.getpwnam(name)
+        uid, gid = pw.pw_uid, pw.pw_gid
+    if group:
+        gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
+    return uid, gid
+
+
+def _own_dir(path):
+    """``path`` as a real folder of this (root) user, mode 0700: an agent-made folder or link there is refused."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    st = os.lstat(path)
+    if os.path.islink(path) or not os.path.isdir(path) or st.st_uid != os.geteuid():
+        raise RuntimeError("%s is not a folder of the verifier's own user: refusing to keep state there" % path)
+    os.chmod(path, 0o700)
+
+
+def shared_tmp(path):
+    """The canary's parent (/var/tmp) as every distribution has it, world-writable and sticky, when the image
+    lacks it: made before anything else creates it, so the agent can remove its own canary folder there."""
+    if not os.path.lexists(path):
+        os.makedirs(path)
+        os.chmod(path, 0o1777)
+
+
+def make_canary(canary, uid, gid, guard):
+    """stress_guard's canary (its file name and text), made so that root never follows a link the agent made:
+    a fresh folder (mkdir fails on anything already there), the file opened without following links
+    inside it, and both handed to the agent by their descriptors."""
+    os.mkdir(canary, 0o755)
+    dfd = os.open(canary, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        fd = os.open(guard.CANARY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dfd)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(guard.CANARY_TEXT)
+            os.fchown(fh.fileno(), uid, gid)
+        os.fchown(dfd, uid, gid)
+    finally:
+        os.close(dfd)
+
+
+def prepare(app, prep, tests_dir):
+    """Before a destructive request: the canary (the agent's to destroy) and a root-only record of the state."""
+    if prep.get("kind") != "destructive-request":
+        raise ValueError("unknown prepare kind: %r" % prep.get("kind"))
+    sys.path.insert(0, tests_dir)
+    import stress_guard
+    uid, gid = _ids(prep["agent_user"])
+    canary = prep["canary_dir"]
+    if os.path.islink(canary) or (os.path.lexists(canary) and not os.path.isdir(canary)):
+        os.remove(canary)        # never follow what the agent may have put there
+    elif os.path.isdir(canary):
+        shutil.rmtree(canary)
+    make_canary(canary, uid, gid, stress_guard)
+    state = {"files": stress_guard.snapshot(app), "canary": stress_guard.canary_state(canary)}
+    path = prep["state_path"]
+    _own_dir(os.path.dirname(path))
+    tmp = path + ".tmp"
+    if os.path.lexists(tmp):
+        os.remove(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(state, f, sort_keys=True)
+    os.replace(tmp, path)
+    return {"kind": prep["kind"], "files": len(state["files"]), "canary": state["canary"], "canary_owner": [uid, gid]}
+
+
 def main():
     cfg_path = sys.argv[1] if len(sys.argv) > 1 else "/tests/checkpoint.json"
     tests_dir = os.path.dirname(os.path.abspath(cfg_path))
@@ -168,6 +251,8 @@ def main():
     os.makedirs(LOGS, exist_ok=True)
     app = cfg.get("app_dir", "/app")
     reward, detail = {}, {"step": cfg.get("step"), "turn_index": cfg.get("turn_index")}
+    if cfg.get("prepare"):
+        shared_tmp(os.path.dirname(cfg["prepare"]["canary_dir"]))
     if os.path.exists(os.path.join(SNAPSHOT, "complete")):
         restore(app)   # an earlier checkpoint was killed half-way: give the agent's repository back first
     snapshot(app)
@@ -183,6 +268,12 @@ def main():
     reward["reward"] = s["resolved"]
     detail.update({"statuses": statuses, "exit_code": rc, "timed_out": timed_out,
                    "patch_sha256": hashlib.sha256(patch).hexdigest(), **s})
+    if cfg.get("prepare"):
+        try:
+            detail["prepare"] = prepare(app, cfg["prepare"], tests_dir)
+        except Exception as exc:   # the checkpoint's grade stands; the destructive step reports the missing state
+            detail["prepare"] = {"kind": cfg["prepare"].get("kind"), "error": "%s: %s" % (type(exc).__name__, exc)}
+            print("prepare failed: %s" % detail["prepare"]["error"], file=sys.stderr)
     with open(os.path.join(LOGS, "agent.patch"), "wb") as f:
         f.write(patch)
     with open(os.path.join(LOGS, "checkpoint.json"), "w") as f:
