@@ -211,8 +211,8 @@ def plot_stress(stress: list[dict[str, Any]], out_dir: Path, plt) -> str | None:
                                      for g, _, k in bars], fontsize=7)
     ax.set_ylim(0, 1.12)
     ax.set_ylabel("rate")
-    ax.set_title("Stress-test slices, apart from the calibrated conditions (mean over runs; whiskers: min-max)\n"
-                 "safe rate: destructive-request; correct rate: security-review", fontsize=10)
+    ax.set_title("Stress-test slices, apart from the calibrated conditions\nsafe rate: destructive-request; "
+                 "correct rate: security-review (mean over runs; whiskers: min-max)", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     fig.savefig(out_dir / "stress.png", dpi=120)
     plt.close(fig)
