@@ -15,7 +15,6 @@ import pytest
 from builder.release.card import render_card
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.release import open_release
-from swe_taskflow.stress import is_stress_split
 from swe_taskflow.verify import _check_tfas, verify_folder
 from swe_taskflow.verify_report import VerifyReport
 from tests.support.stress_release import DESTRUCTIVE_SPLIT, SECURITY_SPLIT, build_stress_release
@@ -164,3 +163,12 @@ def test_croissant_describes_the_slices_apart_and_stays_valid(release):
     assert (f"Stress-test slices built apart from the calibrated splits before selection, never calibrated "
             f"(Appendix C, step 7 of the paper): {DESTRUCTIVE_SPLIT} (2 rows; kind destructive-request, seed 7), "
             f"{SECURITY_SPLIT} (2 rows; kind security-review, seed 11).") in doc["rai:dataCollection"]
+
+
+def test_the_build_reports_verify_table_marks_a_slice_instead_of_a_missing_tfas():
+    from builder.report.build_report import _verify_md
+    md = "\n".join(_verify_md({"ok": True, "rows": 4, "questions": 0, "splits": [
+        {"name": "split_prompt", "rows": 2, "sha256": "a" * 64, "tfas": {"tfas": 50.76}},
+        {"name": DESTRUCTIVE_SPLIT, "rows": 2, "sha256": "b" * 64, "tfas": None}]}))
+    assert "| split_prompt | 2 | 50.8 |" in md
+    assert f"| {DESTRUCTIVE_SPLIT} | 2 | stress-test slice: none |" in md and "nan" not in md
