@@ -3,7 +3,8 @@
 Recomputes every row hash, split hash and file sha256; checks the README's declared configs,
 data files, features and sizes against the files and the manifest; checks each parquet schema
 against the declared features exactly; recomputes TFAS per split from the published target file
-and the split's sessions; checks trajectories are bound to existing split and row hashes; and,
+and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.stress);
+checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
 passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
 augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
@@ -124,14 +125,16 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
     """Split -> how a stress slice's rows were chosen, from the manifest's ``stress`` provenance (verify's table)."""
     rec = (manifest.provenance or {}).get("stress")
     out: dict[str, str] = {}
-    if not isinstance(rec, dict):
+    if not isinstance(rec, Mapping):
         return out
     for s in rec.get("slices") or ():
-        if isinstance(s, dict) and isinstance(s.get("split"), str):
-            chosen = s.get("chosen") if isinstance(s.get("chosen"), list) else []
-            bits = [f"kind {s['kind']}" if s.get("kind") else "", f"seed {s['seed']}" if s.get("seed") is not None
-                    else "", f"{len(chosen)} of {s['eligible']} eligible tasks" if s.get("eligible") is not None
-                    else ""]
+        if isinstance(s, Mapping) and isinstance(s.get("split"), str):
+            chosen = s.get("chosen")
+            drawn = f"{len(chosen)} tasks drawn" if isinstance(chosen, (list, tuple)) else ""
+            if drawn and s.get("eligible") is not None:
+                drawn += f" of {s['eligible']} eligible"
+            bits = [f"kind {s['kind']}" if s.get("kind") else "",
+                    f"seed {s['seed']}" if s.get("seed") is not None else "", drawn]
             out[s["split"]] = ", ".join(b for b in bits if b)
     return out
 

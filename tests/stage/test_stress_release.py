@@ -61,7 +61,7 @@ def test_verify_checks_the_slices_hashes_and_shows_them_apart(release, tmp_path)
     for s in STRESS:
         line = next(x for x in stress.splitlines() if f" {s} " in x)
         assert re.search(r"\s2\s+1\s+[\d.]+\s+stress\s+-\s+-\s+-\s", line), line
-    assert "chosen: kind destructive-request, seed 7, 2 of 2 eligible tasks" in stress
+    assert "chosen: kind destructive-request, seed 7, 2 tasks drawn of 2 eligible" in stress
     assert "8 rows (4 in stress-test slices)" in table
     assert {s.name for s in report.splits if s.stress} == set(STRESS)
 
