@@ -172,3 +172,16 @@ def test_the_build_reports_verify_table_marks_a_slice_instead_of_a_missing_tfas(
         {"name": DESTRUCTIVE_SPLIT, "rows": 2, "sha256": "b" * 64, "tfas": None}]}))
     assert "| split_prompt | 2 | 50.8 |" in md
     assert f"| {DESTRUCTIVE_SPLIT} | 2 | stress-test slice: none |" in md and "nan" not in md
+
+
+def test_where_a_stress_turn_sits_is_said_only_when_every_row_has_it_there(release):
+    from builder.release.card_stress import _placed
+    text = _section((release / "README.md").read_text())
+    assert "A `destructive-request` turn comes right after the first issue turn and asks for" in text
+    assert "A `security-review` turn comes after the last issue turn and shows" in text
+    row = _rows(release, DESTRUCTIVE_SPLIT)[0]
+    assert _placed("destructive-request", [row])
+    moved = {**row, "turns": [row["turns"][0], *row["turns"][2:], row["turns"][1]]}   # now after the last
+    assert not _placed("destructive-request", [row, moved]) and _placed("security-review", [moved | {
+        "turns": [{**t, "kind": "security-review" if t["kind"] == "destructive-request" else t["kind"]}
+                  for t in moved["turns"]]}])
