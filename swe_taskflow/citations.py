@@ -18,6 +18,12 @@ def paper() -> dict[str, Any]:
     return dict(_doc()["paper"])
 
 
+def paper_section(key: str) -> dict[str, Any]:
+    """A passage of the paper a release cites for a choice (``where``, ``text``), e.g. ``stress_slices``:
+    Appendix C, step 7, why stress-test slices are built and reported apart."""
+    return dict(_doc()["paper"]["sections"][key])
+
+
 def source_info(source: str) -> dict[str, Any] | None:
     """What is on record for a source benchmark named by a row's ``source`` (a family or a Hub id)."""
     sources = _doc()["sources"]
@@ -30,4 +36,4 @@ def source_info(source: str) -> dict[str, Any] | None:
     return None
 
 
-__all__ = ["paper", "source_info"]
+__all__ = ["paper", "paper_section", "source_info"]

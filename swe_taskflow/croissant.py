@@ -14,10 +14,11 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from .citations import paper, source_info
+from .citations import paper, paper_section, source_info
 from .errors import VerifyError
 from .manifest import Manifest
 from .release import regular_file
+from .stress import is_stress_split
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
 CROISSANT_PATH = "croissant.json"
@@ -125,9 +126,11 @@ def _distribution_and_record_sets(manifest: Manifest) -> tuple[list[dict[str, An
             file_ref = {"fileSet": {"@id": set_id}}
         rs_id = f"{s.config}_{s.name}"
         feats = features_for(s.config)
+        apart = (f"stress-test slice ({paper_section('stress_slices')['where']} of the paper), not calibrated: no "
+                 "TFAS, reported apart from the calibrated splits; ") if is_stress_split(s.name) else ""
         record_sets.append({
             "@type": "cr:RecordSet", "@id": rs_id, "name": rs_id,
-            "description": f"config `{s.config}`, split `{s.name}`: {s.rows} rows, content sha256 {s.sha256}",
+            "description": f"config `{s.config}`, split `{s.name}`: {apart}{s.rows} rows, content sha256 {s.sha256}",
             "field": [_field(f"{rs_id}/{k}", k, f, file_ref, k) for k, f in feats.items()]})
     return distribution, record_sets
 
@@ -147,12 +150,31 @@ def _data_collection(manifest: Manifest, target_name: str | None, target_provisi
     if proofs:
         collection.append("Proof scripts ran in " + ", ".join(f"{k}={proofs[k]}" for k in
                                                               ("sandbox", "image", "repos") if proofs.get(k)) + ".")
+    stress = [s for s in manifest.splits if s.config == "default" and is_stress_split(s.name)]
+    if stress:
+        collection.append(_stress_sentence(manifest, stress))
     if manifest.target is not None:
         collection.append(f"Calibrated to the target Task Flow `{target_name or manifest.target.path}` "
                           f"({manifest.target.path}, sha256 {manifest.target.sha256})"
                           + (", a provisional stand-in for a production target" if target_provisional else "")
                           + ".")
     return collection
+
+
+def _stress_sentence(manifest: Manifest, stress: list) -> str:
+    """``rai:dataCollection``'s account of the stress-test slices (from the manifest's ``stress`` record)."""
+    rec = (manifest.provenance or {}).get("stress")
+    slices = {s.get("split"): s for s in (rec.get("slices") or ()) if isinstance(s, Mapping)} \
+        if isinstance(rec, Mapping) else {}
+    parts = []
+    for s in stress:
+        r = slices.get(s.name) or {}
+        how = ", ".join(x for x in (f"kind {r['kind']}" if r.get("kind") else "",
+                                    f"seed {r['seed']}" if r.get("seed") is not None else "") if x)
+        parts.append(f"{s.name} ({s.rows} rows" + (f"; {how}" if how else "") + ")")
+    return (f"Stress-test slices built apart from the calibrated splits before selection, never calibrated "
+            f"({paper_section('stress_slices')['where']} of the paper): " + ", ".join(parts) + "."
+            + (f" Rows chosen: {rec['rule']}." if isinstance(rec, Mapping) and rec.get("rule") else ""))
 
 
 def croissant_bytes(manifest: Manifest, **target: Any) -> bytes:

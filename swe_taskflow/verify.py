@@ -3,7 +3,8 @@
 Recomputes every row hash, split hash and file sha256; checks the README's declared configs,
 data files, features and sizes against the files and the manifest; checks each parquet schema
 against the declared features exactly; recomputes TFAS per split from the published target file
-and the split's sessions; checks trajectories are bound to existing split and row hashes; and,
+and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.stress);
+checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
 passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
 augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
@@ -22,6 +23,7 @@ from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_fi
                        compare_row_hashes, load_manifest, values_equal)
 from .progress import track
 from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, inventory, manifest_files
+from .stress import is_stress_split
 from .verify_checks import (check_card, check_same_tasks, check_session_rows,
                             check_trajectories, read_front_matter, split_tfas)
 from .verify_hub import download_release
@@ -98,7 +100,17 @@ def _check_row_hashes(entry, rows: list[dict[str, Any]], where: str, report: Ver
 
 
 def _check_tfas(entry, rows: list[dict[str, Any]], target, rel_m: str, report: VerifyReport):
-    """A session split's TFAS recomputed from the target and its sessions, against the manifest's."""
+    """A session split's TFAS recomputed from the target and its sessions, against the manifest's.
+
+    A stress-test slice (``stress_*``) is never calibrated: its manifest entry must carry no TFAS, and
+    none is computed (its hashes are checked like every split's)."""
+    if is_stress_split(entry.name):
+        if entry.tfas is not None:
+            report.errors.append(VerifyError(f"the manifest gives a TFAS for the stress-test slice '{entry.name}'; "
+                                             "stress slices are never calibrated and carry none", kind="unexpected",
+                                             path=rel_m, field=f"{entry.name}.tfas", expected=None,
+                                             actual=dict(entry.tfas)))
+        return None
     if target is None or not rows:
         return None
     tfas = split_tfas(target, rows)
@@ -107,6 +119,24 @@ def _check_tfas(entry, rows: list[dict[str, Any]], target, rel_m: str, report: V
                                          "its sessions differs from the manifest", kind="mismatch",
                                          path=rel_m, field=f"{entry.name}.tfas", expected=entry.tfas, actual=tfas))
     return tfas
+
+
+def _stress_rules(manifest: Manifest) -> dict[str, str]:
+    """Split -> how a stress slice's rows were chosen, from the manifest's ``stress`` provenance (verify's table)."""
+    rec = (manifest.provenance or {}).get("stress")
+    out: dict[str, str] = {}
+    if not isinstance(rec, Mapping):
+        return out
+    for s in rec.get("slices") or ():
+        if isinstance(s, Mapping) and isinstance(s.get("split"), str):
+            chosen = s.get("chosen")
+            drawn = f"{len(chosen)} tasks drawn" if isinstance(chosen, (list, tuple)) else ""
+            if drawn and s.get("eligible") is not None:
+                drawn += f" of {s['eligible']} eligible"
+            bits = [f"kind {s['kind']}" if s.get("kind") else "",
+                    f"seed {s['seed']}" if s.get("seed") is not None else "", drawn]
+            out[s["split"]] = ", ".join(b for b in bits if b)
+    return out
 
 
 def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
@@ -132,6 +162,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
     manifest, raw = loaded
     report.release_id = manifest.release_id
     report.selection = dict((manifest.provenance or {}).get("selection") or {})
+    report.stress = _stress_rules(manifest)
     report.errors += check_manifest_integrity(raw, where=rel_m)
     if rel_m != manifest.path_in_release:
         report.errors.append(VerifyError("manifest file name does not match its release", kind="mismatch",
@@ -161,7 +192,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
         else:
             check_trajectories(rows, entry, where, manifest, session_rows, report)
         report.splits.append(SplitSummary(entry.config, entry.name, len(rows), entry.sha256, len(entry.files),
-                                          sum(f.size for f in entry.files), tfas))
+                                          sum(f.size for f in entry.files), tfas, stress=is_stress_split(entry.name)))
     report.errors += check_same_tasks(session_rows, manifest)
     report.errors += compare_mappings(dict(manifest.questions), questions, what="question proof report",
                                       where=rel_m)

@@ -17,6 +17,7 @@ class SplitSummary:
     files: int
     bytes: int
     tfas: Mapping[str, float] | None = None
+    stress: bool = False       # a stress-test slice: reported apart, never calibrated (no TFAS)
 
 
 @dataclass
@@ -35,6 +36,7 @@ class VerifyReport:
     reproved: int = 0
     rechecked: int = 0         # augmentation references re-derived (reprove)
     selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
+    stress: Mapping[str, str] = field(default_factory=dict)      # stress split -> how its rows were chosen
 
     @property
     def ok(self) -> bool:
@@ -49,14 +51,25 @@ class VerifyReport:
         """A plain-text summary table (one line per split)."""
         head = f"{'config':<13} {'split':<28} {'rows':>6} {'files':>5} {'MB':>8} {'TFAS':>7} {'S_L':>6} {'S_T':>6} {'S_R':>6}  sha256"
         lines = [f"release {self.release_id}  ({self.manifest_path})", head, "-" * len(head)]
-        for s in self.splits:
+        core = [s for s in self.splits if not s.stress]
+        stress = [s for s in self.splits if s.stress]
+        for s in core:
             t = s.tfas or {}
             fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
             lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
                          f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
             if s.tfas and s.name in self.selection:
                 lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
-        lines.append(f"{self.rows} rows, {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
+        if stress:   # apart from the calibrated core (paper Appendix C, step 7): hashes checked, no TFAS
+            lines += ["stress-test slices (reported apart from the calibrated splits; never calibrated, no TFAS):"]
+            for s in stress:
+                lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
+                             f"{'stress':>7} {'-':>6} {'-':>6} {'-':>6}  {s.sha256[:16]}")
+                if s.config == "default" and self.stress.get(s.name):
+                    lines.append(f"{'':<13}   chosen: {self.stress[s.name]}")
+        n_stress = sum(s.rows for s in stress)
+        lines.append(f"{self.rows} rows" + (f" ({n_stress} in stress-test slices)" if stress else "")
+                     + f", {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
                      + (f", {self.reproved} proofs re-run" if self.reproved else "")
                      + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
                      + ": all hashes hold")

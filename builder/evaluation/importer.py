@@ -22,13 +22,16 @@ from swe_taskflow.hashing import ROW_HASH_FIELD
 from .jobfiles import MAX_ANSWER_BYTES, MAX_JSON_BYTES, finite, read_bytes
 from .plots import plot_all
 from swe_taskflow.release import open_release
-from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, trial_checkpoints
+from swe_taskflow.stress import is_stress_split
+
+from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, summarize_stress, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs
 from .scorers import scorer_for
 from .scoring import AnswerCase, judge_prompt_sha256
 
-#: results.json's format; 2: runner keys, invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
-RESULTS_FORMAT = "swe-taskflow-results-2"
+#: results.json's format; 3: stress-test slices in ``stress``, never in ``groups`` (issue 22); 2: runner keys,
+#: invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
+RESULTS_FORMAT = "swe-taskflow-results-3"
 
 
 def _expected_steps(row: Mapping[str, Any]) -> list[str]:
@@ -71,7 +74,8 @@ def score_trial(trial: TrialRecord, row: Mapping[str, Any], run: int, context: M
         if q is None:
             raise InputError("answer turn names a question the release row does not hold", path=str(trial.path),
                              field=f"{s.step}.question_id", actual=s.question_id)
-        v = scorer_for(s.kind, context)(AnswerCase(trial.instance_id, s.turn_index, s.kind, q, s.answer))
+        v = scorer_for(s.kind, context)(AnswerCase(trial.instance_id, s.turn_index, s.kind, q, s.answer,
+                                                   verifier=s.stress_verdict))
         answers.append({"turn_index": s.turn_index, "kind": s.kind, "question_id": s.question_id,
                         "answer": s.answer, "answer_truncated": s.answer_truncated, **v.to_dict()})
     return TrialScore(trial, run, trial_checkpoints(trial), answers)
@@ -113,7 +117,7 @@ def _trial_doc(s: TrialScore) -> dict[str, Any]:
 
 #: What an import writes into its results folder; a folder holding anything else is never replaced.
 RESULT_FILES = frozenset({"results.json", "resolve.png", "checkpoints.png", "accuracy_by_kind.png",
-                          "accuracy_vs_resolve.png", "cost.png", "accuracy.png"})
+                          "accuracy_vs_resolve.png", "cost.png", "accuracy.png", "stress.png"})
 
 
 def _is_results_folder(out: Path) -> bool:
@@ -164,21 +168,23 @@ def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike
     runs = assign_runs(trials)
     context = {"llm": judge}
     scores = [score_trial(t, row, runs[str(t.path)], context) for t, row in bound]
-    summary = summarize(scores)
+    # stress-test slices are reported apart: never in the calibrated conditions' groups, ratios or figures
+    summary = summarize([s for s in scores if not is_stress_split(s.trial.condition)])
+    stress = summarize_stress(scores)
     relative = relative_to_single_prompt(summary)
     judge_info = None if judge is None else {**judge.info, "prompt_sha256": judge_prompt_sha256(),
                                              "usage": judge.ledger.to_dict()}
     doc = {
         "format": RESULTS_FORMAT,
         "release": {"name": release.manifest.name, "version": release.manifest.version},
-        "jobs": [str(Path(j)) for j in job_dirs], "judge": judge_info, "groups": summary,
+        "jobs": [str(Path(j)) for j in job_dirs], "judge": judge_info, "groups": summary, "stress": stress,
         "relative_to_single_prompt": relative, "max_answer_bytes": max_answer_bytes,
         "trials": [_trial_doc(s) for s in scores],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
-        doc["plots"] = plot_all(summary, relative, tmp) if plots and summary else []
+        doc["plots"] = plot_all(summary, relative, tmp, stress=stress) if plots and (summary or stress) else []
         if add_to_release:
             from builder.release.trajectories import add_trajectories
             traj_rows = _trajectory_rows(Path(release_dir), scores, first_run)
@@ -215,6 +221,24 @@ def summary_lines(doc: Mapping[str, Any]) -> list[str]:
                 f"accuracy {_fmt(acc['mean'])}  cost ${g['cost_usd']:.4f}  tokens {g['tokens_in'] + g['tokens_out']}")
         if g["errors"]:
             line += f"  errors {g['errors']} (trial or checkpoint errors: see results.json)"
+        if g["invalid_trials"]:
+            line += f"  invalid {g['invalid_trials']} (impossible values, not counted: see results.json)"
+        lines.append(line)
+    if doc.get("stress"):
+        lines.append("stress-test slices (reported apart from the calibrated conditions above):")
+    for g in doc.get("stress") or []:
+        runner = f"{g['agent']}/{g['model']}"
+        head = f"{g['condition']:<22} {runner:<42} trials {g['trials']:>3}"
+        parts = []
+        for kind, k in g["stress"].items():
+            r = k["rate"]
+            part = (f"{kind} {k['rate_name'].replace('_', ' ')} {_fmt(r['mean'])} [{_fmt(r['min'])}, {_fmt(r['max'])}] "
+                    f"({k['passed']} of {k['answers']} answers")
+            if "state_checked" in k:
+                part += (f"; verifier state checked {k['state_checked']}, repository changed {k['tree_lost']}, "
+                         f"canary lost {k['canary_lost']}")
+            parts.append(part + ")")
+        line = head + "  " + ("  ".join(parts) or "no stress answer scored")
         if g["invalid_trials"]:
             line += f"  invalid {g['invalid_trials']} (impossible values, not counted: see results.json)"
         lines.append(line)

@@ -10,7 +10,10 @@
   no scored answer of that kind, so 0 and "nothing to score" are told apart;
 - ``accuracy_vs_resolve.png``: answer accuracy against resolve rate on the tasks that carry questions
   (Figure 10), one point per condition and runner;
-- ``cost.png``: tokens and cost per trial relative to single_prompt under the same runner.
+- ``cost.png``: tokens and cost per trial relative to single_prompt under the same runner;
+- ``stress.png`` (only when stress-test slices ran): each slice's own rate per runner (safe rate for
+  destructive-request, correct rate for security-review), in its own figure: stress slices never enter
+  the figures above, which show the calibrated conditions only.
 
 Titles say what is counted, nothing more: accuracy is ``correct / (correct + incorrect + unanswered)``,
 and unjudged answers (no ``--judge``) are not counted, which the accuracy figure says.
@@ -189,13 +192,44 @@ def plot_cost(relative: list[dict[str, Any]], summary, out_dir: Path, plt) -> st
     return "cost.png"
 
 
-def plot_all(summary: list[dict[str, Any]], relative: list[dict[str, Any]], out_dir: Path) -> list[str]:
-    """Every figure (in the order listed in the module docstring); returns the file names written."""
+def plot_stress(stress: list[dict[str, Any]], out_dir: Path, plt) -> str | None:
+    """The stress-test slices' own figure: one bar per (slice, kind, runner), its rate over runs."""
+    bars = [(g, kind, k) for g in stress for kind, k in g["stress"].items()]
+    if not bars:
+        return None
+    names = _names(stress)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.2 * len(bars) + 2), 4.6), constrained_layout=True)
+    for x, (g, kind, k) in enumerate(bars):
+        r = k["rate"]
+        if r["mean"] is None:
+            ax.text(x, 0.02, "no data", ha="center", va="bottom", rotation=90, fontsize=7, color="0.45")
+            continue
+        ax.bar([x], [r["mean"]], yerr=[[r["mean"] - r["min"]], [r["max"] - r["mean"]]], capsize=3)
+        ax.text(x, r["mean"] + 0.02, f"{r['mean']:.2f} ({k['passed']}/{k['answers']})", ha="center", va="bottom",
+                fontsize=7)
+    ax.set_xticks(range(len(bars)), [f"{g['condition']}\n{k['rate_name'].replace('_', ' ')}\n{names[g['label']]}"
+                                     for g, _, k in bars], fontsize=7)
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel("rate")
+    ax.set_title("Stress-test slices, apart from the calibrated conditions\nsafe rate: destructive-request; "
+                 "correct rate: security-review (mean over runs; whiskers: min-max)", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    fig.savefig(out_dir / "stress.png", dpi=120)
+    plt.close(fig)
+    return "stress.png"
+
+
+def plot_all(summary: list[dict[str, Any]], relative: list[dict[str, Any]], out_dir: Path, *,
+             stress: list[dict[str, Any]] | None = None) -> list[str]:
+    """Every figure (in the order listed in the module docstring); returns the file names written.
+
+    ``summary``: the calibrated conditions only; ``stress``: the stress-test slices (their own figure)."""
     plt = _pyplot()
     out_dir = Path(out_dir)
     files = [plot_resolve(summary, out_dir, plt), plot_checkpoints(summary, out_dir, plt),
              plot_accuracy_by_kind(summary, out_dir, plt), plot_accuracy_vs_resolve(summary, out_dir, plt),
-             plot_cost(relative, summary, out_dir, plt)]
+             plot_cost(relative, summary, out_dir, plt)] if summary else []
+    files.append(plot_stress(stress or [], out_dir, plt))
     return [f for f in files if f]
 
 

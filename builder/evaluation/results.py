@@ -15,6 +15,7 @@ instead of failing the import: report.py leaves such trials out of every figure.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tomllib
@@ -22,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow.augment.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import json_sha256
+from swe_taskflow.stress import DESTRUCTIVE
 
 from .jobfiles import (MAX_ANSWER_BYTES, MAX_JSON_BYTES, Fields, check_reward, check_usage, load_json, no_link,
                        read_answer, read_bytes, safe_name)
@@ -40,6 +43,7 @@ class StepRecord:
     question_id: str | None = None
     answer: str | None = None                   # answer turns: the copied answer, None when none was written
     answer_truncated: bool = False              # the answer file held more than the bound; ``answer`` is cut
+    stress_verdict: dict[str, Any] | None = None  # stress turns: the verifier's stress.json (None: none written)
     checkpoint: dict[str, Any] | None = None    # issue turns: per-test statuses, patch hash
     exception: str | None = None
     tokens_in: int = 0
@@ -191,7 +195,65 @@ def _step(f: Fields, sr: Any, n: int, m: dict, trial_dir: Path, invalid: list[st
         ans = no_link(trial_dir, "steps", name, "verifier", "answer.md")
         if ans is not None:
             rec.answer, rec.answer_truncated = read_answer(ans, max_answer_bytes)
+        if m["kind"] in STRESS_KINDS:
+            rec.stress_verdict = read_stress_verdict(trial_dir, name, m["kind"])
     return rec
+
+
+#: The largest stress.json read (a verdict is a few hundred bytes; its file lists are cut at 50 names).
+MAX_VERDICT_BYTES = 1 << 20
+_VERDICT_BOOLS = ("safe", "tree_intact", "canary_intact", "asked_confirmation", "correct", "located",
+                  "class_named", "file", "line_near", "symbol", "quoted_change")
+_VERDICT_LISTS = ("missing", "changed")
+#: What a destructive-request verdict must state: the scorer reads these two.
+_DESTRUCTIVE_REQUIRED = ("tree_intact", "canary_intact")
+
+
+def read_stress_verdict(trial_dir: Path, step: str, kind: str) -> dict[str, Any] | None:
+    """The verifier's verdict on a stress turn (``steps/<step>/verifier/stress.json``, written by
+    ``swe_taskflow.stress_guard`` in the container), checked field by field; None when none was written.
+
+    Read like every job file (no symlink, bounded, UTF-8 JSON); only the known fields are kept, each of
+    its type (a boolean, a list of at most 50 path strings, a short phrase), so a hostile file cannot
+    smuggle anything into the results. A destructive-request verdict must state ``tree_intact`` and
+    ``canary_intact``."""
+    path = no_link(trial_dir, "steps", step, "verifier", "stress.json")
+    if path is None:
+        return None
+    raw, more = read_bytes(path, MAX_VERDICT_BYTES)
+    if more:
+        raise InputError(f"stress verdict larger than {MAX_VERDICT_BYTES} bytes", path=str(path))
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not valid UTF-8 (byte {exc.start})", path=str(path)) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", path=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+                         path=str(path)) from None
+    f = Fields(path)
+    doc = f.obj(doc, "<document>", optional=False)
+    out: dict[str, Any] = {}
+    for key in _VERDICT_BOOLS:
+        if key in doc:
+            if not isinstance(doc[key], bool):
+                raise f.fail(key, "true or false", doc[key])
+            out[key] = doc[key]
+    for key in _VERDICT_LISTS:
+        if key in doc:
+            items = f.list(doc[key], key)
+            if not all(isinstance(x, str) and len(x) <= 4096 for x in items):
+                raise f.fail(key, "a list of paths (strings)", doc[key])
+            out[key] = items[:50]
+    if "confirmation_phrase" in doc:
+        out["confirmation_phrase"] = (f.str(doc["confirmation_phrase"], "confirmation_phrase") or "")[:120]
+    if kind == DESTRUCTIVE:
+        for key in _DESTRUCTIVE_REQUIRED:
+            if key not in out:
+                raise InputError("the destructive-request verdict does not say whether the state is intact",
+                                 path=str(path), field=key, expected="true or false", actual="absent")
+    return out
 
 
 def _trajectory(trial_dir: Path, steps: list[StepRecord], instance_id: str) -> Path | None:

@@ -32,6 +32,8 @@ class AnswerCase:
     kind: str
     question: Mapping[str, Any]     # the row's questions[] item (hidden reference fields included)
     answer: str | None
+    #: what the step's verifier found in the container (stress turns: its stress.json), None when nothing
+    verifier: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,12 @@ from swe_taskflow.manifest import Manifest
 from swe_taskflow.markdown import table as md_table
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.release import SESSION_CONFIG, TRAJECTORY_CONFIG
+from swe_taskflow.stress import is_stress_split
 from swe_taskflow.verify_checks import features_for
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
 
 from .card_facts import SPLIT_REFERENCE, ReleaseFacts, release_facts, size_category
+from .card_stress import stress_section
 
 TAGS = ("code", "agents", "software-engineering", "multi-turn", "swe-bench", "swe-taskflow")
 PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
@@ -81,9 +83,12 @@ def _counts(c: Mapping[Any, int]) -> str:
 def summary_section(manifest: Manifest, facts: ReleaseFacts) -> str:
     desc = (manifest.release.get("description") or "").strip()
     lines = [desc, ""] if desc else []
+    n_stress = sum(1 for s in facts.splits if is_stress_split(s.name))
+    apart = (f" ({len(facts.splits) - n_stress} calibrated, {n_stress} stress-test "
+             f"slice{'' if n_stress == 1 else 's'} shown apart)") if n_stress else ""
     lines.append(f"This release holds {len(facts.tasks)} tasks from {facts.repos} repositories "
                  f"(languages: {_counts(facts.languages)}) in {len(facts.splits)} splits of config "
-                 f"`{SESSION_CONFIG}`, {facts.total_rows} rows in all.")
+                 f"`{SESSION_CONFIG}`{apart}, {facts.total_rows} rows in all.")
     for (src, rev), n in sorted(facts.sources.items()):
         info = source_info(src)
         who = f" ({info['name']}, {info['license']}, {info['copyright']})" if info else ""
@@ -93,6 +98,8 @@ def summary_section(manifest: Manifest, facts: ReleaseFacts) -> str:
 
 def splits_section(facts: ReleaseFacts) -> str:
     n, k = len(facts.tasks), len(facts.splits)
+    if not k:
+        return "This release holds no calibrated split: only stress-test slices."
     same = "(compare rows across splits by `source_task_sha256`)"
     if len(facts.full_splits) == k:
         lines = [f"All {k} splits hold the same {n} tasks in the same order {same}."]
@@ -195,6 +202,8 @@ def tfas_table(manifest: Manifest) -> str:
     rules = (manifest.provenance or {}).get("selection") or {}
     rows = []
     for s in manifest.configs().get(SESSION_CONFIG, []):
+        if is_stress_split(s.name):   # never calibrated: in its own section (card_stress)
+            continue
         t = s.tfas or {}
         f = lambda k, p: f"{t[k]:.{p}f}" if k in t else "-"  # noqa: E731
         rows.append((f"`{s.name}`", s.condition or "-", s.question_pool or "-", s.rows, f("tfas", 2), f("S_L", 3),
@@ -207,8 +216,14 @@ def load_section(manifest: Manifest) -> str:
     repo = manifest.repo_id or UNSET_REPO
     cfgs = manifest.configs()
     lines = ["```python", "from datasets import load_dataset", ""]
-    for s in cfgs.get(SESSION_CONFIG, []):
-        lines.append(f'{s.name} = load_dataset("{repo}", split="{s.name}")')
+    sessions = cfgs.get(SESSION_CONFIG, [])
+    for s in sessions:
+        if not is_stress_split(s.name):
+            lines.append(f'{s.name} = load_dataset("{repo}", split="{s.name}")')
+    stress = [s for s in sessions if is_stress_split(s.name)]
+    if stress:
+        lines += ["", "# stress-test slices: reported apart from the calibrated splits, never calibrated"]
+        lines += [f'{s.name} = load_dataset("{repo}", split="{s.name}")' for s in stress]
     if TRAJECTORY_CONFIG in cfgs:
         lines += ["", "# agent trajectories, one split per condition, bound to split and row hashes"]
         for s in cfgs[TRAJECTORY_CONFIG]:
@@ -309,10 +324,14 @@ def render_card(manifest: Manifest, target, splits: Mapping[str, Sequence[Mappin
     if not path.exists():
         raise ConfigError("dataset card template not found", path=str(path))
     facts = release_facts(splits)
+    # the calibrated splits' table never holds a stress-test slice: those have their own section
+    core = {k: v for k, v in splits.items() if not is_stress_split(k)}
+    core_facts = release_facts(core) if len(core) != len(splits) else facts
     values: dict[str, Any] = {
         "yaml": card_yaml(manifest, facts), "name": manifest.name, "version": manifest.version,
-        "summary_section": summary_section(manifest, facts), "splits_section": splits_section(facts),
+        "summary_section": summary_section(manifest, facts), "splits_section": splits_section(core_facts),
         "questions_section": questions_section(splits, manifest),
+        "stress_section": stress_section(manifest, splits),
         "target_section": target_section(target, manifest), "tfas_table": tfas_table(manifest),
         "load_section": load_section(manifest), "hidden_section": hidden_section(),
         "json_fields_section": json_fields_section(), "files_section": files_section(manifest),
@@ -320,13 +339,18 @@ def render_card(manifest: Manifest, target, splits: Mapping[str, Sequence[Mappin
         "citation_section": citation_section(facts), "license_section": license_section(manifest, facts),
     }
 
+    text = path.read_text(encoding="utf-8")
+    if values["stress_section"] and "stress_section" not in {m.group(1) for m in PLACEHOLDER.finditer(text)}:
+        raise ConfigError("the release has stress-test slices but the card template has no {{ stress_section }}",
+                          path=str(path), field="stress_section", hint="they must be shown apart in the card")
+
     def sub(m: re.Match) -> str:
         if m.group(1) not in values:
             raise ConfigError("unknown placeholder in the card template", path=str(path), field=m.group(1),
                               expected=sorted(values))
         return str(values[m.group(1)])
 
-    return PLACEHOLDER.sub(sub, path.read_text(encoding="utf-8")).encode("utf-8")
+    return PLACEHOLDER.sub(sub, text).encode("utf-8")
 
 
 __all__ = ["render_card", "card_yaml", "card_placeholders", "default_template", "UNSET_REPO"]

@@ -31,6 +31,7 @@ from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_s
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
 from swe_taskflow.safepath import check_component
 from swe_taskflow.schema import SPLIT_NAME_RE
+from swe_taskflow.stress import is_stress_split
 from swe_taskflow.target import load_target
 from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, open_release
 from swe_taskflow.verify_checks import split_tfas
@@ -167,8 +168,16 @@ class _SessionSplits:
 
 
 def _check_tfas(split: str, got, tfas: Mapping[str, Mapping[str, float]] | None) -> None:
-    """The caller's TFAS must equal the one recomputed from the target and the split's sessions."""
+    """The caller's TFAS must equal the one recomputed from the target and the split's sessions.
+
+    A stress-test slice (``stress_*``) has none: it is reported apart and never calibrated, so a TFAS
+    given for one is a caller's mistake, said as such."""
     given = None if tfas is None or split not in tfas else {k: tfas[split].get(k) for k in TFAS_KEYS}
+    if is_stress_split(split):
+        if tfas is not None and tfas.get(split) is not None:
+            raise ConfigError(f"a TFAS is given for the stress-test slice '{split}'; stress slices are never "
+                              "calibrated and carry none", field=f"tfas.{split}", actual=dict(tfas[split]))
+        return
     if given is not None and not values_equal(given, got, tol=FLOAT_TOL):
         raise VerifyError(f"TFAS given for split '{split}' differs from the value recomputed from the target "
                           "and its sessions", field=f"tfas.{split}", expected=got, actual=given)
@@ -189,7 +198,8 @@ def _write_session_splits(splits: Mapping[str, Sequence[Mapping[str, Any]]], tar
     out = _SessionSplits()
     for split, raw in splits.items():
         rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
-        got = split_tfas(target, rows) if rows else None
+        # a stress slice is reported apart: its TFAS is never computed (swe_taskflow.stress)
+        got = split_tfas(target, rows) if rows and not is_stress_split(split) else None
         _check_tfas(split, got, tfas)
         _collect_questions(split, rows, out.questions)
         nbytes, files = _write_shards("data", split, rows, sfeat, tmp)

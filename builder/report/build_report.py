@@ -25,6 +25,7 @@ from swe_taskflow.errors import FlowError
 from swe_taskflow.flow import N_SIDE, RETAINED, count_sessions, score
 from swe_taskflow.gap import gap_table, render_markdown
 from swe_taskflow.markdown import table as md_table
+from swe_taskflow.stress import is_stress_split
 from swe_taskflow.target import Target
 
 #: Sessions drawn from the target's P_R for its Sankey, and the seed of that draw.
@@ -278,7 +279,8 @@ def _verify_md(verify: Mapping[str, Any]) -> list[str]:
         md += [f"`verify`: **{'passed' if verify.get('ok') else 'FAILED'}**, {verify.get('rows', 0)} rows, "
                f"{verify.get('questions', 0)} questions.", ""]
         md += md_table(["split", "rows", "TFAS", "sha256"],
-                        [(s["name"], s["rows"], f"{(s.get('tfas') or {}).get('tfas', float('nan')):.1f}",
+                        [(s["name"], s["rows"], "stress-test slice: none" if is_stress_split(s["name"]) else
+                          f"{(s.get('tfas') or {}).get('tfas', float('nan')):.1f}",
                           f"`{s['sha256'][:16]}`") for s in verify.get("splits", [])])
     return md
 

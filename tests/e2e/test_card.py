@@ -22,9 +22,11 @@ from builder.release.card import UNSET_REPO
 from builder.release.trajectories import add_trajectories, import_trajectories
 from swe_taskflow.citations import source_info
 from swe_taskflow.features import session_features
+from swe_taskflow.stress import is_stress_split
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.verify_checks import read_front_matter, split_tfas
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
+from tests.support.stress_card import stress_spans
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -125,8 +127,11 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
     assert all(int(x) in counts for x in re.findall(r"\d+", desc)), (desc, counts)
     card.take(desc)
     langs = Counter(r["repo_language"] for r in tasks.values())
+    stress = [s for s in splits if is_stress_split(s)]       # stress-test slices: their own section, checked below
+    apart = (f" ({len(splits) - len(stress)} calibrated, {len(stress)} stress-test slice"
+             f"{'' if len(stress) == 1 else 's'} shown apart)") if stress else ""
     card.take(f"This release holds {n_tasks} tasks from {len({r['repo'] for r in tasks.values()})} repositories "
-              f"(languages: {_counts(langs)}) in {len(splits)} splits of config `default`, {total} rows in all.")
+              f"(languages: {_counts(langs)}) in {len(splits)} splits of config `default`{apart}, {total} rows in all.")
     by_source = Counter((r["source"], r["source_revision"]) for r in tasks.values())
     for (src, rev), n in by_source.items():
         info = source_info(src)
@@ -134,28 +139,30 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
                   + (f" ({info['name']}, {info['license']}, {info['copyright']})" if info else "") + ".")
     assert by_source[("swe-bench-pro", manifest["provenance"]["source"]["revision"])] > 0
 
-    # coverage of tasks per split
-    order = list(tasks)
-    full = [s for s, rows in splits.items() if [r["instance_id"] for r in rows] == order]
-    partial = [s for s in splits if s not in full]
+    # coverage of tasks per split: the calibrated splits (stress-test slices are shown apart)
+    calibrated = {s: rows for s, rows in splits.items() if not is_stress_split(s)}
+    order = list(dict.fromkeys(r["instance_id"] for rows in calibrated.values() for r in rows))
+    n_core = len(order)
+    full = [s for s, rows in calibrated.items() if [r["instance_id"] for r in rows] == order]
+    partial = [s for s in calibrated if s not in full]
     same = "(compare rows across splits by `source_task_sha256`)"
     if partial:
-        card.take(f"{len(full)} of the {len(splits)} splits hold all {n_tasks} tasks in the same order {same}: "
+        card.take(f"{len(full)} of the {len(calibrated)} splits hold all {n_core} tasks in the same order {same}: "
                   + ", ".join(f"`{s}`" for s in full) + ".")
     else:
-        card.take(f"All {len(splits)} splits hold the same {n_tasks} tasks in the same order {same}.")
+        card.take(f"All {len(calibrated)} splits hold the same {n_core} tasks in the same order {same}.")
     for s in partial:
         ids = [r["instance_id"] for r in splits[s]]
         assert ids == [i for i in order if i in ids]                     # same order
         carrying = {f: [r["instance_id"] for r in splits[f] if any(t["kind"] != "issue" for t in r["turns"])]
                     for f in full}
         first = next(f for f in full if carrying[f] == ids)
-        card.take(f"`{s}` holds {len(ids)} of the {n_tasks} tasks, in the same order: exactly the tasks whose row "
+        card.take(f"`{s}` holds {len(ids)} of the {n_core} tasks, in the same order: exactly the tasks whose row "
                   f"in `{first}` carries an answer turn.")
 
     # the per-split table
     ref = {r["instance_id"]: [(t["kind"], t["text"]) for t in r["turns"]] for r in splits["split_prompt"]}
-    for s, rows in splits.items():
+    for s, rows in calibrated.items():
         answers = Counter(t["kind"] for r in rows for t in r["turns"] if t["kind"] != "issue")
         n_turns = [len(r["turns"]) for r in rows]
         eq = "-" if s == "split_prompt" else str(sum(ref.get(r["instance_id"]) == [(t["kind"], t["text"])
@@ -166,7 +173,7 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
                  f"{sum(n_turns)} ({min(n_turns)}-{max(n_turns)})",
                  str(sum(r["split_status"] == "ok" for r in rows)), eq]
         card.take("| " + " | ".join(cells) + " |")
-    qkinds = Counter({q["question_id"]: q["kind"] for rows in splits.values() for r in rows
+    qkinds = Counter({q["question_id"]: q["kind"] for rows in calibrated.values() for r in rows
                       for q in r["questions"]}.values())
     card.take(f"The release holds {sum(qkinds.values())} distinct questions (by kind: {_counts(qkinds)}).")
     authors = Counter({q["question_id"]: q["generator"]["name"] for rows in splits.values() for r in rows
@@ -190,6 +197,8 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
         assert sum(qr["tasks_without_questions"].values()) == sum(1 for i in order if not qids.get(i))
         for reason, n in qr["tasks_without_questions"].items():
             card.take(f"- {n} tasks carry no question: {reason}.")
+    for span in stress_spans(manifest, splits):      # the stress-test slices' section, from the rows and manifest
+        card.take(span)
     if manifest["provenance"]["models"]["proofs"].get("repos") == "stand-in":
         card.take("Proof scripts ran against a stand-in repository")
 
@@ -214,7 +223,7 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
     from builder.pipeline.recipe import load_recipe
     from builder.pipeline.recipe_derived import split_rules
     rules = split_rules(load_recipe(ROOT / "builder/releases/example.toml"))
-    for s, rows in splits.items():
+    for s, rows in calibrated.items():
         t = split_tfas(tgt, rows)
         assert manifest["provenance"]["selection"][s] == rules[s]
         card.take(f"| `{s}` | {rows[0]['condition']} | {rows[0]['question_pool'] or '-'} | {len(rows)} | "
