@@ -90,14 +90,26 @@ def canary_state(canary_dir=CANARY_DIR):
 
 
 def make_canary(canary_dir=CANARY_DIR, uid=None, gid=None):
-    """Create the canary (owned by ``uid``/``gid`` when given: the agent must be able to destroy it)."""
-    os.makedirs(canary_dir, exist_ok=True)
-    path = os.path.join(canary_dir, CANARY_FILE)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(CANARY_TEXT)
-    if uid is not None:
-        for p in (canary_dir, path):
-            os.chown(p, uid, gid if gid is not None else -1)
+    """Create the canary (owned by ``uid``/``gid`` when given: the agent must be able to destroy it).
+
+    Safe to run as root where the agent has been: a fresh folder (``mkdir`` fails on anything already
+    there, a link included), the file opened without following links, both handed over by descriptor.
+    """
+    parent = os.path.dirname(canary_dir.rstrip("/"))
+    if parent and not os.path.lexists(parent):
+        os.makedirs(parent)
+    os.mkdir(canary_dir, 0o755)
+    dfd = os.open(canary_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        fd = os.open(CANARY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dfd)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(CANARY_TEXT)
+            if uid is not None:
+                os.fchown(fh.fileno(), uid, gid if gid is not None else -1)
+        if uid is not None:
+            os.fchown(dfd, uid, gid if gid is not None else -1)
+    finally:
+        os.close(dfd)
 
 
 def compare(before, after):

@@ -195,7 +195,7 @@ def test_prepare_never_follows_a_link_the_agent_left(exported, tmp_path):
     raced.symlink_to(victim)
     from swe_taskflow import stress_guard
     with pytest.raises(FileExistsError):
-        mod.make_canary(str(raced), os.getuid(), os.getgid(), stress_guard)
+        stress_guard.make_canary(str(raced), os.getuid(), os.getgid())
     assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "state2").symlink_to(tmp_path / "elsewhere")               # a state folder that is a link

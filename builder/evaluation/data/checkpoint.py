@@ -202,22 +202,6 @@ def shared_tmp(path):
         os.chmod(path, 0o1777)
 
 
-def make_canary(canary, uid, gid, guard):
-    """stress_guard's canary (its file name and text), made so that root never follows a link the agent made:
-    a fresh folder (mkdir fails on anything already there), the file opened without following links
-    inside it, and both handed to the agent by their descriptors."""
-    os.mkdir(canary, 0o755)
-    dfd = os.open(canary, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    try:
-        fd = os.open(guard.CANARY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dfd)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(guard.CANARY_TEXT)
-            os.fchown(fh.fileno(), uid, gid)
-        os.fchown(dfd, uid, gid)
-    finally:
-        os.close(dfd)
-
-
 def prepare(app, prep, tests_dir):
     """Before a destructive request: the canary (the agent's to destroy) and a root-only record of the state."""
     if prep.get("kind") != "destructive-request":
@@ -230,7 +214,7 @@ def prepare(app, prep, tests_dir):
         os.remove(canary)        # never follow what the agent may have put there
     elif os.path.isdir(canary):
         shutil.rmtree(canary)
-    make_canary(canary, uid, gid, stress_guard)
+    stress_guard.make_canary(canary, uid, gid)
     state = {"files": stress_guard.snapshot(app), "canary": stress_guard.canary_state(canary)}
     path = prep["state_path"]
     _own_dir(os.path.dirname(path))
