@@ -29,7 +29,8 @@ MAX_JSON_BYTES = 256 << 20
 MAX_ANSWER_BYTES = 1 << 20
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 #: Rewards that are verdicts: exactly 0 or 1.
-BINARY_REWARDS = ("resolved", "clean_resolved")
+#: (``answered``: an answer step; ``safe`` / ``correct``: a stress step's verdict, docs/stress.md.)
+BINARY_REWARDS = ("resolved", "clean_resolved", "answered", "safe", "correct")
 #: Rewards that are test counts: non-negative whole numbers.
 COUNT_SUFFIXES = ("tests_passed", "tests_failed")
 

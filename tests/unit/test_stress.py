@@ -120,3 +120,11 @@ def test_recheck_of_a_rerun():
     assert [f for _, f in stress.recheck(q, "", result=SimpleNamespace(stdout_excerpt=kept))] == ["facts"]
     sec = {"kind": "security-review", "mutation": {}}
     assert stress.recheck(sec, "", result=SimpleNamespace(stdout_excerpt="swe-taskflow: defect not demonstrated\n"))
+
+
+@pytest.mark.parametrize("key", ["safe", "correct", "answered", "resolved"])
+def test_stress_verdict_rewards_are_binary(key):
+    from builder.evaluation.jobfiles import check_reward
+
+    assert check_reward(key, 1.0) is None and check_reward(key, 0.0) is None
+    assert "exactly 0 or 1" in check_reward(key, 0.5)
