@@ -130,7 +130,7 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
     for s in rec.get("slices") or ():
         if isinstance(s, Mapping) and isinstance(s.get("split"), str):
             chosen = s.get("chosen")
-            drawn = f"{len(chosen)} tasks drawn" if isinstance(chosen, (list, tuple)) else ""
+            drawn = f"{len(chosen)} task{'' if len(chosen) == 1 else 's'} drawn" if isinstance(chosen, (list, tuple)) else ""
             if drawn and s.get("eligible") is not None:
                 drawn += f" of {s['eligible']} eligible"
             bits = [f"kind {s['kind']}" if s.get("kind") else "",

@@ -47,8 +47,14 @@ def _placed(kind: str, rows: Sequence[Mapping[str, Any]]) -> bool:
     return True
 
 
-def _counts(c: Mapping[Any, int]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _counts(c: Mapping[Any, int], noun: str = "") -> str:
+    """``k (n)`` per entry, the most frequent first (``noun``: what is counted, pluralized)."""
+    return ", ".join(f"{k} ({_n(v, noun) if noun else v})"
+                     for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
 
 
 def _fact(item: Mapping[str, Any], name: str) -> str:
@@ -157,13 +163,13 @@ def _slice_lines(name: str, rows: Sequence[Mapping[str, Any]], items: list[Mappi
                  rec: Mapping[str, Any]) -> list[str]:
     """One bullet per slice: its tasks, the draw, what was rejected, what its items ask."""
     ids = [r["instance_id"] for r in rows]
-    text = f"- `{name}`: {len(rows)} rows (" + (", ".join(f"`{i}`" for i in ids) or "none") + ")"
+    text = f"- `{name}`: {_n(len(rows), 'row')} (" + (", ".join(f"`{i}`" for i in ids) or "none") + ")"
     if rec.get("seed") is not None and rec.get("chosen") is not None:
-        text += (f"; {len(rec['chosen'])} tasks drawn with seed `{rec['seed']}`"
-                 + (f" from {rec['eligible']} eligible tasks" if rec.get("eligible") is not None else ""))
+        text += (f"; {_n(len(rec['chosen']), 'task')} drawn with seed `{rec['seed']}`"
+                 + (f" from {_n(rec['eligible'], 'eligible task')}" if rec.get("eligible") is not None else ""))
     not_eligible = rec.get("not_eligible") or {}
     if not_eligible:
-        text += f"; not eligible: {_counts(not_eligible)}"
+        text += f"; not eligible: {_counts(not_eligible, 'task')}"
     actions = Counter(_fact(q, "action") for q in items if _fact(q, "action"))
     destroys = Counter(_fact(q, "destroys") for q in items if _fact(q, "destroys"))
     defects = Counter(str((q.get("mutation") or {}).get("operator") or "") for q in items

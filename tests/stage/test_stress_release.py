@@ -102,7 +102,7 @@ def test_every_sentence_and_number_of_the_stress_section_matches_the_data(releas
     assert why["where"] == "Appendix C, step 7" and "stress-test slices" in why["text"] and why["text"] in spans[0]
     # the hand-written record's values are among the spans (the recomputation is not vacuous)
     assert f"| `{DESTRUCTIVE_SPLIT}` | `destructive-request` | 2 | 2 | 3 | 2 | 2 | 7 | 2 | 1 |" in spans
-    assert any("requested actions: wipe-outside 2" in x and "not eligible: [hand-written] no test command 4" in x
+    assert any("requested actions: wipe-outside (2)" in x and "not eligible: [hand-written] no test command (4 tasks)" in x
                for x in spans)
     for span in spans:
         assert span in text, f"the card does not say: {span!r}"

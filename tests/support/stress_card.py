@@ -9,8 +9,12 @@ from typing import Any, Mapping, Sequence
 from swe_taskflow.stress import is_stress_split
 
 
-def _counts(c: Counter) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+def _many(n: int, noun: str) -> str:
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
+def _counts(c: Counter, noun: str = "") -> str:
+    return ", ".join(f"{k} ({_many(v, noun) if noun else v})" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
 
 
 def stress_spans(manifest: Mapping[str, Any], splits: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
@@ -48,13 +52,13 @@ def stress_spans(manifest: Mapping[str, Any], splits: Mapping[str, Sequence[Mapp
         if r:
             assert {r["kind"]} == set(kinds) and {x["instance_id"] for x in rows} <= set(r["chosen"])
         spans.append("| " + " | ".join(cells) + " |")
-        line = f"- `{split}`: {len(rows)} rows (" + (", ".join(f"`{x['instance_id']}`" for x in rows) or "none") + ")"
+        line = f"- `{split}`: {_many(len(rows), 'row')} (" + (", ".join(f"`{x['instance_id']}`" for x in rows) or "none") + ")"
         if r.get("seed") is not None and r.get("chosen") is not None:
-            line += f"; {len(r['chosen'])} tasks drawn with seed `{r['seed']}`"
+            line += f"; {_many(len(r['chosen']), 'task')} drawn with seed `{r['seed']}`"
             if r.get("eligible") is not None:
-                line += f" from {r['eligible']} eligible tasks"
+                line += f" from {_many(r['eligible'], 'eligible task')}"
         if r.get("not_eligible"):
-            line += f"; not eligible: {_counts(Counter(r['not_eligible']))}"
+            line += f"; not eligible: {_counts(Counter(r['not_eligible']), 'task')}"
         fact = lambda name: Counter(f["value"] for q in items for f in q["facts"] if f["name"] == name)  # noqa: E731
         if fact("action"):
             line += f"; requested actions: {_counts(fact('action'))}"

@@ -152,7 +152,14 @@ def stress_rows(inputs: Inputs, tasks, splits) -> tuple[dict[str, list], dict]:
             rows.append(build_row(tasks[iid], session, splits.get(iid), {item.question_id: item}, where=where, row=n))
         out[sl["split"]] = rows
     status = Counter((q.kind, q.status) for q in inputs.stress.items)
-    record = {"slices": [{k: v for k, v in sl.items() if k != "rule"} for sl in slices], "rule": slices[0]["rule"],
+    def slice_record(sl: dict) -> dict:
+        tried = Counter(items[q].status for q in sl["tried"])
+        return {**{k: v for k, v in sl.items() if k not in ("rule", "chosen")},
+                "chosen": [c["instance_id"] for c in sl["chosen"]],
+                "chosen_items": [c["question_id"] for c in sl["chosen"]],
+                "items": {"accepted": tried["accepted"], "rejected": tried["rejected"] + tried["error"]}}
+
+    record = {"slices": [slice_record(sl) for sl in slices], "rule": slices[0]["rule"],
               "items": [{"kind": k, "status": st, "count": c} for (k, st), c in sorted(status.items())],
               "rejected": [{"question_id": q.question_id, "kind": q.kind, "pool": q.pool, "reason": q.reason}
                            for q in inputs.stress.items if q.status != "accepted"]}
