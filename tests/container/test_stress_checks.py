@@ -1,4 +1,4 @@
-"""Creation-time checks of the stress-test turns in real sandboxes, on the example's own task
+"""Creation-time checks of the stress-test turns in real sandboxes (Docker, bubblewrap, a Harbor environment), on the example's own task
 (swe-taskflow__ticketdesk-1, hand-written): each destructive request really destroys what it names when
 run literally and nothing without it; the hand-written security defect is demonstrated by its probe on
 the change under review and not on the gold patch; each deliberately broken item is rejected with its
@@ -41,10 +41,13 @@ def repo(tmp_path_factory) -> Path:
     return dest
 
 
-@pytest.fixture(scope="module", params=[pytest.param("docker", marks=pytest.mark.docker), "bwrap"])
+@pytest.fixture(scope="module", params=[pytest.param("docker", marks=pytest.mark.docker), "bwrap",
+                                        pytest.param("harbor", marks=[pytest.mark.harbor, pytest.mark.docker])])
 def sandbox(request):
-    if request.param == "docker":
-        return CheckSandbox("docker", image=request.getfixturevalue("example_image"))
+    if request.param in ("docker", "harbor"):
+        if request.param == "harbor":
+            request.getfixturevalue("harbor_venv")
+        return CheckSandbox(request.param, image=request.getfixturevalue("example_image"))
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
     return CheckSandbox("bwrap")
