@@ -154,6 +154,7 @@ def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], a
         cfg["args"] = security_args(item)
     _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     _write(tests / script, _data(script), 0o755)
+    _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
     _guard(tests)
     _write(tests / "test.sh", _TEST_SH.format(what=kind, script=script, config=config), 0o755)
 

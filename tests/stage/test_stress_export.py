@@ -65,7 +65,8 @@ def test_stress_turns_are_answer_steps_with_their_own_verifiers(exported):
         d = task_dir / "steps" / stress["step"]
         turn = next(t for t in row["turns"] if t["kind"] == item.kind)
         assert (d / "instruction.md").read_text() == answer_instruction(turn["text"], stress["step"])
-        assert _tests(task_dir, stress["step"]) == {f"{verifier}.py", f"{verifier}.json", "stress_guard.py", "test.sh"}
+        assert _tests(task_dir, stress["step"]) == {f"{verifier}.py", f"{verifier}.json", "answer.py", "stress_guard.py",
+                                                       "test.sh"}
         assert (d / "tests" / "stress_guard.py").read_text() == GUARD      # the one implementation, copied
         assert (d / "tests" / f"{verifier}.py").read_text() == \
             (ROOT / "builder" / "evaluation" / "data" / f"{verifier}.py").read_text()
