@@ -123,3 +123,24 @@ def test_preset_with_an_override_is_reported_beside_the_score(inputs, tmp_path, 
     assert all(r["candidate"]["n_questions"] > 0 for r in rows if r["available_questions"])
     assert main(["select", "--tasks", str(inputs["tasks"]), "--target", str(inputs["target"]), "--out",
                  str(tmp_path / "x"), "--preset", "nope"]) == 2
+
+
+def test_the_command_reports_what_the_library_reports(inputs, tmp_path):
+    """One way to render the report: the command's report.json is swe_taskflow.select.select_and_report's, plus
+    only the record of what the command read (inputs, pool statuses used, intents)."""
+    from swe_taskflow.candidates import build_materials
+    from swe_taskflow.jsonl import read_jsonl, read_records
+    from swe_taskflow.select import SelectConfig, select_and_report
+    from swe_taskflow.target import load_target
+
+    assert _run(inputs, tmp_path / "r", "--seed", "2", "--min-placement-share", "0.2") == 0
+    got = json.loads((tmp_path / "r" / "report.json").read_text())
+    materials, summary = build_materials(read_records(inputs["tasks"], SplitResult, unique="instance_id"),
+                                         read_records(inputs["pool"], QAItem, unique="question_id"))
+    intents = {obj["text"]: obj["intent"] for _, obj in read_jsonl(inputs["intents"])}
+    _, want = select_and_report(materials, intents, load_target(inputs["target"]),
+                                SelectConfig(restarts=8, seed=2, min_placement_share=0.2), baselines=True,
+                                pool_summary=summary)
+    assert set(got) - set(want) == {"inputs", "intents"}
+    assert got["pool"].pop("statuses_used") == ["accepted"]
+    assert {k: got[k] for k in want} == json.loads(json.dumps(want))
