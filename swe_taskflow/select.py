@@ -23,7 +23,7 @@ from .augment.kinds import AUGMENT_KINDS
 from .candidates import (MAX_QUESTIONS, Candidate, IntentSource, PoolSummary, TaskMaterial, build_session,
                          resolve_intents)
 from .conditions import FIXED_CONDITIONS, ConditionRow, assemble
-from .errors import ConfigError, FlowError
+from .errors import ConfigError, FlowError, TaskflowError
 from .flow import TFASScore, count_sessions, score
 from .select_config import FEATURES, PLACEMENTS, PRESETS, SelectConfig, describe, describe_split
 from .select_families import (TaskFamily, build_families, constraint_bounds, corpus_score, prune_forced,
@@ -163,14 +163,23 @@ def augmentation_table(materials: Sequence[TaskMaterial], intents: IntentSource,
 
 
 def select_and_report(materials: Sequence[TaskMaterial], intents: IntentSource, target: Target,
-                      config: SelectConfig = SelectConfig(), *, baselines: bool = False,
+                      config: SelectConfig = SelectConfig(), *, where: str | None = None, baselines: bool = False,
                       pool_summary: PoolSummary | None = None,
                       progress: bool = False) -> tuple[Selection, dict[str, Any]]:
     """The selection and its report: the one way the ``select`` stage and the ``swe-taskflow select`` command
     run and render it. The report adds, to :meth:`Selection.report`, the table with and without augmentations
     when ``config`` admits them, the fixed conditions' scores with ``baselines``, and how the pool was used and
-    the tasks' split statuses with ``pool_summary``."""
-    selection = select(materials, intents, target, config, progress=progress)
+    the tasks' split statuses with ``pool_summary``.
+
+    ``where``: the file the settings or the materials came from (the recipe; the command's pool or tasks
+    file), named by an error that names no file of its own, such as constraints the materials cannot meet."""
+    try:
+        selection = select(materials, intents, target, config, progress=progress)
+    except TaskflowError as exc:
+        if where is not None and exc.path is None:
+            exc.path = str(where)
+            exc.args = (str(exc),)
+        raise
     report = selection.report(baselines=baseline_scores(materials, intents, target, seed=config.seed)
                               if baselines else None)
     if config.max_augments_per_task:

@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
     intents, intent_rows = _intents(texts, args.intents, args.classifier)
 
     t0 = time.perf_counter()
-    sel, report = select_and_report(materials, intents, target, config, baselines=True, pool_summary=pool_summary,
-                                     progress=True)
+    sel, report = select_and_report(materials, intents, target, config, where=args.pool or args.tasks,
+                                    baselines=True, pool_summary=pool_summary, progress=True)
     wall = time.perf_counter() - t0
     # what this command read, beside the selection's own report
     report["inputs"] = {

@@ -144,3 +144,19 @@ def test_the_command_reports_what_the_library_reports(inputs, tmp_path):
     assert set(got) - set(want) == {"inputs", "intents"}
     assert got["pool"].pop("statuses_used") == ["accepted"]
     assert {k: got[k] for k in want} == json.loads(json.dumps(want))
+
+
+def test_unmeetable_constraints_name_the_input_file(inputs, tmp_path, capsys):
+    """The paper preset's diversity constraint on a pool whose questions cannot take every placement: one line
+    naming the pool file and the constraint (it used to name the field only)."""
+    rows = [json.loads(x) for x in inputs["tasks"].read_text().splitlines()]
+    for r in rows:   # no ok split and one question per task: no question can sit between issue turns
+        r.update(status="ineligible", parts=[], reason="atomic")
+    inputs["tasks"].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pool = [json.loads(x) for x in inputs["pool"].read_text().splitlines()]
+    inputs["pool"].write_text("".join(json.dumps(q) + "\n" for q in pool if q["question_id"].endswith("-q0")))
+    assert _run(inputs, tmp_path / "u", "--preset", "paper") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"swe-taskflow: error: {inputs['pool']}: field 'min interleaved': "), err
+    assert "cannot be met" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "u" / "report.json").exists()

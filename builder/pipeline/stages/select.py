@@ -29,7 +29,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     materials, intents, _ = materials_and_intents(inputs.split.splits, inputs.classify_turns.labelled,
                                                   inputs.classify_turns.intents, spec.pool)
     ctx.progress.set_total(len(materials))
-    selection, report = select_and_report(materials, intents, target, config)
+    selection, report = select_and_report(materials, intents, target, config, where=str(ctx.recipe.path))
     ctx.progress.advance(len(materials))
     return Outputs(
         target=path, conditions={"tfas_optimized": [r.to_dict() for r in selection.rows()]},
