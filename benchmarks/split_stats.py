@@ -3,6 +3,8 @@ deterministic requirement-coverage check catches a dropped requirement sentence.
 
     .venv/bin/python benchmarks/split_stats.py [--tasks PATH] [--drops N] [--seed S]
 
+The default ``--tasks`` is the 731-task file under ``../shared`` (``$SWE_TASKFLOW_SHARED`` when set).
+
 Prints: statuses, violations by kind, ineligibility reasons, seconds; then, for a grid of claim
 ratios and coverage thresholds, the share of single-sentence drops (N random requirement sentences per task, removed from a
 verbatim structural split) flagged as dropped-requirement and as any violation; then the evaluation-context
@@ -27,8 +29,9 @@ from builder.split import get_splitter  # noqa: E402
 from builder.sources import load_tasks  # noqa: E402
 from swe_taskflow import context_checks as cc  # noqa: E402
 from swe_taskflow import split_checks as sc  # noqa: E402
+from tools.shared_data import check_default, run_main, shared_data  # noqa: E402
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared/data/swe-bench-pro/swe_bench_pro_public_731.jsonl"
+DEFAULT = shared_data("swe-bench-pro/swe_bench_pro_public_731.jsonl")
 
 
 def main() -> None:
@@ -37,6 +40,7 @@ def main() -> None:
     ap.add_argument("--drops", type=int, default=1, help="requirement sentences dropped per task")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    check_default(args.tasks, DEFAULT, "--tasks")
     tasks = load_tasks(args.tasks).tasks
     splitter = get_splitter("structural")
     t0 = time.perf_counter()
@@ -122,4 +126,4 @@ def context_section(tasks, results, rng) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main, "split_stats"))

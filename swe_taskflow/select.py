@@ -13,14 +13,17 @@ family instead (a task none of whose candidates passes it keeps its full family,
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .candidates import MAX_QUESTIONS, Candidate, IntentSource, TaskMaterial, build_session, resolve_intents
+from .augment.kinds import AUGMENT_KINDS
+from .candidates import (MAX_QUESTIONS, Candidate, IntentSource, PoolSummary, TaskMaterial, build_session,
+                         resolve_intents)
 from .conditions import FIXED_CONDITIONS, ConditionRow, assemble
-from .errors import ConfigError, FlowError
+from .errors import ConfigError, FlowError, TaskflowError
 from .flow import TFASScore, count_sessions, score
 from .select_config import FEATURES, PLACEMENTS, PRESETS, SelectConfig, describe, describe_split
 from .select_families import (TaskFamily, build_families, constraint_bounds, corpus_score, prune_forced,
@@ -138,6 +141,56 @@ def baseline_scores(materials: Sequence[TaskMaterial], intents: IntentSource, ta
     return out
 
 
+def augmentation_table(materials: Sequence[TaskMaterial], intents: IntentSource, target: Target,
+                       config: SelectConfig, selection: Selection) -> list[dict[str, Any]]:
+    """TFAS (with S_L, S_T, S_R) of the optimized selection without the augmentations, with each kind
+    alone, and with all of them: the same search, seed and constraints, only the family differs."""
+
+    def row(name: str, sel: Selection) -> dict[str, Any]:
+        rep = sel.report()
+        return {"family": name, **rep["score"], "turns": sum(int(k) * v for k, v in rep["sessions_by_turns"].items()),
+                "augmentation_turns": rep["augmentations"]["retained"],
+                "by_kind": rep["augmentations"]["by_kind"]}
+
+    out = [row("without augmentations (the paper's family)",
+               select(materials, intents, target, dataclasses.replace(config, max_augments_per_task=0)))]
+    for kind in AUGMENT_KINDS:
+        only = [dataclasses.replace(m, augments=tuple(a for a in m.augments if a.kind == kind)) for m in materials]
+        if any(m.augments for m in only):
+            out.append(row(f"only {kind}", select(only, intents, target, config)))
+    out.append(row("with every augmentation kind (published)", selection))
+    return out
+
+
+def select_and_report(materials: Sequence[TaskMaterial], intents: IntentSource, target: Target,
+                      config: SelectConfig = SelectConfig(), *, where: str | None = None, baselines: bool = False,
+                      pool_summary: PoolSummary | None = None,
+                      progress: bool = False) -> tuple[Selection, dict[str, Any]]:
+    """The selection and its report: the one way the ``select`` stage and the ``swe-taskflow select`` command
+    run and render it. The report adds, to :meth:`Selection.report`, the table with and without augmentations
+    when ``config`` admits them, the fixed conditions' scores with ``baselines``, and how the pool was used and
+    the tasks' split statuses with ``pool_summary``.
+
+    ``where``: the file the settings or the materials came from (the recipe; the command's pool or tasks
+    file), named by an error that names no file of its own, such as constraints the materials cannot meet."""
+    try:
+        selection = select(materials, intents, target, config, progress=progress)
+    except TaskflowError as exc:
+        if where is not None and exc.path is None:
+            exc.path = str(where)
+            exc.args = (str(exc),)
+        raise
+    report = selection.report(baselines=baseline_scores(materials, intents, target, seed=config.seed)
+                              if baselines else None)
+    if config.max_augments_per_task:
+        report["with_and_without_augmentations"] = augmentation_table(materials, intents, target, config, selection)
+    if pool_summary is not None:
+        report["pool"] = pool_summary.to_dict()
+        report["split_status"] = {s: sum(1 for m in materials if m.split_status == s)
+                                  for s in sorted({m.split_status for m in materials})}
+    return selection, report
+
+
 __all__ = ["SelectConfig", "PRESETS", "describe", "TaskFamily", "SearchStats", "Selection", "FEATURES", "session_vector",
            "corpus_score", "build_families", "constraint_bounds", "prune_forced", "local_search", "select",
-           "baseline_scores"]
+           "baseline_scores", "augmentation_table", "select_and_report"]

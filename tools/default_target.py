@@ -1,10 +1,10 @@
 """Reproduce the shipped default target ``swe_taskflow/data/targets/specstory-long-v2.json``.
 
 The long-session Task Flow (>= 3 user messages) of the real SpecStory sessions in
-``../shared/data/interaction-sessions/``, labelled by the default (embedded) classifier, with at most
-``cap`` sessions per repository (seeded draw) so a few repositories do not dominate. Only aggregate
-vectors are written. It is provisional: a public corpus stands in for a production target, as the
-paper's Appendix C allows when stated explicitly.
+``../shared/data/interaction-sessions/`` (``$SWE_TASKFLOW_SHARED/data/...`` when set), labelled by the
+default (embedded) classifier, with at most ``cap`` sessions per repository (seeded draw) so a few
+repositories do not dominate. Only aggregate vectors are written. It is provisional: a public corpus stands
+in for a production target, as the paper's Appendix C allows when stated explicitly.
 
     python -m tools.default_target [--sessions PATH] [--out PATH] [--cap 20] [--seed 0]
                                               [--classifier embedded] [--date YYYY-MM-DD] [--name NAME]
@@ -20,11 +20,15 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
+import sys
 from pathlib import Path
 
+if __package__ in (None, ""):   # run as a file: python tools/default_target.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
+from tools.shared_data import ROOT, check_default, run_main, shared_data  # noqa: E402
+
+DEFAULT_SESSIONS = shared_data("interaction-sessions/specstory_sessions.jsonl")
 DEFAULT_OUT = ROOT / "swe_taskflow" / "data" / "targets" / "specstory-long-v2.json"
 
 PROVISIONAL_NOTE = ("Provisional target: a public corpus (SpecStory session exports committed to public GitHub "
@@ -69,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="specstory-long-v2", help="the target's name (default: specstory-long-v2)")
     ap.add_argument("--no-cache", action="store_true")
     args = ap.parse_args(argv)
+    check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
     target = build_default_target(args.sessions, cap=args.cap, seed=args.seed, classifier=args.classifier,
                                   date=args.date, name=args.name, cache=not args.no_cache)
     target.save(args.out)
@@ -80,4 +85,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main, "default_target"))

@@ -14,8 +14,7 @@ from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError
 
-from ..split.jsonreply import parse_json_object
-from ..split.prompts import PROMPTS_DIR, load_prompt, render
+from ..llm.prompts import PROMPTS_DIR, load_prompt, parse_json_object, render
 
 STAGE_WRITE = "augment.write"
 TEMPLATES = PROMPTS_DIR / "augment_templates.json"

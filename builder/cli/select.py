@@ -106,14 +106,12 @@ def _config(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from swe_taskflow.candidates import build_materials
     from swe_taskflow.conditions import assemble
-    from swe_taskflow.jsonl import write_json, write_jsonl
+    from swe_taskflow.jsonl import check_output_dir, write_json, write_jsonl
     from swe_taskflow.schema import QAItem, SplitResult
-    from swe_taskflow.select import baseline_scores, describe, select
+    from swe_taskflow.select import describe, select_and_report
     from swe_taskflow.target import load_target
 
     config = _config(args)
-    from swe_taskflow.jsonl import check_output_dir
-
     check_output_dir(args.out)
     target = load_target(args.target)
     splits = _read(args.tasks, SplitResult, "instance_id")
@@ -124,24 +122,22 @@ def run(args: argparse.Namespace) -> int:
     intents, intent_rows = _intents(texts, args.intents, args.classifier)
 
     t0 = time.perf_counter()
-    sel = select(materials, intents, target, config, progress=True)
+    sel, report = select_and_report(materials, intents, target, config, where=args.pool or args.tasks,
+                                    baselines=True, pool_summary=pool_summary, progress=True)
     wall = time.perf_counter() - t0
-    out = Path(args.out)
-    write_jsonl(out / "intents.jsonl", intent_rows)
-    write_jsonl(out / "selection.jsonl", sel.selection_rows())
-    write_jsonl(out / "sessions.jsonl", [r.session.to_dict() for r in sel.rows()])
-    report = sel.report(baselines=baseline_scores(materials, intents, target, seed=config.seed))
+    # what this command read, beside the selection's own report
     report["inputs"] = {
         name: {"path": str(p), "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
         for name, p in (("tasks", args.tasks), ("pool", args.pool), ("target", args.target),
                         ("intents", args.intents)) if p}
-    report["pool"] = pool_summary.to_dict()
     report["pool"]["statuses_used"] = list(statuses)
-    report["split_status"] = {s: sum(1 for m in materials if m.split_status == s)
-                              for s in sorted({m.split_status for m in materials})}
     report["intents"] = {"texts": len(intent_rows),
                          "classified": sum(1 for r in intent_rows if r["origin"] == "classifier"),
                          "classifier": args.classifier}
+    out = Path(args.out)
+    write_jsonl(out / "intents.jsonl", intent_rows)
+    write_jsonl(out / "selection.jsonl", sel.selection_rows())
+    write_jsonl(out / "sessions.jsonl", [r.session.to_dict() for r in sel.rows()])
     write_json(out / "report.json", report)
     if args.conditions:
         for cond, rows in assemble(materials, intents, seed=config.seed).items():

@@ -56,7 +56,7 @@ ScorerFactory = Callable[[Mapping[str, Any]], Scorer]   # context (e.g. {"llm": 
 
 
 def judge_messages(case: AnswerCase) -> list[dict[str, str]]:
-    from builder.split.prompts import load_prompt, render
+    from builder.llm.prompts import load_prompt, render
     tpl, _ = load_prompt("qa_judge")
     q = case.question
     evidence = "\n".join(f"- {e.get('path') or ''} {e.get('symbol') or ''}: {e.get('note') or ''}".rstrip()
@@ -67,7 +67,7 @@ def judge_messages(case: AnswerCase) -> list[dict[str, str]]:
 
 
 def judge_prompt_sha256() -> str:
-    from builder.split.prompts import load_prompt
+    from builder.llm.prompts import load_prompt
     return load_prompt("qa_judge")[1]
 
 

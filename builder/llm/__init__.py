@@ -1,4 +1,7 @@
-"""LLM backends behind one protocol, with a content-addressed response store for exact offline replay."""
+"""LLM backends behind one protocol, with a content-addressed response store for exact offline replay.
+
+Prompt templates and the JSON reply parser (:mod:`.prompts`: ``load_prompt``, ``render``, ``parse_json_object``)
+are here too: the splitter, question generation, augmentation writers and the QA judge all use them."""
 
 from .accounting import Ledger, StageUsage
 from .base import BackendConfig, BaseBackend, LLMBackend, ReplayBackend

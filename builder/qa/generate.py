@@ -16,8 +16,7 @@ from typing import Any
 
 from swe_taskflow.schema import QAItem, Task
 
-from ..split.jsonreply import parse_json_object
-from ..split.prompts import load_prompt, render
+from ..llm.prompts import load_prompt, parse_json_object, render
 from .leakage import evidence_problems, leaks, patch_facts
 from .trajectory import Trajectory, read_trajectory, solving_problem
 

@@ -90,17 +90,19 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
         if rewritten:   # the card and croissant.json must name the repository they are published in
             root = Path(tmp) / "release"
             rewrite_release(path, root, repo_id=repo_id)
-        result = _push_folder(root, repo_id, tag=tag, private=private, token=token, record_dir=record_dir,
-                              endpoint=endpoint, progress=progress)
+        result = _push_folder(root, repo_id, shown=Path(path), tag=tag, private=private, token=token,
+                              record_dir=record_dir, endpoint=endpoint, progress=progress)
         result.rewritten = rewritten
         return result
 
 
-def _push_folder(root: Path, repo_id: str, *, tag, private, token, record_dir, endpoint, progress) -> PushResult:
+def _push_folder(root: Path, repo_id: str, *, shown: Path, tag, private, token, record_dir, endpoint,
+                 progress) -> PushResult:
+    """Push ``root``: the folder the user passed (``shown``) or the copy written for ``repo_id``."""
     from huggingface_hub import HfApi
     from huggingface_hub.errors import RevisionNotFoundError
 
-    manifest_path, manifest, raw = _publishable_manifest(root, repo_id)
+    manifest_path, manifest, raw = _publishable_manifest(root, repo_id, shown)
     mpath = root / manifest_path
     tag = tag or manifest.version
     tok = _resolve_token(token)
@@ -127,16 +129,20 @@ def _push_folder(root: Path, repo_id: str, *, tag, private, token, record_dir, e
     return result
 
 
-def _publishable_manifest(root: Path, repo_id: str) -> tuple[str, Any, bytes]:
-    """(manifest path, manifest, its bytes) of a folder that verifies and whose card names ``repo_id``."""
+def _publishable_manifest(root: Path, repo_id: str, shown: Path) -> tuple[str, Any, bytes]:
+    """(manifest path, manifest, its bytes) of a folder that verifies and whose card names ``repo_id``. Errors
+    name ``shown``, the folder the user passed: a copy written for ``repo_id`` is gone when they are read."""
+    copy = root != shown
     report = verify_folder(root)
     if not report.ok:
-        raise PublishError(f"the release written for {repo_id} does not verify: {report.errors[0]}", path=str(root))
+        raise PublishError(f"the release written for {repo_id} does not verify: {report.errors[0]}", path=str(shown))
     manifest, raw = load_manifest(root / report.manifest_path)
-    held = card_placeholders((root / "README.md").read_text(encoding="utf-8"))
+    held = list(dict.fromkeys(card_placeholders((root / "README.md").read_text(encoding="utf-8"))))
     if held or manifest.repo_id != repo_id:
-        raise PublishError("the dataset card still holds a placeholder: " + ", ".join(held or ["repo_id"]),
-                           path=str(root / "README.md"), hint="set [release] repo_id or pass --repo")
+        raise PublishError(f"the dataset card {f'written for {repo_id} ' if copy else ''}still holds a placeholder: "
+                           + ", ".join(held or ["repo_id"]), path=str(shown if copy else shown / "README.md"),
+                           hint="pass --repo with your own ORG/NAME" if f'"{repo_id}"' in held
+                           else "set [release] repo_id or pass --repo")
     return report.manifest_path, manifest, raw
 
 

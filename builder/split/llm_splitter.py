@@ -10,8 +10,7 @@ from typing import Any
 from swe_taskflow.schema import SplitResult, Task
 from swe_taskflow.split_checks import check_split
 
-from .jsonreply import parse_json_object
-from .prompts import load_prompt, render
+from ..llm.prompts import load_prompt, parse_json_object, render
 
 STAGE_WRITE = "split.write"
 STAGE_CHECK = "split.check"

@@ -101,6 +101,17 @@ def test_a_card_holding_a_placeholder_is_refused(tmp_path, hub):
     assert not [e for e in hub.exchange if "/api/" in e.url]     # refused before any request
 
 
+def test_the_placeholder_repo_id_is_refused_naming_the_folder_passed(tmp_path, hub, capsys):
+    """--repo ORG/NAME (the card's own placeholder): the error names the release folder the user passed, not the
+    temporary copy written for that id, which no longer exists when the error is read."""
+    rel = _write(tmp_path)
+    assert cli_main(["push", str(rel), "--repo", "ORG/NAME"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"swe-taskflow: error: {rel}: ") and len(err.strip().splitlines()) == 1, err
+    assert "swe-taskflow-push-" not in err and '"ORG/NAME"' in err and "your own ORG/NAME" in err
+    assert not [e for e in hub.exchange if "/api/" in e.url]     # refused before any request
+
+
 def test_upload_bars_stay_off_when_not_on_a_terminal(tmp_path, hub, monkeypatch):
     from huggingface_hub import HfApi
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars

@@ -123,3 +123,40 @@ def test_preset_with_an_override_is_reported_beside_the_score(inputs, tmp_path, 
     assert all(r["candidate"]["n_questions"] > 0 for r in rows if r["available_questions"])
     assert main(["select", "--tasks", str(inputs["tasks"]), "--target", str(inputs["target"]), "--out",
                  str(tmp_path / "x"), "--preset", "nope"]) == 2
+
+
+def test_the_command_reports_what_the_library_reports(inputs, tmp_path):
+    """One way to render the report: the command's report.json is swe_taskflow.select.select_and_report's, plus
+    only the record of what the command read (inputs, pool statuses used, intents)."""
+    from swe_taskflow.candidates import build_materials
+    from swe_taskflow.jsonl import read_jsonl, read_records
+    from swe_taskflow.select import SelectConfig, select_and_report
+    from swe_taskflow.target import load_target
+
+    assert _run(inputs, tmp_path / "r", "--seed", "2", "--min-placement-share", "0.2") == 0
+    got = json.loads((tmp_path / "r" / "report.json").read_text())
+    materials, summary = build_materials(read_records(inputs["tasks"], SplitResult, unique="instance_id"),
+                                         read_records(inputs["pool"], QAItem, unique="question_id"))
+    intents = {obj["text"]: obj["intent"] for _, obj in read_jsonl(inputs["intents"])}
+    _, want = select_and_report(materials, intents, load_target(inputs["target"]),
+                                SelectConfig(restarts=8, seed=2, min_placement_share=0.2), baselines=True,
+                                pool_summary=summary)
+    assert set(got) - set(want) == {"inputs", "intents"}
+    assert got["pool"].pop("statuses_used") == ["accepted"]
+    assert {k: got[k] for k in want} == json.loads(json.dumps(want))
+
+
+def test_unmeetable_constraints_name_the_input_file(inputs, tmp_path, capsys):
+    """The paper preset's diversity constraint on a pool whose questions cannot take every placement: one line
+    naming the pool file and the constraint (it used to name the field only)."""
+    rows = [json.loads(x) for x in inputs["tasks"].read_text().splitlines()]
+    for r in rows:   # no ok split and one question per task: no question can sit between issue turns
+        r.update(status="ineligible", parts=[], reason="atomic")
+    inputs["tasks"].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pool = [json.loads(x) for x in inputs["pool"].read_text().splitlines()]
+    inputs["pool"].write_text("".join(json.dumps(q) + "\n" for q in pool if q["question_id"].endswith("-q0")))
+    assert _run(inputs, tmp_path / "u", "--preset", "paper") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"swe-taskflow: error: {inputs['pool']}: field 'min interleaved': "), err
+    assert "cannot be met" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "u" / "report.json").exists()

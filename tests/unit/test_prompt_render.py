@@ -1,8 +1,8 @@
-"""The one way the builder fills a template (builder.split.prompts.render): ``{name}`` slots in one pass."""
+"""The one way the builder fills a template (builder.llm.prompts.render): ``{name}`` slots in one pass."""
 
 from __future__ import annotations
 
-from builder.split.prompts import PROMPTS_DIR, render
+from builder.llm.prompts import PROMPTS_DIR, render
 
 
 def test_slots_filled_once_braces_and_unknown_slots_kept():

@@ -143,3 +143,15 @@ def test_unmeetable_constraints_fail_clearly():
     with pytest.raises(ConfigError, match="cannot be met") as exc:
         select(materials, intents, make_target(1), SelectConfig(min_placement_share=0.3))
     assert "interleaved" in str(exc.value)
+
+
+def test_unmeetable_constraints_name_the_file_they_came_from():
+    """The select stage passes its recipe, the select command its pool (or tasks) file: the error names it."""
+    from swe_taskflow.select import select_and_report
+
+    materials, intents = qa_instance(1, ok=[False, False, False, False])
+    with pytest.raises(ConfigError, match="cannot be met") as exc:
+        select_and_report(materials, intents, make_target(1), SelectConfig(min_placement_share=0.3),
+                          where="recipes/r.toml")
+    assert exc.value.path == "recipes/r.toml" and exc.value.field == "min interleaved"
+    assert str(exc.value).startswith("recipes/r.toml: field 'min interleaved': ")

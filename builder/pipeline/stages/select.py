@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
-from swe_taskflow.augment.kinds import AUGMENT_KINDS
-from swe_taskflow.select import select
+from swe_taskflow.select import select_and_report
 
 from ..materials import materials_and_intents
 from ..recipe_derived import recipe_target, recipe_target_path, selection_config
@@ -22,26 +20,6 @@ class Inputs:
     classify_turns: ClassifyTurnsOutputs
 
 
-def augmentation_table(materials, intents, target, config, selection) -> dict:
-    """TFAS (with S_L, S_T, S_R) of the optimized selection without the augmentations, with each kind
-    alone, and with all of them: the same search, seed and constraints, only the family differs."""
-
-    def row(name, sel) -> dict:
-        rep = sel.report()
-        return {"family": name, **rep["score"], "turns": sum(int(k) * v for k, v in rep["sessions_by_turns"].items()),
-                "augmentation_turns": rep["augmentations"]["retained"],
-                "by_kind": rep["augmentations"]["by_kind"]}
-
-    out = [row("without augmentations (the paper's family)",
-               select(materials, intents, target, dataclasses.replace(config, max_augments_per_task=0)))]
-    for kind in AUGMENT_KINDS:
-        only = [dataclasses.replace(m, augments=tuple(a for a in m.augments if a.kind == kind)) for m in materials]
-        if any(m.augments for m in only):
-            out.append(row(f"only {kind}", select(only, intents, target, config)))
-    out.append(row("with every augmentation kind (published)", selection))
-    return out
-
-
 def run(inputs: Inputs, ctx) -> Outputs:
     path, target = recipe_target_path(ctx.recipe), recipe_target(ctx.recipe)
     if "tfas_optimized" not in ctx.recipe.conditions.names:
@@ -51,10 +29,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     materials, intents, _ = materials_and_intents(inputs.split.splits, inputs.classify_turns.labelled,
                                                   inputs.classify_turns.intents, spec.pool)
     ctx.progress.set_total(len(materials))
-    selection = select(materials, intents, target, config)
-    report = selection.report()
-    if config.max_augments_per_task:
-        report["with_and_without_augmentations"] = augmentation_table(materials, intents, target, config, selection)
+    selection, report = select_and_report(materials, intents, target, config, where=str(ctx.recipe.path))
     ctx.progress.advance(len(materials))
     return Outputs(
         target=path, conditions={"tfas_optimized": [r.to_dict() for r in selection.rows()]},
