@@ -59,7 +59,7 @@ def main() -> int:
     print(f"{args.tasks} tasks, {n_q} questions, {n_aug} augmentation items "
           f"({args.sandbox_share:.0%} of tasks with execute/debug/review)")
     for label, k in (("without augmentations", 0), (f"with <= {args.max_augments} per session", args.max_augments)):
-        cfg = SelectConfig(restarts=args.restarts, sweeps=args.sweeps, seed=args.seed, max_augments_per_task=k)
+        cfg = SelectConfig(restarts=args.restarts, sweeps=args.sweeps, seed=args.seed, max_augments_per_session=k)
         t0 = time.perf_counter()
         fams = build_families(materials, intents, min_turns=target.min_messages, config=cfg)
         t_fam = time.perf_counter() - t0

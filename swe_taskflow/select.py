@@ -153,7 +153,7 @@ def augmentation_table(materials: Sequence[TaskMaterial], intents: IntentSource,
                 "by_kind": rep["augmentations"]["by_kind"]}
 
     out = [row("without augmentations (the paper's family)",
-               select(materials, intents, target, dataclasses.replace(config, max_augments_per_task=0)))]
+               select(materials, intents, target, dataclasses.replace(config, max_augments_per_session=0)))]
     for kind in AUGMENT_KINDS:
         only = [dataclasses.replace(m, augments=tuple(a for a in m.augments if a.kind == kind)) for m in materials]
         if any(m.augments for m in only):
@@ -182,7 +182,7 @@ def select_and_report(materials: Sequence[TaskMaterial], intents: IntentSource, 
         raise
     report = selection.report(baselines=baseline_scores(materials, intents, target, seed=config.seed)
                               if baselines else None)
-    if config.max_augments_per_task:
+    if config.max_augments_per_session:
         report["with_and_without_augmentations"] = augmentation_table(materials, intents, target, config, selection)
     if pool_summary is not None:
         report["pool"] = pool_summary.to_dict()

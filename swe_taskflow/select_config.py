@@ -79,7 +79,7 @@ class SelectConfig:
     preset: str = setting("", choices=PRESETS, noun="selection preset", keep=("",),
                           help="Named configuration the other keys override (``paper``: Appendix F's run); "
                                "recorded, never re-applied.")
-    max_augments_per_task: int = setting(0, lo=0, hi=MAX_AUGMENTS, set_by="augmentations.max_per_session",
+    max_augments_per_session: int = setting(0, lo=0, hi=MAX_AUGMENTS, set_by="augmentations.max_per_session",
                                          help="Augmentation turns (at most one per kind, valid placements only: "
                                               "docs/augmentations.md) one session may add; 0: the paper's family.")
 
@@ -138,8 +138,8 @@ def describe(config: SelectConfig | Mapping[str, Any]) -> str:
              f"<= {c.max_questions_per_task} questions per session",
              "original prompt in family" if c.include_original else "original prompt not in family",
              "long-slice filter" if c.apply_target_filter else "no length filter"]
-    if c.max_augments_per_task:
-        parts.append(f"<= {c.max_augments_per_task} augmentation turns per session")
+    if c.max_augments_per_session:
+        parts.append(f"<= {c.max_augments_per_session} augmentation turns per session")
     for name, text in (("min_full_split_share", "keep 3 issue turns"), ("min_qa_task_share", "tasks with questions carry one"),
                        ("min_question_share", "questions kept"), ("min_placement_share", "each placement pattern")):
         v = getattr(c, name)

@@ -73,7 +73,7 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
     out = []
     for mat in materials:
         kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original,
-                  max_augments=config.max_augments_per_task)
+                  max_augments=config.max_augments_per_session)
         fam, n_family = enumerate_distinct(mat, intents, min_turns=min_turns, **kw)
         status = "selected"
         if not fam:

@@ -188,7 +188,7 @@ class AugmentationsSection:
                                      "relative to the recipe), checked like generated ones.")
     max_per_session: int = setting(2, lo=0, hi=MAX_AUGMENTS, help="Augmentation turns the TFAS-optimized selection "
                                    "may add to one session (0: the paper's family); the selection's "
-                                   "``max_augments_per_task`` when ``kinds`` names some.")
+                                   "``max_augments_per_session`` when ``kinds`` names some.")
     intents: str = setting("declared", choices=("classify", "declared"), noun="augmentation intents",
                            help="Intents of augmentation turns for TFAS: ``declared`` (the kind's, as QA turns carry "
                                 "explain) or ``classify`` (the classifier's label); the report lists every "

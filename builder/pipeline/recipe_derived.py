@@ -36,7 +36,7 @@ def selection_config(recipe) -> SelectConfig:
     """The TFAS-optimized selection's config: the [select] section's, admitting ``augmentations.max_per_session``
     augmentation turns per session when [augmentations] names kinds (one place for stages and provenance)."""
     sec = recipe.augmentations
-    return dataclasses.replace(recipe.select, max_augments_per_task=sec.max_per_session if sec.kinds else 0)
+    return dataclasses.replace(recipe.select, max_augments_per_session=sec.max_per_session if sec.kinds else 0)
 
 
 def split_rules(recipe) -> dict[str, str]:

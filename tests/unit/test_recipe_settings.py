@@ -80,8 +80,8 @@ def test_select_settings_are_type_checked(tmp_path, key, value):
 def test_select_config_built_in_code_is_checked_too():
     with pytest.raises(ConfigError, match="wrong type"):
         SelectConfig(include_original="no")
-    with pytest.raises(ConfigError, match="max_augments_per_task"):
-        SelectConfig(max_augments_per_task=5)
+    with pytest.raises(ConfigError, match="max_augments_per_session"):
+        SelectConfig(max_augments_per_session=5)
 
 
 def test_integer_shares_are_numbers(tmp_path):
@@ -94,9 +94,9 @@ def test_integer_shares_are_numbers(tmp_path):
 
 def test_augmentation_turns_have_one_recipe_name(tmp_path):
     with pytest.raises(ConfigError, match="unknown key") as info:
-        _parse(tmp_path, select={"max_augments_per_task": 1})
-    assert info.value.field == "select.max_augments_per_task" and "augmentations.max_per_session" in info.value.hint
-    assert "`select.max_augments_per_task`" not in settings_markdown()    # a recipe key in one section only
+        _parse(tmp_path, select={"max_augments_per_session": 1})
+    assert info.value.field == "select.max_augments_per_session" and "augmentations.max_per_session" in info.value.hint
+    assert "`select.max_augments_per_session`" not in settings_markdown()    # a recipe key in one section only
 
 
 def test_a_target_that_does_not_load_names_the_recipe_key(tmp_path):
