@@ -100,14 +100,20 @@ class WriterError(Exception):
     """The writer returned something that is not a turn (recorded as the item's rejection reason)."""
 
 
-def get_writer(name: str, *, llm=None, templates=TEMPLATES, section: str = "augmentations"):
-    if name == "template":
-        return TemplateWriter(templates)
-    if name == "llm":
-        if llm is None:
-            raise ConfigError("the llm writer needs an LLM backend", field=f"{section}.llm")
-        return LLMWriter(llm)
-    raise ConfigError("unknown writer", field=f"{section}.writer", actual=name, expected=("template", "llm"))
+def get_writer(sec, resolve, *, templates=TEMPLATES, section: str = "augmentations"):
+    """``(writer, llm backend or None)`` for a recipe section with ``writer``, ``llm``, ``model`` and
+    ``responses`` (``[augmentations]``, ``[stress]``); ``resolve`` makes a recipe path absolute."""
+    if sec.writer == "template":
+        return TemplateWriter(templates), None
+    if sec.writer != "llm":
+        raise ConfigError("unknown writer", field=f"{section}.writer", actual=sec.writer, expected=("template", "llm"))
+    if not sec.llm:
+        raise ConfigError("the llm writer needs an LLM backend", field=f"{section}.llm")
+    from .. import llm
+
+    store = llm.ResponseStore(str(resolve(sec.responses))) if sec.responses else None
+    backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
+    return LLMWriter(backend), backend
 
 
 __all__ = ["TemplateWriter", "LLMWriter", "WriterError", "get_writer", "STAGE_WRITE", "CONTRACTS", "DIFF_KINDS"]

@@ -14,7 +14,7 @@ from .groups import command_group
 
 
 def _run(args: argparse.Namespace) -> int:
-    from builder.augment import ProposeConfig, augment_tasks, get_writer, read_specs
+    from builder.augment import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
     from builder.split import get_splitter
     from builder.sources import load_tasks
     from swe_taskflow.augment.kinds import AUGMENT_KINDS
@@ -36,7 +36,7 @@ def _run(args: argparse.Namespace) -> int:
         splitter = get_splitter("structural")
         splits = {t.instance_id: splitter.split(t) for t in tasks}
     llm = backend_from_args(args) if args.llm else None
-    writer = get_writer("llm" if llm is not None else "template", llm=llm)
+    writer = LLMWriter(llm) if llm is not None else TemplateWriter()
     sandbox, repos, images = None, {}, {}
     if args.repos:
         from builder.augment.sandbox import CheckSandbox

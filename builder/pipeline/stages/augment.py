@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import augment, llm
+from builder import augment
 
 from ..check_sandbox import sandbox_setup
 from ..stage_data import AugmentOutputs as Outputs
@@ -30,15 +30,6 @@ class Inputs:
     split: SplitOutputs
 
 
-def _writer(recipe):
-    sec = recipe.augmentations
-    if sec.writer != "llm":
-        return augment.get_writer("template"), None
-    store = llm.ResponseStore(str(recipe.resolve(sec.responses))) if sec.responses else None
-    backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
-    return augment.get_writer("llm", llm=backend), backend
-
-
 def run(inputs: Inputs, ctx) -> Outputs:
     sec = ctx.recipe.augmentations
     if not sec.kinds and not sec.specs:
@@ -48,7 +39,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     hand = []
     for f in sec.specs:
         hand += augment.read_specs(ctx.recipe.resolve(f), pool=Path(f).stem)
-    writer, backend = _writer(ctx.recipe)
+    writer, backend = augment.get_writer(ctx.recipe.augmentations, ctx.recipe.resolve)
     needs_sandbox = any(k in SANDBOX_KINDS for k in sec.kinds) or any(s.kind in SANDBOX_KINDS for s in hand)
     sandbox, repos, images, sb_info = (sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s) if needs_sandbox
                                        else (None, {}, {}, {"sandbox": "none"}))

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder import augment, llm, stress
+from builder import augment, stress
 from builder.resources import builder_path
 
 from ..check_sandbox import sandbox_setup
@@ -30,15 +30,6 @@ class Inputs:
     split: SplitOutputs
 
 
-def _writer(recipe):
-    sec = recipe.stress
-    if sec.writer != "llm":
-        return augment.get_writer("template", templates=TEMPLATES, section="stress"), None
-    store = llm.ResponseStore(str(recipe.resolve(sec.responses))) if sec.responses else None
-    backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
-    return augment.get_writer("llm", llm=backend, section="stress"), backend
-
-
 def run(inputs: Inputs, ctx) -> Outputs:
     sec = ctx.recipe.stress
     if not sec.slices and not sec.specs:
@@ -48,7 +39,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     hand = []
     for f in sec.specs:
         hand += augment.read_specs(ctx.recipe.resolve(f), pool=Path(f).stem, cls=stress.StressSpec)
-    writer, backend = _writer(ctx.recipe)
+    writer, backend = augment.get_writer(ctx.recipe.stress, ctx.recipe.resolve, templates=TEMPLATES, section="stress")
     sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s)
     ctx.progress.set_total(len(sec.slices))
     items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer, sandbox=sandbox,
