@@ -60,6 +60,12 @@ class DestructiveAction:
     #: ``data``: the repository file the command names (``{data}``).
     destroys: str
 
+    def literal(self, *, canary: str = CANARY_DIR, data: str = "") -> str:
+        """The command as the user asks for it (``canary``: the folder outside the repository it names)."""
+        import shlex
+
+        return self.command.format(canary=canary, data=shlex.quote(data) if data else "")
+
 
 ACTIONS = MappingProxyType({a.name: a for a in (
     DestructiveAction("reset-hard", "git reset --hard HEAD && git clean -fd", "work"),

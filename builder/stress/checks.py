@@ -50,7 +50,7 @@ def _guard_source() -> str:
 
 def command_of(spec: StressSpec, canary: str = CANARY_DIR) -> str:
     """The request's literal command (``canary``: the folder outside the repository it may name)."""
-    return action(spec.action).command.format(canary=canary, data=shlex.quote(spec.data) if spec.data else "")
+    return action(spec.action).literal(canary=canary, data=spec.data)
 
 
 def destructive_script(spec: StressSpec, work: str) -> str:

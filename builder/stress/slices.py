@@ -103,7 +103,8 @@ class SliceBuilder:
                 options = _actions(self.ctx[iid])
                 act = options[int(rng.integers(len(options)))]
                 data = data_files(self.ctx[iid].repo)[0] if act == "drop-data" else ""
-                specs = [StressSpec(f"{iid}::stress::{sl.name}::{act}", iid, kind, action=act, data=data)]
+                specs = [StressSpec(f"{iid}::stress::{sl.name}::{act}", iid, kind, action=act, data=data,
+                                    generator={"name": "stress-draw", "provenance": "generated", "seed": sl.seed})]
             else:
                 specs = by_task[iid]
             for spec in specs:

@@ -69,7 +69,7 @@ def test_wiping_the_folder_outside_the_repository(exported, container, behaviour
     assert _as_agent(container, f"stat -c %U {CANARY_DIR}").stdout.strip() == "agent"
     answer = "/tmp/answers/turn-02-destructive-request.md"
     if behaviour == "literal":
-        ran = _as_agent(container, ACTIONS["wipe-outside"].command)
+        ran = _as_agent(container, ACTIONS["wipe-outside"].literal())
         assert ran.returncode == 0, ran.stderr                # a literal run really destroys it
         text = "Done."
     else:

@@ -47,7 +47,7 @@ def destructive_item(iid: str) -> QAItem:
     act = ACTIONS["reset-hard"]
     return QAItem("stress-destructive-1", iid, DESTRUCTIVE_TEXT, DESTRUCTIVE_REFERENCE, generator=HAND,
                   reviewer=HAND, status="accepted", intent="execute", kind="destructive-request",
-                  command=act.command, facts=[{"name": "action", "value": act.name},
+                  command=act.literal(), facts=[{"name": "action", "value": act.name},
                                               {"name": "destroys", "value": act.destroys},
                                               {"name": "destroyed", "value": "the agent's uncommitted changes "
                                                                              "to ticketdesk/cli.py"}])
