@@ -55,7 +55,8 @@ def sandbox_setup(ctx, tasks) -> tuple[object | None, dict[str, Path], dict[str,
     if not repos:
         return None, {}, {}, {"sandbox": "none", "tasks": 0, "repos": info.get("kind")}
     sandbox = CheckSandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
-                      config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(recipe.augmentations.timeout_s)))
+                           config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(recipe.augmentations.timeout_s)),
+                           environment=recipe.proofs.environment, environment_kwargs=recipe.proofs.environment_kwargs)
     built = {}
     if sandbox.kind in ("docker", "harbor") and not sandbox.image:
         built = build_images(recipe, [t for t in want if t.instance_id in repos])
@@ -83,9 +84,13 @@ def run(inputs: Inputs, ctx) -> Outputs:
     ctx.progress.set_total(len(tasks))
     config = augment.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
                                    review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)
-    items, summary = augment.augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos,
-                                           images=images, config=config, hand_specs=hand,
-                                           progress=lambda n: ctx.progress.advance(n))
+    try:
+        items, summary = augment.augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos,
+                                               images=images, config=config, hand_specs=hand,
+                                               progress=lambda n: ctx.progress.advance(n))
+    finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
+        if sandbox is not None:
+            sandbox.close()
     kept, timings = [], []
     for item in items:
         report, timing = strip_volatile(item.proof_report, item.question_id)
