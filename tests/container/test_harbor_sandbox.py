@@ -297,3 +297,29 @@ def test_the_example_augmentation_checks_give_the_docker_evidence_in_one_environ
             assert h["proof_report"]["sandbox"] == "harbor:swe_taskflow_harbor.environment:DockerEnvironment"
             proved += 1
     assert proved >= 3
+
+
+def test_a_signal_during_the_augmentation_checks_removes_the_tasks_environment(tmp_path, image):
+    """`augment run --sandbox harbor` interrupted while a task's second check runs in the task's environment (the
+    first one ran there): the command exits 130 and no environment, container or script is left."""
+    from tests.support.augment_cart import FIX, cart_task
+    from builder.bundled.repo import commit_folder
+
+    task = cart_task()
+    slow = Slow(tmp_path)
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(task.to_dict()) + "\n")
+    commit_folder(FIX / "repo", tmp_path / "repos" / task.instance_id)
+    specs = [{"item_id": f"x{k}", "instance_id": task.instance_id, "kind": "execute", "command": command,
+              "style": "counts", "provenance": "hand-written"} for k, command in
+             enumerate(("python3 -m unittest -v", f"sleep {slow.seconds}"))]
+    (tmp_path / "specs.jsonl").write_text("".join(json.dumps(s) + "\n" for s in specs))
+    p = cli("augment", "run", "--tasks", str(tmp_path / "tasks.jsonl"), "--out", str(tmp_path / "items.jsonl"),
+            "--repos", str(tmp_path / "repos"), "--kinds", "planning", "--specs", str(tmp_path / "specs.jsonl"),
+            "--sandbox", "harbor", "--image", image)
+    wait_for(lambda: slow.running() or p.poll() is not None, 300, "the second check to start in the environment")
+    assert p.poll() is None, p.stderr.read()
+    assert len(proof_containers()) >= 1
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=120)
+    assert rc == 130, (rc, p.stderr.read())
+    wait_for(lambda: not slow.running() and not proof_containers(), 60, "the environment to be removed")
