@@ -14,7 +14,10 @@ the simulated one of :mod:`.harbor_sim` that benchmarks/scale_bench.py measures)
 - a finished item's report is cached under a key computed before any environment starts (the host tree
   hash when a checkout exists, else the image), so a rerun resumes where a build stopped, at any
   concurrency; a task whose items are all cached starts no environment;
-- an interrupt closes the worker's input: the worker stops and removes every environment it started.
+- an interrupt closes the worker's input: the worker stops and removes every environment it started;
+- callers that prove one script at a time (the augmentation checks, ``run_proof``, ``verify --reprove``) keep a
+  :class:`HarborSession`: one environment per task across their calls, with the pool's per-task start and retry
+  code (:class:`TaskEnvironment`), or, for independent proofs, the pool itself (:meth:`HarborSession.prove_batch`).
 """
 
 from __future__ import annotations
@@ -437,12 +440,13 @@ class HarborSession:
 
     The augmentation creation checks (:class:`builder.augment.sandbox.CheckSandbox`), ``run_proof``
     (``proofs run``) and ``verify --reprove`` prove one script at a time, each against a host checkout
-    uploaded into an environment of the task's image. Starting an environment per script costs a start and an
-    upload each time (about 3 s here, far more on a cloud); a session starts one on a task's first proof and
-    runs every later proof of that task in it, each from the worker's clean state (``/repo`` a fresh copy of
-    the uploaded checkout, its tree hash checked, ``/tmp`` and ``/dev/shm`` emptied, the script user's
-    processes killed), so the evidence is what one environment per proof gives. The uploaded tree must be the
-    host checkout's (else every proof of the task is an infrastructure error).
+    uploaded into an environment of the task's image. Starting an environment per script costs a worker, a
+    start and an upload each time (about a second on this machine's Docker daemon, tens of seconds on a
+    cloud); a session starts one on a task's first proof and runs every later proof of that task in it, each
+    from the worker's clean state (``/repo`` a fresh copy of the uploaded checkout, its tree hash checked,
+    ``/tmp`` and ``/dev/shm`` emptied, the script user's processes killed), so the evidence is what one
+    environment per proof gives. The uploaded tree must be the host checkout's (else every proof of the task
+    is an infrastructure error).
 
     At most ``max_open`` environments stay open (the least recently used is stopped first); :meth:`release`
     stops them when a caller is done with its task, :meth:`close` (or leaving the ``with`` block, also on an
@@ -547,7 +551,10 @@ class HarborSession:
                         image_ids={c.image: c.image_id for c in calls},
                         scheduling=replace(self.scheduling, concurrency=max(1, int(concurrency))),
                         on_done=got.__setitem__, progress=self.progress)
-        return [r for r in got if r is not None]
+        missing = [i for i, r in enumerate(got) if r is None]
+        if missing:   # prove_tasks reports every item exactly once: a gap is a bug, never a silent drop
+            raise RuntimeError(f"no report for proofs {missing}")
+        return got   # type: ignore[return-value]
 
     def release(self) -> None:
         """Stop every open environment (a caller done with its task); the worker stays for the next one."""
