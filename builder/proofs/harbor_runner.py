@@ -40,6 +40,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from .. import hygiene
 from ..resources import builder_path
+from .cachekey import cache_key   # the key run_proof gives, so the reports are the same
 from .capture import BoundedCapture, run_facts
 from .script import owner_write_refused
 from .config import ProofConfig
@@ -488,8 +489,6 @@ class HarborSession:
         return self._trees[str(repo)]
 
     def _key(self, script: str, image_id: str, tree: str, gold_patch: str, config: ProofConfig) -> str:
-        from .run import cache_key   # the key run_proof gives, so the reports are the same
-
         return cache_key(script, image_id, tree, gold_patch or None, config, self.sandbox)
 
     def _task(self, repo: Path, image: str) -> HarborTask:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -13,6 +12,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from ..hygiene import sweep_host
 from . import bwrap_runner, docker_runner
+from .cachekey import cache_key
 from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE
 from .patch import PatchError, patched_copy
@@ -52,19 +52,6 @@ def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
         except SandboxError:
             return name, "", ""
     return "host", bwrap_runner.host_toolchain_id(), ""
-
-
-def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
-              sandbox: str) -> str:
-    """sha256 of every input that determines a proof's outcome.
-
-    Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
-    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
-    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
-    """
-    blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
-                       "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
-    return sha256_hex(blob.encode())
 
 
 def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofConfig) -> RunFacts:
