@@ -42,15 +42,19 @@ def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, w
         for kind, reason in why.items():
             not_proposed.setdefault(kind, Counter())[reason] += 1
         accepted = Counter()
-        for spec in specs + by_task.get(task.instance_id, []):
-            generated = spec.pool == "generated"
-            if generated and accepted[spec.kind] >= config.per_kind:
-                skipped[spec.kind] += 1
-                continue
-            item = realize(spec, ctx, writer)
-            items.append(item)
-            if generated and item.status == "accepted":
-                accepted[spec.kind] += 1
+        try:
+            for spec in specs + by_task.get(task.instance_id, []):
+                generated = spec.pool == "generated"
+                if generated and accepted[spec.kind] >= config.per_kind:
+                    skipped[spec.kind] += 1
+                    continue
+                item = realize(spec, ctx, writer)
+                items.append(item)
+                if generated and item.status == "accepted":
+                    accepted[spec.kind] += 1
+        finally:   # the task's checks are done: a sandbox that keeps an environment per task stops it
+            if callable(release := getattr(sandbox, "release", None)):
+                release()
         if progress is not None:
             progress(1)
     summary = {

@@ -50,8 +50,12 @@ def _run(args: argparse.Namespace) -> int:
                 images[t.instance_id] = sandbox.image_for(t.image_name) or ""   # the task's own, as the build does
     hand = [s for f in args.specs or () for s in read_specs(f, pool=Path(f).stem)]
     config = ProposeConfig(kinds=kinds, per_kind=args.per_kind, seed=args.seed)
-    items, summary = augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos, images=images,
-                                   config=config, hand_specs=hand)
+    try:
+        items, summary = augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos, images=images,
+                                       config=config, hand_specs=hand)
+    finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
+        if callable(close := getattr(sandbox, "close", None)):
+            close()
     write_jsonl(args.out, (i.to_dict() for i in items))
     write_usage(args, llm)
     print(json.dumps({"tasks": len(tasks), "malformed_tasks": malformed, "out": str(args.out), **summary},

@@ -59,17 +59,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from swe_taskflow.verify import verify_release
     run_proof = tasks = None
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
-        from builder.proofs import run_proof
-        if args.sandbox:   # proved by one sandbox, re-proved by another
-            prove, forced = run_proof, args.sandbox
-
-            def run_proof(repo, script, **kwargs):
-                return prove(repo, script, **{**kwargs, "sandbox": forced})
+        from builder.proofs import ProofRunner
+        # --sandbox: proved by one sandbox, re-proved by another; harbor: one environment per task
+        run_proof = ProofRunner(args.sandbox or "")
     if args.tasks:
         from builder.sources import load_tasks
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
-    report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
-                            run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks)
+    try:
+        report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
+                                run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks)
+    finally:   # every environment stopped, also on an error or an interrupt
+        if run_proof is not None:
+            run_proof.close()
     if report.errors:
         for e in report.errors:
             print(f"{e.kind}: {e}", file=sys.stderr)

@@ -30,7 +30,8 @@ def sandbox_setup(ctx, tasks, *, timeout_s: float) -> tuple[object | None, dict[
     if not repos:
         return None, {}, {}, {"sandbox": "none", "tasks": 0, "repos": info.get("kind")}
     sandbox = CheckSandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
-                      config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(timeout_s)))
+                           config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(timeout_s)),
+                           environment=recipe.proofs.environment, environment_kwargs=recipe.proofs.environment_kwargs)
     built = {}
     if sandbox.kind in ("docker", "harbor") and not sandbox.image:
         built = build_images(recipe, [t for t in want if t.instance_id in repos])

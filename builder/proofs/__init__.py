@@ -7,8 +7,8 @@ see docs/proofs.md. Statuses and the classifier live in the pure core, :mod:`swe
 from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE, build_test_image
 from .pool import PoolResult, PoolSummary, ProofTask, validate_pool, validate_pool_file
-from .run import resolve_sandbox, run_proof
+from .run import ProofRunner, resolve_sandbox, run_proof
 from .treehash import tree_hash
 
-__all__ = ["DEFAULT_IMAGE", "PoolResult", "PoolSummary", "ProofConfig", "ProofTask", "SANDBOXES",
+__all__ = ["DEFAULT_IMAGE", "PoolResult", "PoolSummary", "ProofConfig", "ProofRunner", "ProofTask", "SANDBOXES",
            "build_test_image", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool", "validate_pool_file"]

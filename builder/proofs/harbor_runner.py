@@ -14,7 +14,10 @@ the simulated one of :mod:`.harbor_sim` that benchmarks/scale_bench.py measures)
 - a finished item's report is cached under a key computed before any environment starts (the host tree
   hash when a checkout exists, else the image), so a rerun resumes where a build stopped, at any
   concurrency; a task whose items are all cached starts no environment;
-- an interrupt closes the worker's input: the worker stops and removes every environment it started.
+- an interrupt closes the worker's input: the worker stops and removes every environment it started;
+- callers that prove one script at a time (the augmentation checks, ``run_proof``, ``verify --reprove``) keep a
+  :class:`HarborSession`: one environment per task across their calls, with the pool's per-task start and retry
+  code (:class:`TaskEnvironment`), or, for independent proofs, the pool itself (:meth:`HarborSession.prove_batch`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from .. import hygiene
 from ..resources import builder_path
+from .cachekey import cache_key   # the key run_proof gives, so the reports are the same
 from .capture import BoundedCapture, run_facts
 from .script import owner_write_refused
 from .config import ProofConfig
@@ -82,12 +86,20 @@ class HarborTask:
 
 @dataclass(frozen=True)
 class HarborItem:
-    """One proof of a task: the script, the gold patch ("" none) and the key its report is cached under."""
+    """One proof of a task: the script, the gold patch ("" none) and the key its report is cached under.
+
+    ``config``: this item's limits when they differ from the batch's (``verify --reprove`` re-runs each proof
+    with the limits its report records). ``applied``: a patch applied before the item's only run (an
+    augmentation check on the patched repository, ``CheckSandbox.run_patched``), as the host applies one to a
+    patched copy; the report is then that run's, with no run after a gold patch.
+    """
 
     index: int
     script: str
     patch: str
     cache_key: str
+    config: ProofConfig | None = None
+    applied: str = ""
 
 
 @dataclass
@@ -235,8 +247,13 @@ def facts_of(got: dict[str, Any], config: ProofConfig, command: Sequence[str] = 
 def prove_in(backend: Backend, env: str, item: HarborItem, config: ProofConfig, *, sandbox: str, image: str,
              image_id: str) -> ProofReport:
     """One item in a started environment: the base run, and with a gold patch the run after it."""
+    config = item.config or config
     command = script_command(item.script)   # as the worker runs it (and docker would)
-    base = facts_of(backend.run(env, item.script, "", config), config, command)
+    got = backend.run(env, item.script, item.applied, config)
+    if got.get("patch_error"):   # the patch of an ``applied`` item: as the host's patched copy reports it
+        return infrastructure_report(f"gold patch: {got['patch_error']}", sandbox=sandbox, image=image,
+                                     limits=config.limits())
+    base = facts_of(got, config, command)
     patched, patch_error = None, ""
     if item.patch and classify_run(base)[0] == PASSED:
         got = backend.run(env, item.script, item.patch, config)
@@ -260,6 +277,83 @@ class Scheduling:
     backoff_s: float = 2.0
 
 
+class TaskEnvironment:
+    """One task's environment, started on first use and kept for every run of the task until :meth:`close`.
+
+    The one place an environment's life is decided, for the pool (:func:`prove_tasks`) and for callers that
+    run a task's checks one at a time (:class:`HarborSession`): an environment that fails to start, or dies
+    during a run, is started again for the items not yet judged, up to ``scheduling.retries`` times with
+    backoff (the attempts are the task's, not the item's); after that every item gets an
+    ``infrastructure-error`` report saying so. An image whose repository is not the task's (commit or tree)
+    makes every item an infrastructure error, without retries: another start gives the same image.
+    """
+
+    def __init__(self, backend: Backend, task: HarborTask, scheduling: Scheduling, *, sandbox: str,
+                 image_id: str, bump: Callable[..., None], sleep: Callable[[float], None] = time.sleep) -> None:
+        self.backend, self.task, self.scheduling = backend, task, scheduling
+        self.sandbox, self.image_id, self.bump, self.sleep = sandbox, image_id, bump, sleep
+        self.env: str | None = None
+        self.attempts = 0
+        self.last_error = ""
+        self.wrong = ""
+
+    def _open(self) -> str | None:
+        """The running environment, started (again) while attempts are left; None when they are spent."""
+        while self.env is None and self.attempts <= self.scheduling.retries:
+            if self.attempts:
+                self.bump(retries=1)
+                self.sleep(self.scheduling.backoff_s * 2 ** (self.attempts - 1))
+            self.attempts += 1
+            try:
+                env, tree, head = self.backend.start(self.task)
+            except EnvironmentFailed as exc:
+                self.bump(start_failures=1)
+                self.last_error = f"the environment did not start: {exc}"
+                continue
+            self.env = env
+            self.bump(environments_running=1, environments_started=1)
+            task = self.task
+            self.wrong = (f"the repository at {task.repo_path} in {task.image} is at commit {head or 'none'}, not "
+                          f"the task's base_commit {task.base_commit}" if task.base_commit and head != task.base_commit
+                          else f"the repository in {task.image} has tree {tree}, not the checkout's "
+                               f"{task.expected_tree}" if task.expected_tree and tree != task.expected_tree else "")
+        return self.env
+
+    def failure(self, config: ProofConfig) -> ProofReport:
+        """An item that will not run (attempts spent, or interrupted): an infrastructure failure, never lost."""
+        self.bump(infra_failures=1)
+        why = f"{self.last_error or 'interrupted'} (after {self.scheduling.retries + 1} attempts)"
+        return infrastructure_report(why, sandbox=self.sandbox, image=self.task.image, limits=config.limits())
+
+    def prove(self, item: HarborItem, config: ProofConfig) -> ProofReport:
+        """``item`` from a clean state in this task's environment (started, or started again, as needed)."""
+        while True:
+            env = self._open()
+            if env is None:
+                return self.failure(item.config or config)
+            if self.wrong:
+                self.bump(infra_failures=1)
+                return infrastructure_report(self.wrong, sandbox=self.sandbox, image=self.task.image,
+                                             limits=(item.config or config).limits())
+            try:
+                return prove_in(self.backend, env, item, config, sandbox=self.sandbox, image=self.task.image,
+                                image_id=self.image_id)
+            except EnvironmentFailed as exc:   # it died: the item runs again on a fresh one
+                self.last_error = f"the environment failed: {exc}"
+                self.close()
+
+    def close(self) -> None:
+        """Stop the environment (if one runs); a later :meth:`prove` starts another."""
+        env, self.env = self.env, None
+        if env is None:
+            return
+        self.bump(environments_running=-1)
+        try:
+            self.backend.stop(env)
+        except EnvironmentFailed:
+            pass
+
+
 def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend: Backend, config: ProofConfig, *,
                 sandbox: str, image_ids: Mapping[str, str], scheduling: Scheduling = Scheduling(),
                 on_done: Callable[[int, ProofReport], None], progress: Progress | None = None,
@@ -275,49 +369,19 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
                 setattr(progress, k, getattr(progress, k) + v)
 
     def one_task(task: HarborTask, items: Sequence[HarborItem]) -> None:
+        te = TaskEnvironment(backend, task, scheduling, sandbox=sandbox, image_id=image_ids.get(task.image, ""),
+                             bump=bump, sleep=sleep)
         left = list(items)
-        image_id = image_ids.get(task.image, "")
-        last_error = ""
-        for attempt in range(scheduling.retries + 1):
-            if not left or stopping.is_set():
-                break
-            if attempt:
-                bump(retries=1)
-                sleep(scheduling.backoff_s * 2 ** (attempt - 1))
-            try:
-                env, tree, head = backend.start(task)
-            except EnvironmentFailed as exc:
-                bump(start_failures=1)
-                last_error = f"the environment did not start: {exc}"
-                continue
-            bump(environments_running=1, environments_started=1)
-            try:
-                wrong = (f"the repository at {task.repo_path} in {task.image} is at commit {head or 'none'}, not the "
-                         f"task's base_commit {task.base_commit}" if task.base_commit and head != task.base_commit
-                         else f"the repository in {task.image} has tree {tree}, not the checkout's "
-                              f"{task.expected_tree}" if task.expected_tree and tree != task.expected_tree else "")
-                while wrong and left:
-                    on_done(left.pop(0).index, infrastructure_report(wrong, sandbox=sandbox, image=task.image,
-                                                                     limits=config.limits()))
-                    bump(items_done=1, infra_failures=1)
-                while left and not stopping.is_set():
-                    report = prove_in(backend, env, left[0], config, sandbox=sandbox, image=task.image,
-                                      image_id=image_id)
-                    on_done(left.pop(0).index, report)
-                    bump(items_done=1)
-            except EnvironmentFailed as exc:
-                last_error = f"the environment failed: {exc}"
-            finally:
-                bump(environments_running=-1)
-                try:
-                    backend.stop(env)
-                except EnvironmentFailed:
-                    pass
-        for item in left:   # never lost: an infrastructure failure, distinct from a failed proof
-            why = f"{last_error or 'interrupted'} (after {scheduling.retries + 1} attempts)"
-            on_done(item.index, infrastructure_report(why, sandbox=sandbox, image=task.image,
-                                                      limits=config.limits()))
-            bump(items_done=1, infra_failures=1)
+        try:
+            while left and not stopping.is_set():
+                report = te.prove(left[0], config)
+                on_done(left.pop(0).index, report)
+                bump(items_done=1)
+        finally:
+            te.close()
+        for item in left:   # interrupted: never lost, an infrastructure failure distinct from a failed proof
+            on_done(item.index, te.failure(item.config or config))
+            bump(items_done=1)
 
     pool = ThreadPoolExecutor(max_workers=max(1, int(scheduling.concurrency)))
     try:
@@ -356,23 +420,162 @@ def sandbox_name(environment: str) -> str:
     return f"harbor:{environment}"
 
 
-def prove_one(repo: Path, script: str, *, image: str, image_id: str, cache_key: str, gold_patch: str | None,
-              config: ProofConfig, environment: str = DEFAULT_ENVIRONMENT,
-              environment_kwargs: Mapping[str, Any] | None = None) -> ProofReport:
-    """``run_proof(sandbox="harbor")``: the host checkout uploaded into one environment of ``image``."""
-    sandbox = sandbox_name(environment)
-    got: list[ProofReport] = []
-    backend = WorkerBackend(environment, environment_kwargs)
-    try:
-        prove_tasks([(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())),
-                      [HarborItem(0, script, gold_patch or "", cache_key)])], backend, config, sandbox=sandbox,
-                    image_ids={image: image_id}, scheduling=Scheduling(concurrency=1, retries=1, backoff_s=1.0),
-                    on_done=lambda _i, report: got.append(report))
-    finally:
-        backend.close()
-    return got[0]
+@dataclass(frozen=True)
+class ProofCall:
+    """One proof for :meth:`HarborSession.prove_batch`: what ``run_proof`` takes, the image already resolved."""
+
+    repo: Path
+    script: str
+    image: str
+    image_id: str
+    config: ProofConfig
+    gold_patch: str = ""
 
 
-__all__ = ["prove_one", "run_once", "sandbox_name", "Backend", "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask",
+#: A session's environments are retried once, after 1 s: its callers (a check, an auditor's re-run) wait on it.
+SESSION_SCHEDULING = Scheduling(concurrency=1, retries=1, backoff_s=1.0)
+
+
+class HarborSession:
+    """Harbor environments kept open across calls: one per task (image + host checkout) for all its proofs.
+
+    The augmentation creation checks (:class:`builder.augment.sandbox.CheckSandbox`), ``run_proof``
+    (``proofs run``) and ``verify --reprove`` prove one script at a time, each against a host checkout
+    uploaded into an environment of the task's image. Starting an environment per script costs a worker, a
+    start and an upload each time (about a second on this machine's Docker daemon, tens of seconds on a
+    cloud); a session starts one on a task's first proof and runs every later proof of that task in it, each
+    from the worker's clean state (``/repo`` a fresh copy of the uploaded checkout, its tree hash checked,
+    ``/tmp`` and ``/dev/shm`` emptied, the script user's processes killed), so the evidence is what one
+    environment per proof gives. The uploaded tree must be the host checkout's (else every proof of the task
+    is an infrastructure error).
+
+    At most ``max_open`` environments stay open (the least recently used is stopped first); :meth:`release`
+    stops them when a caller is done with its task, :meth:`close` (or leaving the ``with`` block, also on an
+    error or a KeyboardInterrupt) stops them and the worker. :meth:`prove_batch` proves independent proofs
+    through the pool (:func:`prove_tasks`: one environment per task, ``concurrency`` tasks at once). Not
+    thread-safe: one caller at a time. ``progress`` counts environments started, items and failures.
+    """
+
+    def __init__(self, environment: str = DEFAULT_ENVIRONMENT, environment_kwargs: Mapping[str, Any] | None = None,
+                 *, backend: Backend | None = None, scheduling: Scheduling = SESSION_SCHEDULING,
+                 max_open: int = 1) -> None:
+        self.environment = environment
+        self.kwargs = dict(environment_kwargs or {})
+        self.sandbox = sandbox_name(environment)
+        self.scheduling = scheduling
+        self.max_open = max(1, int(max_open))
+        self.progress = Progress()
+        self._backend, self._owns_backend = backend, backend is None
+        self._open: dict[tuple[str, str], TaskEnvironment] = {}   # insertion order = least recently used first
+        self._trees: dict[str, str] = {}
+
+    @property
+    def backend(self) -> Backend:
+        """The worker, started on the first proof (a session that proves nothing starts nothing)."""
+        if self._backend is None:
+            self._backend = WorkerBackend(self.environment, self.kwargs)
+        return self._backend
+
+    def _bump(self, **counts: int) -> None:
+        with self.progress.lock:
+            for k, v in counts.items():
+                setattr(self.progress, k, getattr(self.progress, k) + v)
+
+    def _tree(self, repo: Path) -> str:
+        from .treehash import tree_hash
+
+        if str(repo) not in self._trees:
+            self._trees[str(repo)] = tree_hash(repo)
+        return self._trees[str(repo)]
+
+    def _key(self, script: str, image_id: str, tree: str, gold_patch: str, config: ProofConfig) -> str:
+        return cache_key(script, image_id, tree, gold_patch or None, config, self.sandbox)
+
+    def _task(self, repo: Path, image: str) -> HarborTask:
+        return HarborTask(key=repo.name, image=image, upload=str(repo), expected_tree=self._tree(repo))
+
+    def _missing(self, repo: Path, image: str, config: ProofConfig) -> ProofReport:
+        return infrastructure_report(f"repository folder not found: {repo}", sandbox=self.sandbox, image=image,
+                                     limits=config.limits())
+
+    def prove(self, repo: str | os.PathLike, script: str, *, image: str, image_id: str, config: ProofConfig,
+              gold_patch: str = "", applied: str = "") -> ProofReport:
+        """``script`` against ``repo`` in the task's open environment (started on its first proof); with
+        ``gold_patch`` again after it (as ``run_proof``), with ``applied`` once on the patched repository."""
+        repo = Path(repo).resolve()
+        if not repo.is_dir():
+            return self._missing(repo, image, config)
+        try:
+            tree = self._tree(repo)
+        except SandboxError as exc:
+            return infrastructure_report(str(exc), sandbox=self.sandbox, image=image, limits=config.limits())
+        key = (image, str(repo))
+        te = self._open.pop(key, None)
+        if te is None:
+            te = TaskEnvironment(self.backend, self._task(repo, image), self.scheduling, sandbox=self.sandbox,
+                                 image_id=image_id, bump=self._bump)
+        self._open[key] = te   # the most recently used last
+        while len(self._open) > self.max_open:
+            self._open.pop(next(iter(self._open))).close()
+        self._bump(items_total=1)
+        report = te.prove(HarborItem(0, script, gold_patch, "" if applied else
+                                     self._key(script, image_id, tree, gold_patch, config), applied=applied), config)
+        self._bump(items_done=1)
+        if applied and report.tree_sha_before:   # keyed by the patched tree, as run_proof on a patched copy
+            report = replace(report, cache_key=self._key(script, image_id, report.tree_sha_before, "", config))
+        return report
+
+    def prove_batch(self, calls: Sequence[ProofCall], *, concurrency: int = 4) -> list[ProofReport]:
+        """Independent proofs, grouped by task: one environment per task through the pool, the reports in order."""
+        got: list[ProofReport | None] = [None] * len(calls)
+        work: dict[tuple[str, str], tuple[HarborTask, list[HarborItem]]] = {}
+        for i, call in enumerate(calls):
+            repo = Path(call.repo).resolve()
+            if not repo.is_dir():
+                got[i] = self._missing(repo, call.image, call.config)
+                continue
+            try:
+                tree = self._tree(repo)
+            except SandboxError as exc:
+                got[i] = infrastructure_report(str(exc), sandbox=self.sandbox, image=call.image,
+                                               limits=call.config.limits())
+                continue
+            task, items = work.setdefault((call.image, str(repo)), (self._task(repo, call.image), []))
+            items.append(HarborItem(i, call.script, call.gold_patch,
+                                    self._key(call.script, call.image_id, tree, call.gold_patch, call.config),
+                                    config=call.config))
+        if work:
+            self.release()   # the pool starts its own environments: nothing of this session stays open beside them
+            prove_tasks([work[k] for k in sorted(work)], self.backend, ProofConfig(), sandbox=self.sandbox,
+                        image_ids={c.image: c.image_id for c in calls},
+                        scheduling=replace(self.scheduling, concurrency=max(1, int(concurrency))),
+                        on_done=got.__setitem__, progress=self.progress)
+        missing = [i for i, r in enumerate(got) if r is None]
+        if missing:   # prove_tasks reports every item exactly once: a gap is a bug, never a silent drop
+            raise RuntimeError(f"no report for proofs {missing}")
+        return got   # type: ignore[return-value]
+
+    def release(self) -> None:
+        """Stop every open environment (a caller done with its task); the worker stays for the next one."""
+        while self._open:
+            self._open.pop(next(iter(self._open))).close()
+
+    def close(self) -> None:
+        """Stop every environment and the worker (also what an interrupt does, through the worker's pipe)."""
+        try:
+            self.release()
+        finally:
+            if self._owns_backend and self._backend is not None:
+                self._backend.close()
+                self._backend = None
+
+    def __enter__(self) -> "HarborSession":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["run_once", "sandbox_name", "Backend", "HarborSession", "ProofCall", "SESSION_SCHEDULING", "TaskEnvironment", "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask",
            "Progress", "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python",
            "prove_in", "prove_tasks"]

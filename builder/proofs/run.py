@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -13,6 +12,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from ..hygiene import sweep_host
 from . import bwrap_runner, docker_runner
+from .cachekey import cache_key
 from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE
 from .patch import PatchError, patched_copy
@@ -54,19 +54,6 @@ def image_identity(sandbox: str, image: str | None) -> tuple[str, str, str]:
     return "host", bwrap_runner.host_toolchain_id(), ""
 
 
-def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
-              sandbox: str) -> str:
-    """sha256 of every input that determines a proof's outcome.
-
-    Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
-    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
-    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
-    """
-    blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
-                       "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
-    return sha256_hex(blob.encode())
-
-
 def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofConfig) -> RunFacts:
     """Run once and add the host-side tree hashes before and after."""
     try:
@@ -79,6 +66,32 @@ def _one_run(sandbox: str, repo: Path, script: str, image: str, config: ProofCon
     except SandboxError as exc:
         return replace(facts, tree_sha_before=before, infra_error=facts.infra_error or str(exc))
     return replace(facts, tree_sha_before=before, tree_sha_after=after)
+
+
+def _config(config: ProofConfig | None, limits: Mapping[str, Any] | None, timeout_s: float | None) -> ProofConfig:
+    """The limits a run gets: ``config``, else a report's recorded ``limits``, else the defaults; ``timeout_s`` wins."""
+    if config is None and limits:
+        known = {f.name for f in fields(ProofConfig)}
+        config = ProofConfig(**{k: v for k, v in dict(limits).items() if k in known})
+    config = config or ProofConfig()
+    if timeout_s is not None:
+        config = replace(config, timeout_s=float(timeout_s))
+    return config
+
+
+def _is_harbor(sandbox: str) -> bool:
+    return sandbox.partition(":")[0] == "harbor"   # "harbor" or what a report records, "harbor:<environment>"
+
+
+def _harbor_call(repo: Path, script: str, image: str | None, sandbox: str, config: ProofConfig,
+                 gold_patch: str | None):
+    """(environment, ProofCall) of a harbor proof; SandboxError when Harbor's venv is missing."""
+    from .harbor_runner import DEFAULT_ENVIRONMENT, ProofCall
+
+    resolve_sandbox("harbor")
+    name, img_id, _ = image_identity("harbor", image)
+    return (sandbox.partition(":")[2] or DEFAULT_ENVIRONMENT,
+            ProofCall(Path(repo), script, name, img_id, config, gold_patch or ""))
 
 
 def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str = "auto",
@@ -95,25 +108,16 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
     limits a published report records (``ProofReport.limits``), used when no ``config`` is given, so that
     ``verify --reprove`` re-runs a proof as it was run.
     """
-    if config is None and limits:
-        known = {f.name for f in fields(ProofConfig)}
-        config = ProofConfig(**{k: v for k, v in dict(limits).items() if k in known})
-    config = config or ProofConfig()
-    if timeout_s is not None:
-        config = replace(config, timeout_s=float(timeout_s))
+    config = _config(config, limits, timeout_s)
     repo = Path(repo_dir)
-    if sandbox.partition(":")[0] == "harbor":   # "harbor" or what a report records, "harbor:<environment>"
-        from .harbor_runner import DEFAULT_ENVIRONMENT, prove_one, sandbox_name
+    if _is_harbor(sandbox):
+        from .harbor_runner import HarborSession
 
-        resolve_sandbox("harbor")
-        environment = sandbox.partition(":")[2] or DEFAULT_ENVIRONMENT
-        name, img_id, _ = image_identity("harbor", image)
-        if not repo.is_dir():
-            return infrastructure_report(f"repository folder not found: {repo}", sandbox=sandbox_name(environment),
-                                         image=name, limits=config.limits())
-        key = cache_key(script, img_id, tree_hash(repo), gold_patch, config, sandbox_name(environment))
-        return prove_one(repo, script, image=name, image_id=img_id, cache_key=key, gold_patch=gold_patch,
-                         config=config, environment=environment)
+        environment, call = _harbor_call(repo, script, image, sandbox, config, gold_patch)
+        # one environment for this proof, both runs (a caller with many proofs uses a ProofRunner)
+        with HarborSession(environment) as session:
+            return session.prove(call.repo, call.script, image=call.image, image_id=call.image_id, config=config,
+                                 gold_patch=call.gold_patch)
     if _resolved is not None:
         kind, image_name, img_id, digest = _resolved
     else:
@@ -141,3 +145,75 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
         facts, sandbox=kind, image=image_name, image_id=img_id, image_digest=digest,
         gold_patch_sha256=sha256_hex(gold_patch.encode()) if gold_patch else "",
         limits=config.limits(), cache_key=key)
+
+
+class ProofRunner:
+    """``run_proof`` for a caller with many proofs (``verify --reprove``), keeping Harbor environments per task.
+
+    Called like :func:`run_proof`; ``sandbox`` (when given) replaces every call's own (proved by one sandbox,
+    re-proved by another). Harbor proofs go through one :class:`~builder.proofs.harbor_runner.HarborSession`
+    per Harbor environment: consecutive proofs of a task share its environment, and :meth:`run_many` (what
+    ``swe_taskflow.verify_reprove`` calls with every re-run at once) proves them grouped by task through the
+    pool, one environment per task, ``concurrency`` tasks at once. Docker and bubblewrap proofs run one by one
+    as :func:`run_proof` runs them. :meth:`close` (or leaving the ``with`` block) stops every environment.
+    """
+
+    def __init__(self, sandbox: str = "", *, concurrency: int = 4) -> None:
+        self.sandbox = sandbox
+        self.concurrency = max(1, int(concurrency))
+        self.sessions: dict[str, Any] = {}   # Harbor environment -> HarborSession
+
+    def _session(self, environment: str):
+        from .harbor_runner import HarborSession
+
+        if environment not in self.sessions:
+            self.sessions[environment] = HarborSession(environment)
+        return self.sessions[environment]
+
+    def _prepare(self, repo, script: str, kwargs: Mapping[str, Any]):
+        """(environment, ProofCall) for a harbor proof, else None (kwargs as run_proof takes them)."""
+        kwargs = {**kwargs, **({"sandbox": self.sandbox} if self.sandbox else {})}
+        if not _is_harbor(kwargs.get("sandbox") or "auto"):
+            return None
+        config = _config(kwargs.get("config"), kwargs.get("limits"), kwargs.get("timeout_s", 60))
+        return _harbor_call(Path(repo), script, kwargs.get("image"), kwargs["sandbox"], config,
+                            kwargs.get("gold_patch"))
+
+    def __call__(self, repo_dir, script: str, **kwargs: Any) -> ProofReport:
+        prepared = self._prepare(repo_dir, script, kwargs)
+        if prepared is None:
+            return run_proof(repo_dir, script, **{**kwargs, **({"sandbox": self.sandbox} if self.sandbox else {})})
+        environment, call = prepared
+        return self._session(environment).prove(call.repo, call.script, image=call.image, image_id=call.image_id,
+                                                config=call.config, gold_patch=call.gold_patch)
+
+    def run_many(self, calls) -> list[ProofReport]:
+        """``(repo, script, kwargs)`` calls, reports in the same order; harbor ones batched per task."""
+        got: list[ProofReport | None] = [None] * len(calls)
+        harbor: dict[str, list[tuple[int, Any]]] = {}
+        for i, (repo, script, kwargs) in enumerate(calls):
+            prepared = self._prepare(repo, script, kwargs)
+            if prepared is None:
+                got[i] = self(repo, script, **kwargs)
+            else:
+                harbor.setdefault(prepared[0], []).append((i, prepared[1]))
+        for environment, batch in harbor.items():
+            reports = self._session(environment).prove_batch([c for _, c in batch], concurrency=self.concurrency)
+            for (i, _), report in zip(batch, reports):
+                got[i] = report
+        return got   # type: ignore[return-value]
+
+    @property
+    def environments_started(self) -> int:
+        return sum(s.progress.environments_started for s in self.sessions.values())
+
+    def close(self) -> None:
+        sessions, self.sessions = self.sessions, {}
+        for session in sessions.values():
+            session.close()
+
+    def __enter__(self) -> "ProofRunner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

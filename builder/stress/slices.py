@@ -75,7 +75,11 @@ class SliceBuilder:
 
     def check(self, spec: StressSpec) -> QAItem:
         if spec.item_id not in self.items:
-            self.items[spec.item_id] = realize(spec, self.ctx[spec.instance_id], self.writer)
+            ctx = self.ctx[spec.instance_id]
+            self.items[spec.item_id] = realize(spec, ctx, self.writer)
+            release = getattr(ctx.sandbox, "release", None)
+            if release is not None:   # harbor: the task's environment is stopped until its next check
+                release()
         return self.items[spec.item_id]
 
     def build(self, sl) -> dict[str, Any]:

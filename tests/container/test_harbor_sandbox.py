@@ -250,3 +250,76 @@ def test_the_sandbox_seam_runs_one_script_as_docker_does(tmp_path, image):
         (docker.exit_code, docker.stdout_sha256, docker.stderr_excerpt, docker.command) == \
         (3, docker.stdout_sha256, "oops\n", ("/bin/sh", "/proof/script"))
     assert harbor.tree_sha_before == harbor.tree_sha_after == tree_hash(repo)
+
+
+# ------------------------------------------------------------------ the augmentation checks: one environment per task
+
+@pytest.mark.slow
+def test_the_example_augmentation_checks_give_the_docker_evidence_in_one_environment(tmp_path, image):
+    """The example's own task through the augment stage's checks (its proposed items and the hand-written broken
+    ones) in docker and in the harbor sandbox: every item ends the same (status, reason, checks, facts, reference)
+    and its proof report carries the same evidence (status, stdout hash, exit codes, tree hashes), the harbor
+    sandbox using one environment for all of the task's checks (it used one per check run before), none left."""
+    from builder.augment import TemplateWriter, augment_tasks, read_specs
+    from builder.augment.sandbox import CheckSandbox
+    from builder.bundled.repo import commit_folder
+    from builder.pipeline.repos import example_task
+    from builder.split.structural import StructuralSplitter
+
+    task = example_task().task
+    repo = tmp_path / "repo"
+    assert commit_folder(ROOT / "builder" / "data" / "example" / "repo", repo) == task.base_commit
+    specs = read_specs(ROOT / "builder" / "data" / "example" / "augment_specs.jsonl", pool="augment_specs")
+    got, started = {}, {}
+    for kind in ("docker", "harbor"):
+        with CheckSandbox(kind) as sandbox:
+            items, _ = augment_tasks([task], {task.instance_id: StructuralSplitter().split(task)},
+                                     writer=TemplateWriter(), sandbox=sandbox, repos={task.instance_id: repo},
+                                     images={task.instance_id: image}, hand_specs=specs)
+            started[kind] = sandbox.environments_started
+        got[kind] = {i.question_id: i.to_dict() for i in items}
+    docker, harbor = got["docker"], got["harbor"]
+    assert started == {"docker": 0, "harbor": 1} and proof_containers() == []
+    assert docker.keys() == harbor.keys()
+    assert {i["kind"] for i in docker.values() if i["status"] == "accepted"} >= {"execute", "debug", "review"}
+    proved = 0
+    for qid, d in docker.items():
+        h = harbor[qid]
+        for i, name in ((d, "docker"), (h, "harbor:swe_taskflow_harbor.environment:DockerEnvironment")):
+            for c in i["checks"]:   # a passed run's detail names the sandbox, then the image
+                if c["name"] == "sandbox-run" and c["passed"]:
+                    assert c["detail"] == f"{name} {image}", (qid, c)
+                    c["detail"] = image
+        assert {k: v for k, v in d.items() if k != "proof_report"} == \
+            {k: v for k, v in h.items() if k != "proof_report"}, qid
+        if d["proof_report"] is not None:
+            assert evidence(h["proof_report"]) == evidence(d["proof_report"]), qid
+            assert h["proof_report"]["sandbox"] == "harbor:swe_taskflow_harbor.environment:DockerEnvironment"
+            proved += 1
+    assert proved >= 3
+
+
+def test_a_signal_during_the_augmentation_checks_removes_the_tasks_environment(tmp_path, image):
+    """`augment run --sandbox harbor` interrupted while a task's second check runs in the task's environment (the
+    first one ran there): the command exits 130 and no environment, container or script is left."""
+    from tests.support.augment_cart import FIX, cart_task
+    from builder.bundled.repo import commit_folder
+
+    task = cart_task()
+    slow = Slow(tmp_path)
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(task.to_dict()) + "\n")
+    commit_folder(FIX / "repo", tmp_path / "repos" / task.instance_id)
+    specs = [{"item_id": f"x{k}", "instance_id": task.instance_id, "kind": "execute", "command": command,
+              "style": "counts", "provenance": "hand-written"} for k, command in
+             enumerate(("python3 -m unittest -v", f"sleep {slow.seconds}"))]
+    (tmp_path / "specs.jsonl").write_text("".join(json.dumps(s) + "\n" for s in specs))
+    p = cli("augment", "run", "--tasks", str(tmp_path / "tasks.jsonl"), "--out", str(tmp_path / "items.jsonl"),
+            "--repos", str(tmp_path / "repos"), "--kinds", "planning", "--specs", str(tmp_path / "specs.jsonl"),
+            "--sandbox", "harbor", "--image", image)
+    wait_for(lambda: slow.running() or p.poll() is not None, 300, "the second check to start in the environment")
+    assert p.poll() is None, p.stderr.read()
+    assert len(proof_containers()) >= 1
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=120)
+    assert rc == 130, (rc, p.stderr.read())
+    wait_for(lambda: not slow.running() and not proof_containers(), 60, "the environment to be removed")

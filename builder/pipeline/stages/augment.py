@@ -46,9 +46,13 @@ def run(inputs: Inputs, ctx) -> Outputs:
     ctx.progress.set_total(len(tasks))
     config = augment.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
                                    review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)
-    items, summary = augment.augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos,
-                                           images=images, config=config, hand_specs=hand,
-                                           progress=lambda n: ctx.progress.advance(n))
+    try:
+        items, summary = augment.augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos,
+                                               images=images, config=config, hand_specs=hand,
+                                               progress=lambda n: ctx.progress.advance(n))
+    finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
+        if sandbox is not None:
+            sandbox.close()
     kept, timings = [], []
     for item in items:
         report, timing = strip_volatile(item.proof_report, item.question_id)

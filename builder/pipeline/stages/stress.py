@@ -42,9 +42,13 @@ def run(inputs: Inputs, ctx) -> Outputs:
     writer, backend = augment.get_writer(ctx.recipe.stress, ctx.recipe.resolve, templates=TEMPLATES, section="stress")
     sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s)
     ctx.progress.set_total(len(sec.slices))
-    items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer, sandbox=sandbox,
-                                                 repos=repos, images=images, hand_specs=hand,
-                                                 progress=lambda n: ctx.progress.advance(n))
+    try:
+        items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer, sandbox=sandbox,
+                                                     repos=repos, images=images, hand_specs=hand,
+                                                     progress=lambda n: ctx.progress.advance(n))
+    finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
+        if sandbox is not None:
+            sandbox.close()
     kept, timings = [], []
     for item in items:
         report, timing = strip_volatile(item.proof_report, item.question_id)
