@@ -161,7 +161,8 @@ def main() -> int:
         n_steps = len(tomllib.loads((task_dir / "task.toml").read_text())["steps"])
         figures: dict = {"task": f"{TASK}, {CONDITION}, {n_steps} steps",
                          "environment": args.environment, "environment_kwargs": list(ek), "rounds": args.rounds,
-                         "load_average_1_5_15min_at_end": [round(x, 1) for x in os.getloadavg()], "cpus": os.cpu_count(),
+                         "load_average_1_5_15min_at_end": [round(x, 1) for x in os.getloadavg()],
+                         "cpus": os.cpu_count(),
                          **{k: round(v, 1) for k, v in med.items()},
                          "trial/floor": round(med["trial_s"] / med["floor_s"], 2),
                          "trial/example_check": round(med["trial_s"] / med["example_check_s"], 2),

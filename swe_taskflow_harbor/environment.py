@@ -14,13 +14,28 @@ Docker API calls on a shared client (the ``docker`` SDK, blocking calls in a thr
   project's sweep removes what a ``kill -9`` of ``harbor run`` left); Harbor's log folders go in with the
   same tar before the container starts; the container accepts commands as soon as ``start`` returns, so
   nothing polls;
-- exec: ``exec_create`` + ``exec_start`` + ``exec_inspect`` (stdout and stderr interleaved in
-  ``stdout`` in arrival order, as ``docker compose exec -T`` gave them); the user is Harbor's (the task's
-  non-root agent user while the agent works, root for the verifier); a command past its timeout, or whose
-  caller was cancelled, is detached at once, so it holds no worker thread;
-- upload: one tar per call (``put_archive`` at ``/``: missing parent folders are created, owner root);
-- download: one ``get_archive`` stream; only regular files and folders are written on the host (links,
-  devices and names leaving the target folder never are);
+- the command helper: right after start, one ``docker exec -i`` runs a small Python loop in the container
+  as root (:mod:`swe_taskflow_harbor.container_helper`, driven by
+  :mod:`swe_taskflow_harbor.command_channel`); every later command, upload and download is a frame over
+  its pipe and a fork in the container instead of a runc exec or an archive re-exec of dockerd (about
+  50-70 ms each on a loaded 2-core machine, about 100 per six-step trial, most of them Harbor's own
+  bookkeeping). Each command runs as ``docker exec`` would run it (the user and groups from the
+  container's passwd and group files, the environment dockerd builds, the folder, a new session,
+  stdin ``/dev/null``); what the helper cannot do exactly is handed to a plain exec; an image without
+  ``python3``, a helper killed with SIGKILL, or ``--ek command_helper=false`` leaves every call on the
+  Docker API below;
+- exec: through the helper, or ``exec_create`` + ``exec_start`` + ``exec_inspect``; stdout and stderr
+  interleaved in ``stdout`` in arrival order, as ``docker compose exec -T`` gave them; the user is
+  Harbor's (the task's non-root agent user while the agent works, root for the verifier); a command past
+  its timeout, or whose caller was cancelled, raises at once: through the helper its process group is
+  SIGKILLed, through a plain exec it is detached (it holds no worker thread and runs on until the
+  container is removed);
+- upload: through the helper (an existing non-folder is replaced, never written through a link, as
+  dockerd's extraction does), or one tar per call (``put_archive`` at ``/``); missing parent folders are
+  created, owner root;
+- download: through the helper (folders and regular files, links not followed), or one ``get_archive``
+  stream; only regular files and folders are written on the host (links, devices and names leaving the
+  target folder never are);
 - stop: ``remove(force=True)``: SIGKILL and removal in one call, no stop timeout to wait out.
 
 Only ``network_mode = "no-network"`` tasks run here; any other policy is refused before anything starts.
@@ -135,7 +150,8 @@ class DockerEnvironment(BaseEnvironment):
         self._container: Any = None
         self._channel: CommandChannel | None = None
         if not isinstance(command_helper, bool):
-            raise ValueError(f"command_helper must be true or false (--ek command_helper=false), not {command_helper!r}")
+            raise ValueError("command_helper must be true or false (--ek command_helper=false), "
+                             f"not {command_helper!r}")
         self._use_helper = command_helper
         #: operations served by the helper and by the Docker API (plain exec, put_archive, get_archive)
         self.served = {"helper": 0, "docker": 0}
@@ -380,7 +396,8 @@ class DockerEnvironment(BaseEnvironment):
                 self.logger.debug(f"command helper: {exc}; this upload is a put_archive")
         await self._put(await _blocking(_tar, entries))
 
-    async def _request(self, channel: CommandChannel, kind: bytes, payload: bytes, sink=None) -> dict:
+    async def _request(self, channel: CommandChannel, kind: bytes, payload: bytes,
+                       sink: Callable[[bytes, bytes], None] | None = None) -> dict:
         """A file request through the helper: its data frames go to ``sink(kind, payload)``; the final reply."""
         rid, queue = channel.open()
         try:
@@ -532,6 +549,12 @@ class _Received:
         self.left = 0
 
     def add(self, kind: bytes, data: bytes) -> None:
+        try:
+            self._add(kind, data)
+        except (ValueError, TypeError, IndexError, KeyError) as exc:   # malformed: get_archive instead
+            raise Fallback(f"the command helper sent a malformed entry ({exc})") from None
+
+    def _add(self, kind: bytes, data: bytes) -> None:
         if kind == b"D":
             name, what, mode, size = loads(data)
             info = tarfile.TarInfo(str(name))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -117,7 +116,8 @@ async def probe(image: str, work: Path) -> dict:
         out["timeout_s"] = time.monotonic() - t0
         await asyncio.sleep(0.5)
         out["after_timeout"] = (await env.exec(   # killed: gone, or a zombie nobody reaps (pid 1 is `sleep`)
-            "for p in $(cat /tmp/bg) $(ps -o pid,args | awk '$2 == \"sleep\" && $3 == \"61\" {print $1}'); do s=$(awk '{print $3}' /proc/$p/stat 2>/dev/null); "
+            "for p in $(cat /tmp/bg) $(ps -o pid,args | awk '$2 == \"sleep\" && $3 == \"61\" {print $1}'); do "
+            "s=$(awk '{print $3}' /proc/$p/stat 2>/dev/null); "
             "[ -n \"$s\" ] && [ \"$s\" != Z ] && echo alive; done; echo checked", user="root")).stdout
 
         # uploads through a link the agent planted: replaced, never written through (as put_archive does)
