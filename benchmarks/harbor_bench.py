@@ -19,8 +19,9 @@ busy machine slows all of them alike):
   gold patch in one container);
 - the ratios trial/floor and trial/example check, and trials per minute at ``harbor run -n N -k N``;
 - ``--plain``: each round also runs the trial with ``--ek command_helper=false`` (every command a Docker
-  API exec, every transfer an archive call: the environment before its resident command helper), so the
-  two are compared on the same machine state; ``load_average``: the 1-minute load before and after each
+  API exec, every transfer an archive call: the environment before its resident command helper), and each
+  ``-n N`` job is followed by the same job without the helper, so the two are compared on the same
+  machine state; ``load_average``: the 1-minute load before and after each
   round (the machine is shared; the figures mean little without it).
 Needs Docker, the example's image (``swe-taskflow example build-image``) and ``make harbor-venv``.
 """
@@ -174,13 +175,20 @@ def main() -> int:
                          "all_rounds": [{k: (round(v, 1) if isinstance(v, float) else [round(x, 1) for x in v]
                                              if isinstance(v, list) else {p: round(x, 1) for p, x in v.items()})
                                          for k, v in r.items()} for r in rounds]}
-        per_minute = {}
+        per_minute: dict = {}
+        plain_per_minute: dict = {}
         for n in [int(x) for x in args.parallel.split(",") if x.strip()]:
             wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"parallel{n}", n=n, env_class=args.environment,
                                     ek=ek)
             per_minute[f"-n {n}"] = round(60 * n / wall, 2)
+            if args.plain:   # right after, on the same machine state
+                wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"plain-parallel{n}", n=n,
+                                        env_class=args.environment, ek=(*ek, "command_helper=false"))
+                plain_per_minute[f"-n {n}"] = round(60 * n / wall, 2)
         if per_minute:
             figures["trials_per_minute"] = per_minute
+        if plain_per_minute:
+            figures["plain_trials_per_minute"] = plain_per_minute
     print(json.dumps(figures, indent=1))
     return 0
 
