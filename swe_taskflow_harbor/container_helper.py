@@ -7,7 +7,7 @@ each is a fork in the container and a round trip over one long-lived ``docker ex
 
 :class:`swe_taskflow_harbor.command_channel.CommandChannel` starts it as root with ``python3 -I -S -B``
 (no site packages, no module from the working folder or the environment, no bytecode written into the
-image) and sends this file's source on stdin; nothing here is imported on the host. It imports only
+image) and sends this file's source on stdin; the host imports it only in tests. It imports only
 modules built into the interpreter or frozen in it (no ``subprocess``, ``json``, ``tarfile``: the
 task images ship no bytecode, and compiling those took 0.4 s per start). Requests and replies are
 frames: a 13-byte header (kind, request id, payload length) and a ``marshal`` payload.
