@@ -2,6 +2,7 @@
 
     make example          # once: build/example/release (the bench exports its tfas_optimized condition)
     .venv/bin/python benchmarks/harbor_bench.py [--rounds 2] [--parallel 1,2,4] [--release DIR] [--environment M:C]
+        [--plain] [--ek KEY=VALUE ...]
 
 Printed in one run (medians over ``--rounds``, each round runs the three measurements back to back, so a
 busy machine slows all of them alike):
@@ -16,7 +17,12 @@ busy machine slows all of them alike):
   the agent user, one runs test.sh as root), plus one ``docker run`` and one ``docker rm -f``;
 - ``example_check_s``: ``swe-taskflow example check`` (the task's whole test suite before and after the
   gold patch in one container);
-- the ratios trial/floor and trial/example check, and trials per minute at ``harbor run -n N -k N``.
+- the ratios trial/floor and trial/example check, and trials per minute at ``harbor run -n N -k N``;
+- ``--plain``: each round also runs the trial with ``--ek command_helper=false`` (every command a Docker
+  API exec, every transfer an archive call: the environment before its resident command helper), and each
+  ``-n N`` job is followed by the same job without the helper, so the two are compared on the same
+  machine state; ``load_average``: the 1-minute load before and after each
+  round (the machine is shared; the figures mean little without it).
 Needs Docker, the example's image (``swe-taskflow example build-image``) and ``make harbor-venv``.
 """
 
@@ -48,9 +54,11 @@ def _venv() -> Path:
     return Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV", ROOT / ".harbor-venv"))
 
 
-def harbor_job(dataset: Path, jobs: Path, name: str, n: int = 1, env_class: str = ENV_CLASS) -> tuple[float, Path, float]:
+def harbor_job(dataset: Path, jobs: Path, name: str, n: int = 1, env_class: str = ENV_CLASS,
+               ek: tuple[str, ...] = ()) -> tuple[float, Path, float]:
     t0 = time.time()
     proc = subprocess.run([str(_venv() / "bin" / "harbor"), "run", "-p", str(dataset), "-a", "oracle", "-e", env_class,
+                           *[a for kv in ek for a in ("--ek", kv)],
                            "-o", str(jobs), "--job-name", name, "-n", str(n), "-k", str(n), "-y"],
                           capture_output=True, text=True, env=ENV, cwd=jobs.parent)
     wall = time.time() - t0
@@ -118,7 +126,11 @@ def main() -> int:
     ap.add_argument("--parallel", default="1,2,4", help="trials per minute at these -n (empty: skip)")
     ap.add_argument("--release", type=Path, default=ROOT / "build" / "example" / "release")
     ap.add_argument("--environment", default=ENV_CLASS, help="Harbor environment import path (to compare another)")
+    ap.add_argument("--ek", action="append", default=[], metavar="KEY=VALUE", help="environment kwarg for harbor run")
+    ap.add_argument("--plain", action="store_true",
+                    help="each round also times the trial with --ek command_helper=false (the Docker API path)")
     args = ap.parse_args()
+    ek = tuple(args.ek)
     if not (args.release / "data").is_dir():
         raise SystemExit(f"{args.release}: no release (run `make example` first)")
     from builder.evaluation.export import export_harbor
@@ -129,30 +141,54 @@ def main() -> int:
         image = tomllib.loads((task_dir / "task.toml").read_text())["environment"]["docker_image"]
         (tmp / "jobs").mkdir()
         rounds = []
+        keys = ["trial_s", "trial_in_job_s", "floor_s", "example_check_s"]
         for k in range(args.rounds):
-            wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"oracle{k}", env_class=args.environment)
+            load = [os.getloadavg()[0]]
+            wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"oracle{k}", env_class=args.environment, ek=ek)
             split = phases(trial, t0, wall)
-            rounds.append({"trial_s": wall, "trial_in_job_s": wall - split["before_trial"] - split["after_trial"],
-                           "floor_s": floor(task_dir, image), "example_check_s": example_check(), "phases_s": split})
-        med = {key: statistics.median(r[key] for r in rounds)
-               for key in ("trial_s", "trial_in_job_s", "floor_s", "example_check_s")}
+            row = {"trial_s": wall, "trial_in_job_s": wall - split["before_trial"] - split["after_trial"],
+                   "floor_s": floor(task_dir, image), "example_check_s": example_check(), "phases_s": split}
+            if args.plain:
+                wall, trial, t0 = harbor_job(tmp / "dataset", tmp / "jobs", f"plain{k}", env_class=args.environment,
+                                             ek=(*ek, "command_helper=false"))
+                split = phases(trial, t0, wall)
+                row.update({"plain_trial_s": wall,
+                            "plain_trial_in_job_s": wall - split["before_trial"] - split["after_trial"],
+                            "plain_phases_s": split})
+            load.append(os.getloadavg()[0])
+            rounds.append({**row, "load_average": load})
+        keys += ["plain_trial_s", "plain_trial_in_job_s"] if args.plain else []
+        med = {key: statistics.median(r[key] for r in rounds) for key in keys}
         n_steps = len(tomllib.loads((task_dir / "task.toml").read_text())["steps"])
         figures: dict = {"task": f"{TASK}, {CONDITION}, {n_steps} steps",
-                         "environment": args.environment, "rounds": args.rounds,
+                         "environment": args.environment, "environment_kwargs": list(ek), "rounds": args.rounds,
+                         "load_average_1_5_15min_at_end": [round(x, 1) for x in os.getloadavg()],
+                         "cpus": os.cpu_count(),
                          **{k: round(v, 1) for k, v in med.items()},
                          "trial/floor": round(med["trial_s"] / med["floor_s"], 2),
                          "trial/example_check": round(med["trial_s"] / med["example_check_s"], 2),
                          "trial_in_job/floor": round(med["trial_in_job_s"] / med["floor_s"], 2),
                          "trial_in_job/example_check": round(med["trial_in_job_s"] / med["example_check_s"], 2),
-                         "all_rounds": [{k: (round(v, 1) if isinstance(v, float) else
-                                             {p: round(x, 1) for p, x in v.items()}) for k, v in r.items()}
-                                        for r in rounds]}
-        per_minute = {}
+                         **({"plain_trial/floor": round(med["plain_trial_s"] / med["floor_s"], 2),
+                             "plain_trial/example_check": round(med["plain_trial_s"] / med["example_check_s"], 2)}
+                            if args.plain else {}),
+                         "all_rounds": [{k: (round(v, 1) if isinstance(v, float) else [round(x, 1) for x in v]
+                                             if isinstance(v, list) else {p: round(x, 1) for p, x in v.items()})
+                                         for k, v in r.items()} for r in rounds]}
+        per_minute: dict = {}
+        plain_per_minute: dict = {}
         for n in [int(x) for x in args.parallel.split(",") if x.strip()]:
-            wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"parallel{n}", n=n, env_class=args.environment)
+            wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"parallel{n}", n=n, env_class=args.environment,
+                                    ek=ek)
             per_minute[f"-n {n}"] = round(60 * n / wall, 2)
+            if args.plain:   # right after, on the same machine state
+                wall, _, _ = harbor_job(tmp / "dataset", tmp / "jobs", f"plain-parallel{n}", n=n,
+                                        env_class=args.environment, ek=(*ek, "command_helper=false"))
+                plain_per_minute[f"-n {n}"] = round(60 * n / wall, 2)
         if per_minute:
             figures["trials_per_minute"] = per_minute
+        if plain_per_minute:
+            figures["plain_trials_per_minute"] = plain_per_minute
     print(json.dumps(figures, indent=1))
     return 0
 

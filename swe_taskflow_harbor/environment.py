@@ -14,13 +14,28 @@ Docker API calls on a shared client (the ``docker`` SDK, blocking calls in a thr
   project's sweep removes what a ``kill -9`` of ``harbor run`` left); Harbor's log folders go in with the
   same tar before the container starts; the container accepts commands as soon as ``start`` returns, so
   nothing polls;
-- exec: ``exec_create`` + ``exec_start`` + ``exec_inspect`` (stdout and stderr interleaved in
-  ``stdout`` in arrival order, as ``docker compose exec -T`` gave them); the user is Harbor's (the task's
-  non-root agent user while the agent works, root for the verifier); a command past its timeout, or whose
-  caller was cancelled, is detached at once, so it holds no worker thread;
-- upload: one tar per call (``put_archive`` at ``/``: missing parent folders are created, owner root);
-- download: one ``get_archive`` stream; only regular files and folders are written on the host (links,
-  devices and names leaving the target folder never are);
+- the command helper: right after start, one ``docker exec -i`` runs a small Python loop in the container
+  as root (:mod:`swe_taskflow_harbor.container_helper`, driven by
+  :mod:`swe_taskflow_harbor.command_channel`); every later command, upload and download is a frame over
+  its pipe and a fork in the container instead of a runc exec or an archive re-exec of dockerd (about
+  50-70 ms each on a loaded 2-core machine, about 100 per six-step trial, most of them Harbor's own
+  bookkeeping). Each command runs as ``docker exec`` would run it (the user and groups from the
+  container's passwd and group files, the environment dockerd builds, the folder, a new session,
+  stdin ``/dev/null``); what the helper cannot do exactly is handed to a plain exec; an image without
+  ``python3``, a helper killed with SIGKILL, or ``--ek command_helper=false`` leaves every call on the
+  Docker API below;
+- exec: through the helper, or ``exec_create`` + ``exec_start`` + ``exec_inspect``; stdout and stderr
+  interleaved in ``stdout`` in arrival order, as ``docker compose exec -T`` gave them; the user is
+  Harbor's (the task's non-root agent user while the agent works, root for the verifier); a command past
+  its timeout, or whose caller was cancelled, raises at once: through the helper its process group is
+  SIGKILLed, through a plain exec it is detached (it holds no worker thread and runs on until the
+  container is removed);
+- upload: through the helper (an existing non-folder is replaced, never written through a link, as
+  dockerd's extraction does), or one tar per call (``put_archive`` at ``/``); missing parent folders are
+  created, owner root;
+- download: through the helper (folders and regular files, links not followed), or one ``get_archive``
+  stream; only regular files and folders are written on the host (links, devices and names leaving the
+  target folder never are);
 - stop: ``remove(force=True)``: SIGKILL and removal in one call, no stop timeout to wait out.
 
 Only ``network_mode = "no-network"`` tasks run here; any other policy is refused before anything starts.
@@ -33,7 +48,9 @@ import base64
 import contextlib
 import functools
 import json
+import os
 import shutil
+import stat as stat_mod
 import socket
 import tarfile
 import tempfile
@@ -49,6 +66,7 @@ from harbor.models.trial.config import ResourceMode
 from harbor.models.trial.paths import EnvironmentPaths
 
 from builder import hygiene
+from swe_taskflow_harbor.command_channel import ChannelClosed, CommandChannel, Fallback, dumps, exec_environment, loads
 
 #: Label naming the Harbor session (trial) a container belongs to, for people reading ``docker ps``.
 SESSION_LABEL = "swe-taskflow.harbor-session"
@@ -62,6 +80,7 @@ _ACTIVE_LOCK = threading.Lock()
 _GO_DIR_BIT = 1 << 31   # Go's os.ModeDir, as the archive stat header reports a folder
 _GO_SYMLINK_BIT = 1 << 27
 _GO_NOT_REGULAR = sum(1 << b for b in (27, 26, 25, 24, 21, 19))   # link, device, pipe, socket, char device, irregular
+_HELPER_MAX_UPLOAD = 32 * 2**20   # larger archives go through put_archive (the helper holds one in memory)
 
 
 def docker_client() -> Any:
@@ -127,8 +146,15 @@ def _abs(path: str) -> PurePosixPath:
 class DockerEnvironment(BaseEnvironment):
     """One network-less container of the task's local image per trial, driven through the Docker API."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, command_helper: bool = True, **kwargs: Any) -> None:
         self._container: Any = None
+        self._channel: CommandChannel | None = None
+        if not isinstance(command_helper, bool):
+            raise ValueError("command_helper must be true or false (--ek command_helper=false), "
+                             f"not {command_helper!r}")
+        self._use_helper = command_helper
+        #: operations served by the helper and by the Docker API (plain exec, put_archive, get_archive)
+        self.served = {"helper": 0, "docker": 0}
         super().__init__(*args, **kwargs)
         if self._host_mounts:   # never dropped silently: the container sees no host folder
             raise ValueError(f"{type(self).__name__} binds no host folder into a container; drop the mounts "
@@ -208,10 +234,28 @@ class DockerEnvironment(BaseEnvironment):
         logs = {_abs(str(d)): 0o777 for d in (paths.agent_dir, paths.verifier_dir, paths.artifacts_dir)}
         await self._put(_tar([], logs))        # Harbor's log folders, writable by the agent user
         await _blocking(self._container.start)
+        if self._use_helper:
+            await self._start_helper()
         await self._upload_environment_dir_after_start()
+
+    async def _start_helper(self) -> None:
+        """The resident command helper; without one (no python3 in the image) every call is a plain exec."""
+        container = self._container
+        config = container.attrs.get("Config") or {}
+        self._config_env = (config.get("Hostname") or "", config.get("Env") or [])
+        self._default_user = config.get("User") or ""
+        self._default_cwd = config.get("WorkingDir") or "/"
+        try:
+            self._channel = await _blocking(CommandChannel, container.client.api, container.id)
+        except Exception as exc:  # noqa: BLE001 - any failure leaves the plain Docker API path, which always works
+            self.logger.info(f"no command helper in {self.task_env_config.docker_image} ({exc}); "
+                             "every command is a docker exec")
 
     async def stop(self, delete: bool) -> None:
         container, self._container = self._container, None
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            channel.close()
         if container is None:
             return
         try:
@@ -227,12 +271,72 @@ class DockerEnvironment(BaseEnvironment):
 
     # ------------------------------------------------------------------ commands
 
+    def _live_channel(self) -> CommandChannel | None:
+        channel = self._channel
+        return channel if channel is not None and channel.alive else None
+
     async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
                    timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
-        container = self._running()
+        self._running()
         user = self._resolve_user(user)
         options = {"user": "" if user is None else str(user), "environment": self._merge_env(env),
                    "workdir": cwd or self.task_env_config.workdir or None}
+        channel = self._live_channel()
+        if channel is not None:
+            try:
+                return await self._exec_by_helper(channel, command, options, timeout_sec)
+            except Fallback as exc:
+                self.logger.debug(f"command helper: {exc}; this command is a docker exec")
+        return await self._exec_by_api(command, options, timeout_sec)
+
+    async def _exec_by_helper(self, channel: CommandChannel, command: str, options: dict[str, Any],
+                              timeout_sec: int | None) -> ExecResult:
+        """One command through the resident helper, run as ``docker exec`` would run it (user, folder,
+        environment); a timeout or cancellation SIGKILLs the command's process group."""
+        env = exec_environment(*self._config_env, options["environment"])
+        request = {"argv": ["bash", "-c", command], "user": options["user"] or self._default_user,
+                   "cwd": options["workdir"] or self._default_cwd, "env": list(env.items())}
+        callback = self._output_callback()
+        rid, queue = channel.open()
+        parts: list[bytes] = []
+
+        async def collect() -> int:
+            while True:
+                kind, payload = await queue.get()
+                if kind in (b"O", b"E"):   # stdout and stderr in arrival order, all in stdout
+                    parts.append(payload)
+                    if callback is not None:
+                        await callback(payload.decode(errors="replace"), "stdout")
+                elif kind == b"X":
+                    return int(loads(payload)["code"])
+                elif kind == b"F":
+                    raise Fallback(loads(payload)["error"])
+                else:
+                    raise RuntimeError("the command helper ended while the command ran "
+                                       f"({channel.stderr_tail()[-300:].strip() or 'no message'})")
+
+        try:
+            await _blocking(channel.send, b"C", rid, dumps(request))
+        except ChannelClosed as exc:
+            channel.forget(rid)
+            raise Fallback(str(exc)) from None
+        try:
+            code = await (asyncio.wait_for(collect(), timeout_sec) if timeout_sec else collect())
+        except Fallback:
+            channel.forget(rid)
+            raise
+        except BaseException as exc:
+            _POOL.submit(channel.kill, rid)   # never blocks the loop, even while an upload holds the pipe
+            if isinstance(exc, asyncio.TimeoutError):
+                raise RuntimeError(f"Command timed out after {timeout_sec} seconds") from None
+            raise
+        channel.forget(rid)
+        self.served["helper"] += 1
+        return ExecResult(stdout=b"".join(parts).decode(errors="replace") or None, stderr=None, return_code=code)
+
+    async def _exec_by_api(self, command: str, options: dict[str, Any], timeout_sec: int | None) -> ExecResult:
+        container = self._running()
+        self.served["docker"] += 1
         callback = self._output_callback()
         loop = asyncio.get_running_loop()
         attached: list = []
@@ -274,10 +378,48 @@ class DockerEnvironment(BaseEnvironment):
 
     async def _put(self, archive) -> None:
         container = self._running()
+        self.served["docker"] += 1
         try:
             await _blocking(container.put_archive, "/", archive)
         finally:
             archive.close()
+
+    async def _upload(self, entries: list[tuple[Path, PurePosixPath]]) -> None:
+        """Host paths to container paths, owner root: through the helper, or one ``put_archive`` tar."""
+        channel = self._live_channel()
+        if channel is not None:
+            try:
+                payload = await _blocking(_helper_entries, entries)
+                await self._request(channel, b"P", payload)
+                return
+            except Fallback as exc:
+                self.logger.debug(f"command helper: {exc}; this upload is a put_archive")
+        await self._put(await _blocking(_tar, entries))
+
+    async def _request(self, channel: CommandChannel, kind: bytes, payload: bytes,
+                       sink: Callable[[bytes, bytes], None] | None = None) -> dict:
+        """A file request through the helper: its data frames go to ``sink(kind, payload)``; the final reply."""
+        rid, queue = channel.open()
+        try:
+            try:
+                await _blocking(channel.send, kind, rid, payload)
+            except ChannelClosed as exc:
+                raise Fallback(str(exc)) from None
+            while True:
+                reply, data = await queue.get()
+                if reply in (b"D", b"B") and sink is not None:
+                    sink(reply, data)
+                elif reply == b"K":
+                    self.served["helper"] += 1
+                    return loads(data)
+                elif reply == b"N":
+                    raise FileNotFoundError(loads(data)["error"])
+                elif reply == b"F":
+                    raise Fallback(loads(data)["error"])
+                else:   # the helper is gone; the Docker API path still works
+                    raise Fallback("the command helper ended")
+        finally:
+            channel.forget(rid)
 
     def _stat(self, path: PurePosixPath) -> dict | None:
         api = self._running().client.api
@@ -308,17 +450,33 @@ class DockerEnvironment(BaseEnvironment):
     async def upload_file(self, source_path: Path | str, target_path: str) -> None:
         source, target = Path(source_path), _abs(target_path)
         into_folder = target_path.endswith("/") or await self.is_dir(str(target), user="root")
-        await self._put(await _blocking(_tar, [(source, target / source.name if into_folder else target)]))
+        await self._upload([(source, target / source.name if into_folder else target)])
 
     async def upload_dir(self, source_dir: Path | str, target_dir: str) -> None:
         source, target = Path(source_dir), _abs(target_dir)
         entries = [(p, target / p.relative_to(source).as_posix()) for p in sorted(source.rglob("*"))]
-        await self._put(await _blocking(_tar, entries))
+        await self._upload(entries)
 
-    def _fetch(self, source: str):
+    async def _fetch(self, source: str):
         """(the archive's root name, a spooled tar) of a container path; RuntimeError when it is absent."""
+        channel = self._live_channel()
+        if channel is not None:
+            received = _Received()
+            try:
+                done = await self._request(channel, b"G", dumps({"path": str(_abs(source))}), received.add)
+                return done["name"], await _blocking(received.tar)
+            except FileNotFoundError:
+                raise RuntimeError(f"{source!r} does not exist in the container") from None
+            except Fallback as exc:
+                self.logger.debug(f"command helper: {exc}; this download is a get_archive")
+            finally:
+                received.close()
+        return await _blocking(self._fetch_by_api, source)
+
+    def _fetch_by_api(self, source: str):
         import docker
 
+        self.served["docker"] += 1
         try:
             stream, stat = self._running().get_archive(str(_abs(source)))
         except docker.errors.NotFound:
@@ -329,16 +487,16 @@ class DockerEnvironment(BaseEnvironment):
         buf.seek(0)
         return stat["name"], buf
 
-    def _download_file(self, source: str, target: Path) -> None:
-        _, buf = self._fetch(source)
+    @staticmethod
+    def _download_file(source: str, buf, target: Path) -> None:
         with buf, tarfile.open(fileobj=buf, mode="r:") as tar:
             member = next((m for m in tar if m.isfile()), None)
             if member is None:
                 raise RuntimeError(f"{source!r} in the container is not a regular file")
             _write(tar, member, target)
 
-    def _download_dir(self, source: str, target: Path) -> None:
-        root, buf = self._fetch(source)
+    @staticmethod
+    def _download_dir(root: str, buf, target: Path) -> None:
         target.mkdir(parents=True, exist_ok=True)
         with buf, tarfile.open(fileobj=buf, mode="r:") as tar:
             for member in tar:
@@ -354,10 +512,80 @@ class DockerEnvironment(BaseEnvironment):
                 # links, devices and fifos written in the container are never recreated on the host
 
     async def download_file(self, source_path: str, target_path: Path | str) -> None:
-        await _blocking(self._download_file, source_path, Path(target_path))
+        _, buf = await self._fetch(source_path)
+        await _blocking(self._download_file, source_path, buf, Path(target_path))
 
     async def download_dir(self, source_dir: str, target_dir: Path | str) -> None:
-        await _blocking(self._download_dir, source_dir, Path(target_dir))
+        root, buf = await self._fetch(source_dir)
+        await _blocking(self._download_dir, root, buf, Path(target_dir))
+
+
+def _helper_entries(entries: list[tuple[Path, PurePosixPath]]) -> bytes:
+    """The helper's upload request: what ``_tar`` would archive (mode, mtime, owner root), as plain data."""
+    out, total = [], 0
+    for source, dest in entries:
+        st = source.lstat()
+        mode = stat_mod.S_IMODE(st.st_mode)
+        if stat_mod.S_ISDIR(st.st_mode):
+            kind, data = "d", b""
+        elif stat_mod.S_ISREG(st.st_mode):
+            kind, data = "f", source.read_bytes()
+        elif stat_mod.S_ISLNK(st.st_mode):
+            kind, data = "l", os.readlink(source)
+        else:
+            raise Fallback(f"{source} is neither a file, a folder nor a link")
+        total += len(data)
+        if total > _HELPER_MAX_UPLOAD:
+            raise Fallback(f"more than {_HELPER_MAX_UPLOAD} bytes")
+        out.append((str(dest), kind, mode, 0, 0, st.st_mtime, data))
+    return dumps(out)
+
+
+class _Received:
+    """A download's entries from the helper, turned into the same tar ``get_archive`` would stream."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[tarfile.TarInfo, Any]] = []
+        self.left = 0
+
+    def add(self, kind: bytes, data: bytes) -> None:
+        try:
+            self._add(kind, data)
+        except (ValueError, TypeError, IndexError, KeyError) as exc:   # malformed: get_archive instead
+            raise Fallback(f"the command helper sent a malformed entry ({exc})") from None
+
+    def _add(self, kind: bytes, data: bytes) -> None:
+        if kind == b"D":
+            name, what, mode, size = loads(data)
+            info = tarfile.TarInfo(str(name))
+            info.type = tarfile.DIRTYPE if what == "d" else tarfile.REGTYPE
+            info.mode, info.size = int(mode), int(size) if what == "f" else 0
+            body = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) if what == "f" else None
+            self.entries.append((info, body))
+            self.left = info.size
+        else:
+            info, body = self.entries[-1]
+            if body is None or len(data) > self.left:
+                raise Fallback("the command helper sent more bytes than the file has")
+            body.write(data)
+            self.left -= len(data)
+
+    def tar(self):
+        if self.left:
+            raise Fallback("the command helper sent a file short")
+        buf = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            for info, body in self.entries:
+                if body is not None:
+                    body.seek(0)
+                tar.addfile(info, body)
+        buf.seek(0)
+        return buf
+
+    def close(self) -> None:
+        for _, body in self.entries:
+            if body is not None:
+                body.close()
 
 
 def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
