@@ -71,7 +71,7 @@ class VerifyReport:
         lines.append(f"{self.rows} rows" + (f" ({n_stress} in stress-test slices)" if stress else "")
                      + f", {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
                      + (f", {self.reproved} proofs re-run" if self.reproved else "")
-                     + (f", {self.rechecked} augmentation references reproduced" if self.rechecked else "")
+                     + (f", {self.rechecked} augmentation and stress references reproduced" if self.rechecked else "")
                      + ": all hashes hold")
         return "\n".join(lines)
 
