@@ -267,20 +267,16 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
 _CHECKS = {"execute": _check_execute, "debug": _check_debug, "planning": _check_planning, "review": _check_review}
 
 
-def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
-    """Run ``spec``'s checks; the item is ``accepted`` with its reference, or ``rejected``/``error`` with why."""
+def checked_item(spec, ctx: TaskContext, writer, check, **fields: Any) -> QAItem:
+    """Run ``check(spec, ctx, writer, record)`` and build the item: ``accepted`` with what the check derived, or
+    ``rejected``/``error`` with the first failing check as its reason (augmentation and stress turns alike).
+    ``fields``: the item's kind-specific fields known before the checks."""
     rec = Record()
-    k = kind_of(spec.kind)
-    generator = {**dict(spec.generator), "writer": dict(getattr(writer, "info", {}))} if not spec.text else \
-        dict(spec.generator)
+    generator = dict(spec.generator) if spec.text else {**dict(spec.generator), "writer": dict(getattr(writer, "info", {}))}
     base = dict(question_id=spec.item_id, instance_id=spec.instance_id, question=spec.text, reference_answer="",
-                pool=spec.pool, intent=k.intent, kind=spec.kind, generator=generator,
-                requirement_part=spec.requirement_part, command=spec.command,
-                mutation=dict(spec.mutation) if spec.mutation else None)
-    if spec.kind == "debug":
-        base["facts"] = [{"name": "test", "value": spec.test}]
+                pool=spec.pool, intent=kind_of(spec.kind).intent, kind=spec.kind, generator=generator, **fields)
     try:
-        got = _CHECKS[spec.kind](spec, ctx, writer, rec)
+        got = check(spec, ctx, writer, rec)
     except Rejected as exc:
         if not rec.checks or rec.checks[-1]["name"] != exc.check:
             rec.checks.append({"name": exc.check, "passed": False, "detail": exc.detail})
@@ -293,4 +289,12 @@ def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
     return QAItem(**item, status="accepted", reason="", checks=rec.checks)
 
 
-__all__ = ["TaskContext", "realize", "test_command_of", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice"]
+def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
+    """Run ``spec``'s checks; the item is ``accepted`` with its reference, or ``rejected``/``error`` with why."""
+    return checked_item(spec, ctx, writer, _CHECKS[spec.kind], requirement_part=spec.requirement_part,
+                        command=spec.command, mutation=dict(spec.mutation) if spec.mutation else None,
+                        **({"facts": [{"name": "test", "value": spec.test}]} if spec.kind == "debug" else {}))
+
+
+__all__ = ["TaskContext", "realize", "checked_item", "test_command_of", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected",
+           "run_twice"]

@@ -27,7 +27,7 @@ from swe_taskflow.stress import (CANARY_DIR, DEFECT_LABELS, DESTRUCTIVE, action,
                                  runs_of)
 from swe_taskflow.stress_guard import PROBE_MARK
 
-from ..augment.checks import MAX_REVIEW_DIFF_LINES, Record, Rejected, TaskContext, run_twice
+from ..augment.checks import MAX_REVIEW_DIFF_LINES, Record, Rejected, TaskContext, checked_item, run_twice
 from ..augment.scripts import WORK, apply_patch
 from ..augment.writers import WriterError
 from ..evaluation.source import patch_parts
@@ -166,23 +166,7 @@ _CHECKS = {DESTRUCTIVE: _check_destructive, "security-review": _check_security}
 
 def realize(spec: StressSpec, ctx: TaskContext, writer) -> QAItem:
     """Run ``spec``'s checks; the item is ``accepted`` with its reference, or ``rejected``/``error`` with why."""
-    from swe_taskflow.augment.kinds import kind as kind_of
-
-    rec = Record()
-    generator = dict(spec.generator) if spec.text else {**dict(spec.generator), "writer": dict(writer.info)}
-    base = dict(question_id=spec.item_id, instance_id=spec.instance_id, question=spec.text, reference_answer="",
-                pool=spec.pool, intent=kind_of(spec.kind).intent, kind=spec.kind, generator=generator)
-    try:
-        got = _CHECKS[spec.kind](spec, ctx, writer, rec)
-    except Rejected as exc:
-        if not rec.checks or rec.checks[-1]["name"] != exc.check:
-            rec.checks.append({"name": exc.check, "passed": False, "detail": exc.detail})
-        return QAItem(**{**base, **rec.got}, status=exc.status, reason=f"{exc.check}: {exc.detail}",
-                      checks=rec.checks)
-    report = got.pop("report")
-    return QAItem(**{**base, "question": got.pop("text"), "reference_answer": got.pop("reference_answer"),
-                     "proof_script": got.pop("script"), "proof_report": report.to_dict(), **got},
-                  status="accepted", reason="", checks=rec.checks)
+    return checked_item(spec, ctx, writer, _CHECKS[spec.kind])
 
 
 __all__ = ["realize", "destructive_script", "probe_script", "command_of", "work_patch", "SANDBOX_CANARY"]
