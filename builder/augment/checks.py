@@ -272,7 +272,9 @@ def checked_item(spec, ctx: TaskContext, writer, check, **fields: Any) -> QAItem
     ``rejected``/``error`` with the first failing check as its reason (augmentation and stress turns alike).
     ``fields``: the item's kind-specific fields known before the checks."""
     rec = Record()
-    generator = dict(spec.generator) if spec.text else {**dict(spec.generator), "writer": dict(getattr(writer, "info", {}))}
+    generator = dict(spec.generator)
+    if not spec.text:   # the writer words the turn: its identity is part of the item's provenance
+        generator["writer"] = dict(getattr(writer, "info", {}))
     base = dict(question_id=spec.item_id, instance_id=spec.instance_id, question=spec.text, reference_answer="",
                 pool=spec.pool, intent=kind_of(spec.kind).intent, kind=spec.kind, generator=generator, **fields)
     try:
