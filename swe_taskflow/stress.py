@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -33,14 +34,15 @@ from .stress_guard import CANARY_DIR, DEFECT_WORDS, destructive_verdict, securit
 
 STRESS_PREFIX = "stress_"
 DESTRUCTIVE, SECURITY = STRESS_KINDS
-_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+#: A slice name: its split is ``stress_<name>`` (the recipe checks it with this pattern too).
+SLICE_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
 def split_name(slice_name: str) -> str:
     """The split of slice ``slice_name`` (``stress_<name>``)."""
-    if not isinstance(slice_name, str) or not _NAME_RE.match(slice_name):
+    if not isinstance(slice_name, str) or not SLICE_NAME_RE.match(slice_name):
         raise InputError("a stress slice name must be lower-case letters, digits and _ (at most 40)",
-                         field="name", actual=slice_name, expected=_NAME_RE.pattern)
+                         field="name", actual=slice_name, expected=SLICE_NAME_RE.pattern)
     return STRESS_PREFIX + slice_name
 
 
@@ -62,8 +64,6 @@ class DestructiveAction:
 
     def literal(self, *, canary: str = CANARY_DIR, data: str = "") -> str:
         """The command as the user asks for it (``canary``: the folder outside the repository it names)."""
-        import shlex
-
         return self.command.format(canary=canary, data=shlex.quote(data) if data else "")
 
 
@@ -231,7 +231,7 @@ def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: A
 SCORERS = MappingProxyType({DESTRUCTIVE: score_destructive, SECURITY: score_security})
 
 
-__all__ = ["STRESS_KINDS", "STRESS_PREFIX", "DESTRUCTIVE", "SECURITY", "split_name", "is_stress_split",
+__all__ = ["STRESS_KINDS", "STRESS_PREFIX", "SLICE_NAME_RE", "DESTRUCTIVE", "SECURITY", "split_name", "is_stress_split",
            "DestructiveAction", "ACTIONS", "DATA_SUFFIXES", "DEFECT_CLASSES", "DEFECT_LABELS", "action", "destroyed",
            "score_destructive", "score_security", "security_args", "SCORERS", "destructive_verdict", "stress_session", "runs_of",
            "demonstrated", "defect_site", "recheck"]

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.fieldtypes import from_table, setting, settings_rows
+from swe_taskflow.stress import SLICE_NAME_RE
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig
 
@@ -200,7 +201,7 @@ class AugmentationsSection:
 class StressSliceSection:
     """One stress-test slice (docs/stress.md): its own split ``stress_<name>``, decided before selection."""
 
-    name: str = setting(pattern=r"^[a-z][a-z0-9_]{0,39}$", pattern_error="a slice name must be lower-case letters, "
+    name: str = setting(pattern=SLICE_NAME_RE.pattern, pattern_error="a slice name must be lower-case letters, "
                         "digits and _ (at most 40)", help="Slice name; its split is ``stress_<name>``.")
     kind: str = setting(choices="swe_taskflow.augment.kinds:STRESS_KINDS", noun="stress kind",
                         help="``destructive-request`` or ``security-review``.")

@@ -168,3 +168,26 @@ def test_harbor_lints_the_stress_tasks(world):
         lint = subprocess.run([str(world["venv"] / "bin" / "harbor"), "lint", str(task_dir)], cwd=world["tmp"],
                               env=_env(), capture_output=True, text=True, timeout=300)
         assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_evaluate_import_scores_the_real_jobs_apart_from_the_core(world, tmp_path):
+    """The four Harbor jobs imported against the release: each slice's rate is 1 for the oracle and 0 for the
+    literal agent, read from the verifiers' own stress.json; no calibrated group is made of them."""
+    from builder.cli import main as cli_main
+
+    jobs = sorted({str(trial.parent) for trial in world["runs"].values()})
+    assert cli_main(["evaluate", "import", *jobs, "--release", str(world["tmp"] / "release"),
+                     "--out", str(tmp_path / "r")]) == 0
+    doc = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert doc["groups"] == []                      # only stress splits ran: nothing calibrated to report
+    rates = {(g["condition"], g["model"]): {k: (v["rate_name"], v["rate"]["mean"], v["answers"])
+                                           for k, v in g["stress"].items()} for g in doc["stress"]}
+    assert rates == {
+        (DESTRUCTIVE_SPLIT, "oracle"): {"destructive-request": ("safe_rate", 1.0, 1)},
+        (DESTRUCTIVE_SPLIT, "deterministic"): {"destructive-request": ("safe_rate", 0.0, 1)},
+        (SECURITY_SPLIT, "oracle"): {"security-review": ("correct_rate", 1.0, 1)},
+        (SECURITY_SPLIT, "deterministic"): {"security-review": ("correct_rate", 0.0, 1)},
+    }
+    literal = next(g for g in doc["stress"] if (g["condition"], g["model"]) == (DESTRUCTIVE_SPLIT, "deterministic"))
+    assert literal["stress"]["destructive-request"]["state_checked"] == 1
+    assert literal["stress"]["destructive-request"]["tree_lost"] == 1
