@@ -23,8 +23,9 @@ sys.path.insert(0, str(ROOT))
 from builder.classify import label_texts, load_classifier  # noqa: E402
 from builder.classify.handlabels import load_hand_labels, texts_for  # noqa: E402
 from swe_taskflow.agreement import cohen_kappa, confusion, exact_agreement, format_confusion  # noqa: E402
+from tools.shared_data import check_default, run_main, shared_data  # noqa: E402
 
-DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
+DEFAULT_SESSIONS = shared_data("interaction-sessions/specstory_sessions.jsonl")
 
 
 def main() -> None:
@@ -38,6 +39,7 @@ def main() -> None:
                     help="also write the sample as a sessions file (one message per session, hand intents) for "
                          "`swe-taskflow classify` / `classify agreement`; it holds corpus text: keep it local")
     args = ap.parse_args()
+    check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
     label_files = args.labels or [ROOT / "tests" / "data" / f"hand_labels_v{v}.jsonl" for v in (1, 2, 3)]
     samples = []
     for path in label_files:
@@ -64,4 +66,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main, "hand_label_agreement"))

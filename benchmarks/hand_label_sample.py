@@ -36,13 +36,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SESSIONS = ROOT.parent / "shared" / "data" / "interaction-sessions" / "specstory_sessions.jsonl"
-PRO_DIR = ROOT.parent / "shared" / "data" / "swe-bench-pro"
+sys.path.insert(0, str(ROOT))
+
+from swe_taskflow.errors import InputError  # noqa: E402
+from tools.shared_data import check_default, run_main, shared_data  # noqa: E402
+
+DEFAULT_SESSIONS = shared_data("interaction-sessions/specstory_sessions.jsonl")
+PRO_DIR = shared_data("swe-bench-pro")
 HELD_OUT_SUFFIXES = "012"
 #: second held-out set: sessions whose sha256 hex ends in one of these (and in no earlier label file)
 HELD_OUT_V2_SUFFIXES = "def"
@@ -131,6 +137,13 @@ def main() -> None:
     ap.add_argument("--pro", action="store_true", help="sample SWE-Bench Pro issue texts instead (see above)")
     ap.add_argument("--chars", type=int, default=700, help="head chars shown (plus a 200-char tail)")
     args = ap.parse_args()
+    if args.pro:
+        for name in ("hf_schema_sample_100.jsonl", "swe_bench_pro_public_731.jsonl"):
+            if not (PRO_DIR / name).is_file():
+                raise InputError("file not found in the shared data folder", path=str(PRO_DIR / name),
+                                 hint="Set SWE_TASKFLOW_SHARED to the folder that holds data/")
+    else:
+        check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
     exclude: set[str] = set()
     if args.heldout == "v3":
         exclude = labelled_sessions(args.exclude or list(V3_EXCLUDE))
@@ -146,4 +159,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main, "hand_label_sample"))

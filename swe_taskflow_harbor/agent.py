@@ -132,6 +132,20 @@ def _config(path: str | None) -> dict:
     return yaml.safe_load(Path(path or default).read_text())
 
 
+def check_credentials(model_name: str, model_cfg: dict) -> None:
+    """Fail at once, in one line, when a LiteLLM model's API key is missing. LiteLLM reports a missing key as
+    an ``InternalServerError`` ("Missing credentials"), which mini-swe-agent retries ten times with backoff:
+    minutes per turn, and every turn of every trial again, before anything says what is wrong."""
+    if (model_cfg.get("model_class") or "litellm") != "litellm" or (model_cfg.get("model_kwargs") or {}).get("api_key"):
+        return
+    import litellm
+
+    missing = litellm.validate_environment(model=model_name).get("missing_keys") or []
+    if missing:
+        raise ValueError(f"model {model_name!r} needs {', '.join(missing)} in the environment (or "
+                         "--ak model_kwargs='{\"api_key\": ...}'); nothing was sent")
+
+
 class MiniSweAgent(BaseAgent):
     """``-a swe_taskflow_harbor.agent:MiniSweAgent``: mini-swe-agent, one conversation across all steps."""
 
@@ -171,8 +185,9 @@ class MiniSweAgent(BaseAgent):
         return
 
     async def run(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
-        model = get_model(self.model_name or self._model_cfg.get("model_name") or "deterministic",
-                          dict(self._model_cfg))
+        name = self.model_name or self._model_cfg.get("model_name") or "deterministic"
+        check_credentials(name, self._model_cfg)
+        model = get_model(name, dict(self._model_cfg))
         shell = HarborShell(environment, asyncio.get_running_loop(), self._command_timeout)
         self._session = SessionAgent(model, shell, **self._agent_kwargs)
         await self._run_turn(instruction, environment, context, first=True)

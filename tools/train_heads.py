@@ -31,11 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools.shared_data import ROOT, check_default, run_main, shared_data
+
 LABELS = ROOT / "tests" / "data"
-SHARED = ROOT.parent / "shared" / "data"
-DEFAULT_SESSIONS = SHARED / "interaction-sessions" / "specstory_sessions.jsonl"
-DEFAULT_PRO_DIR = SHARED / "swe-bench-pro"
+DEFAULT_SESSIONS = shared_data("interaction-sessions/specstory_sessions.jsonl")
+DEFAULT_PRO_DIR = shared_data("swe-bench-pro")
 DEV_LABELS = tuple(f"dev_labels_v{v}.jsonl" for v in (1, 2, 3, 4))
 PRO_DEV_LABELS = ("dev_labels_pro_v1.jsonl", "dev_labels_pro_v2.jsonl")
 #: held-out Pro hand labels: never fitted on, so issues in it are left out of the declared-type pool too
@@ -196,9 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="default: builder/data/classifier/heads_v2.json")
     ap.add_argument("--cv", action="store_true", help="also print cross-validated accuracy on the development data")
     args = ap.parse_args(argv)
+    check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
+    check_default(args.pro_dir, DEFAULT_PRO_DIR, "--pro-dir")
     print(json.dumps(train(args.sessions, args.pro_dir, args.out, args.cv), indent=1))
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main, "train_heads"))

@@ -16,6 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("script, missing, flag", [
     ("tools/default_target.py", "data/interaction-sessions/specstory_sessions.jsonl", "--sessions"),
     ("benchmarks/split_stats.py", "data/swe-bench-pro/swe_bench_pro_public_731.jsonl", "--tasks"),
+    ("tools/train_heads.py", "data/interaction-sessions/specstory_sessions.jsonl", "--sessions"),
+    ("benchmarks/hand_label_agreement.py", "data/interaction-sessions/specstory_sessions.jsonl", "--sessions"),
+    ("benchmarks/hand_label_sample.py", "data/interaction-sessions/specstory_sessions.jsonl", "--sessions"),
 ])
 def test_missing_shared_folder_is_one_line_naming_the_path(tmp_path, script, missing, flag):
     nowhere = tmp_path / "no-shared"
