@@ -23,7 +23,8 @@ def register(sub) -> None:
     p.add_argument("--tasks", required=True, metavar="SPLITS.jsonl",
                    help="split results (rows of SplitResult.to_dict(): instance_id, status, parts, original_prompt)")
     p.add_argument("--pool", metavar="POOL.jsonl", help="question pool (rows of QAItem.to_dict()); omit for none")
-    p.add_argument("--target", required=True, metavar="TARGET.json", help="target Task-Flow file")
+    p.add_argument("--target", required=True, metavar="TARGET.json",
+                   help="target Task-Flow file, 'default' (the shipped default target) or a shipped target's name")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--preset", default="", metavar="NAME",
                    help="a named selection configuration ('paper': Appendix F's run); options below override it")
@@ -109,11 +110,13 @@ def run(args: argparse.Namespace) -> int:
     from swe_taskflow.jsonl import check_output_dir, write_json, write_jsonl
     from swe_taskflow.schema import QAItem, SplitResult
     from swe_taskflow.select import describe, select_and_report
+    from swe_taskflow.flow_inputs import resolve_target
     from swe_taskflow.target import load_target
 
     config = _config(args)
     check_output_dir(args.out)
-    target = load_target(args.target)
+    target_file = resolve_target(args.target)
+    target = load_target(target_file)
     splits = _read(args.tasks, SplitResult, "instance_id")
     pool = _read(args.pool, QAItem, "question_id") if args.pool else []
     statuses = ("accepted", "candidate") if args.allow_candidates else ("accepted",)
@@ -128,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     # what this command read, beside the selection's own report
     report["inputs"] = {
         name: {"path": str(p), "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
-        for name, p in (("tasks", args.tasks), ("pool", args.pool), ("target", args.target),
+        for name, p in (("tasks", args.tasks), ("pool", args.pool), ("target", target_file),
                         ("intents", args.intents)) if p}
     report["pool"]["statuses_used"] = list(statuses)
     report["intents"] = {"texts": len(intent_rows),

@@ -160,3 +160,12 @@ def test_unmeetable_constraints_name_the_input_file(inputs, tmp_path, capsys):
     assert err.startswith(f"swe-taskflow: error: {inputs['pool']}: field 'min interleaved': "), err
     assert "cannot be met" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "u" / "report.json").exists()
+
+
+def test_target_default_means_the_shipped_target_as_in_flow_score(inputs, tmp_path):
+    from swe_taskflow.targets import default_target_path
+
+    paths = {**inputs, "target": "default"}
+    assert _run(paths, tmp_path / "d", "--seed", "3") == 0
+    report = json.loads((tmp_path / "d" / "report.json").read_text())
+    assert report["inputs"]["target"]["path"] == str(default_target_path())
