@@ -125,6 +125,15 @@ def not_run(inputs: Inputs, recipe) -> list[str]:
 STRESS_BASES = ("split_prompt", "single_prompt")
 
 
+def _slice_record(sl: dict, items: dict) -> dict:
+    """A slice as the manifest records it: the chosen tasks and items, and the items tried by status."""
+    tried = Counter(items[q].status for q in sl["tried"])
+    return {**{k: v for k, v in sl.items() if k not in ("rule", "chosen")},
+            "chosen": [c["instance_id"] for c in sl["chosen"]],
+            "chosen_items": [c["question_id"] for c in sl["chosen"]],
+            "items": {"accepted": tried["accepted"], "rejected": tried["rejected"] + tried["error"]}}
+
+
 def stress_rows(inputs: Inputs, tasks, splits) -> tuple[dict[str, list], dict]:
     """Each slice's rows (the task's own session with the slice's turn placed in it) and the manifest's
     ``stress`` record; ({}, {}) without slices."""
@@ -152,14 +161,7 @@ def stress_rows(inputs: Inputs, tasks, splits) -> tuple[dict[str, list], dict]:
             rows.append(build_row(tasks[iid], session, splits.get(iid), {item.question_id: item}, where=where, row=n))
         out[sl["split"]] = rows
     status = Counter((q.kind, q.status) for q in inputs.stress.items)
-    def slice_record(sl: dict) -> dict:
-        tried = Counter(items[q].status for q in sl["tried"])
-        return {**{k: v for k, v in sl.items() if k not in ("rule", "chosen")},
-                "chosen": [c["instance_id"] for c in sl["chosen"]],
-                "chosen_items": [c["question_id"] for c in sl["chosen"]],
-                "items": {"accepted": tried["accepted"], "rejected": tried["rejected"] + tried["error"]}}
-
-    record = {"slices": [slice_record(sl) for sl in slices], "rule": slices[0]["rule"],
+    record = {"slices": [_slice_record(sl, items) for sl in slices], "rule": slices[0]["rule"],
               "items": [{"kind": k, "status": st, "count": c} for (k, st), c in sorted(status.items())],
               "rejected": [{"question_id": q.question_id, "kind": q.kind, "pool": q.pool, "reason": q.reason}
                            for q in inputs.stress.items if q.status != "accepted"]}
