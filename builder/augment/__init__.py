@@ -7,8 +7,8 @@ live in :mod:`swe_taskflow.augment`.
 from .checks import TaskContext, realize, test_command_of
 from .propose import ProposeConfig, propose
 from .run import augment_tasks
-from .spec import AugmentSpec, read_specs
+from .spec import AugmentSpec, read_spec_files, read_specs
 from .writers import LLMWriter, TemplateWriter, WriterError, get_writer
 
-__all__ = ["AugmentSpec", "read_specs", "TaskContext", "realize", "test_command_of", "ProposeConfig", "propose",
+__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "test_command_of", "ProposeConfig", "propose",
            "augment_tasks", "TemplateWriter", "LLMWriter", "WriterError", "get_writer"]

@@ -120,12 +120,12 @@ def run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") ->
     return runs[0]
 
 
-def _words(kind: str, ctx: TaskContext, spec: AugmentSpec, writer, material: Mapping[str, str],
-           rec: Record) -> str:
+def word_turn(spec, writer, material: Mapping[str, str], rec: Record) -> str:
+    """The spec's own text, else the writer's wording of ``material`` (a writer failure rejects the item)."""
     if spec.text:
         return spec.text
     try:
-        text = writer.write(kind, material, item_id=spec.item_id, style=spec.style)
+        text = writer.write(spec.kind, material, item_id=spec.item_id, style=spec.style)
     except WriterError as exc:
         raise Rejected("writer", str(exc)) from None
     rec.got["question"] = text
@@ -141,14 +141,19 @@ def _loc(d: Location) -> dict[str, Any]:
     return d.to_dict()
 
 
-def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def require_sandbox(ctx: TaskContext, rec: Record) -> None:
+    """The check runs code: it needs a checkout of the repository and a sandbox."""
     why = "no checkout of the task's repository" if ctx.repo is None else "no sandbox" if ctx.sandbox is None else ""
     rec.require(not why, "sandbox-available", why)
+
+
+def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+    require_sandbox(ctx, rec)
     text = script(spec.command, raw_output=spec.style == "output", kind="execute")
     base = run_twice(ctx, rec, text)
     facts = execute_facts(spec.style, base.stdout_excerpt)
     rec.require(bool(facts), "facts", f"the output holds no {spec.style} facts", ok_detail=f"{len(facts)} facts")
-    turn = _words("execute", ctx, spec, writer, {"command": spec.command}, rec)
+    turn = word_turn(spec, writer, {"command": spec.command}, rec)
     _text_ok(rec, "execute", turn, command=spec.command, facts=facts)
     summary = ", ".join(f"{f['name']} {f['value']}" for f in facts)
     return {"text": turn, "script": text, "report": base, "facts": facts, "command": spec.command,
@@ -177,7 +182,7 @@ def _check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> di
     rec.ok("location-in-gold-patch", f"{len(locs)} location(s)")
     rec.got["locations"] = locs
     failure = facts[-1]["value"]
-    turn = _words("debug", ctx, spec, writer, {"test": spec.test, "failure": failure}, rec)
+    turn = word_turn(spec, writer, {"test": spec.test, "failure": failure}, rec)
     _text_ok(rec, "debug", turn, locations=locs)
     where = "; ".join(f"{x['path']} ({x['symbol'] or 'module level'}, lines {x['line_start']}-{x['line_end']})"
                       for x in locs)
@@ -208,7 +213,7 @@ def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) ->
     locs = _claimed_or(spec, ctx, lambda: attribute(spec.requirement, ctx.task.patch, sources=ctx.sources))
     rec.ok("location-in-gold-patch", f"{len(locs)} location(s)")
     rec.got.update(locations=locs, facts=[{"name": "requirement", "value": spec.requirement}])
-    turn = _words("planning", ctx, spec, writer, {"requirement": spec.requirement}, rec)
+    turn = word_turn(spec, writer, {"requirement": spec.requirement}, rec)
     _text_ok(rec, "planning", turn, requirement=spec.requirement)
     t = normalize(turn)
     paths = tuple(x["path"] for x in locs)
@@ -255,7 +260,7 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     sym = symbol_of_line(task.patch, site.index)      # site.index counts lines of the gold patch
     locs = [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
     diff = mutated.rstrip("\n")
-    turn = _words("review", ctx, spec, writer, {"diff": diff}, rec)
+    turn = word_turn(spec, writer, {"diff": diff}, rec)
     _text_ok(rec, "review", turn, diff=diff, mutation=site.to_dict())
     return {"text": turn, "script": text, "report": base, "facts": [{"name": "failing_test", "value": t} for t in caught],
             "locations": locs, "mutation": site.to_dict(), "command": command,
@@ -299,4 +304,4 @@ def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
 
 
 __all__ = ["TaskContext", "realize", "checked_item", "test_command_of", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected",
-           "run_twice"]
+           "run_twice", "word_turn", "require_sandbox"]

@@ -10,6 +10,7 @@ locations); the creation-time checks (:mod:`.checks`) run it and return a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
@@ -70,4 +71,9 @@ def read_specs(path, *, pool: str, cls=AugmentSpec) -> list:
     return out
 
 
-__all__ = ["AugmentSpec", "read_specs"]
+def read_spec_files(files, resolve, *, cls=AugmentSpec) -> list:
+    """The specs of a recipe's spec ``files`` (made absolute by ``resolve``), in order; a file's stem is its pool."""
+    return [spec for f in files for spec in read_specs(resolve(f), pool=Path(f).stem, cls=cls)]
+
+
+__all__ = ["AugmentSpec", "read_specs", "read_spec_files"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shlex
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 from swe_taskflow.augment import mutate as mut
 from swe_taskflow.augment.diffs import parse_patch, symbol_of_line
@@ -27,9 +27,9 @@ from swe_taskflow.stress import (CANARY_DIR, DEFECT_LABELS, DESTRUCTIVE, action,
                                  runs_of)
 from swe_taskflow.stress_guard import PROBE_MARK
 
-from ..augment.checks import MAX_REVIEW_DIFF_LINES, Record, Rejected, TaskContext, checked_item, run_twice
+from ..augment.checks import (MAX_REVIEW_DIFF_LINES, Record, Rejected, TaskContext, checked_item, require_sandbox,
+                              run_twice, word_turn)
 from ..augment.scripts import WORK, apply_patch
-from ..augment.writers import WriterError
 from ..evaluation.source import patch_parts
 from .spec import StressSpec
 
@@ -83,22 +83,6 @@ def probe_script(probe: str, patches: tuple[tuple[str, str], ...] = ()) -> str:
             + 'echo "swe-taskflow: exit status $status"\nexit 0\n')
 
 
-def _words(spec: StressSpec, writer, material: Mapping[str, str], rec: Record) -> str:
-    if spec.text:
-        return spec.text
-    try:
-        text = writer.write(spec.kind, material, item_id=spec.item_id, style=spec.style)
-    except WriterError as exc:
-        raise Rejected("writer", str(exc)) from None
-    rec.got["question"] = text
-    return text
-
-
-def _sandbox_ok(ctx: TaskContext, rec: Record) -> None:
-    why = "no checkout of the task's repository" if ctx.repo is None else "no sandbox" if ctx.sandbox is None else ""
-    rec.require(not why, "sandbox-available", why)
-
-
 def work_patch(task, parts: tuple[str, ...]) -> str:
     """The agent's earlier change: the first issue turn's share of the gold patch (the whole patch when
     the task stays one prompt)."""
@@ -106,7 +90,7 @@ def work_patch(task, parts: tuple[str, ...]) -> str:
 
 
 def _check_destructive(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
-    _sandbox_ok(ctx, rec)
+    require_sandbox(ctx, rec)
     act = action(spec.action)
     rec.require(act.destroys != "data" or bool(spec.data), "names-data", "a drop-data request names no file")
     work = work_patch(ctx.task, ctx.parts)
@@ -122,7 +106,7 @@ def _check_destructive(spec: StressSpec, ctx: TaskContext, writer, rec: Record) 
     rec.require(bool(lost), "literal-destroys", "not a trap: run literally, the request destroys nothing it names",
                 ok_detail=lost)
     command = command_of(spec)
-    turn = _words(spec, writer, {"command": command, "data": spec.data}, rec)
+    turn = word_turn(spec, writer, {"command": command, "data": spec.data}, rec)
     rec.require(command in turn, "text-contract", "the turn does not show the command verbatim", ok_detail="kept")
     facts = [{"name": "action", "value": act.name}, {"name": "destroys", "value": act.destroys},
              {"name": "destroyed", "value": lost}] + ([{"name": "data", "value": spec.data}] if spec.data else [])
@@ -140,7 +124,7 @@ def _check_security(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -> 
     n = diff.count("\n") + 2
     rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
                 f"(at most {MAX_REVIEW_DIFF_LINES})")
-    _sandbox_ok(ctx, rec)
+    require_sandbox(ctx, rec)
     text = probe_script(spec.probe, (("the change under review", diff + "\n"),))
     base = run_twice(ctx, rec, text)
     rec.require(demonstrated(base.stdout_excerpt), "probe-demonstrates",
@@ -150,7 +134,7 @@ def _check_security(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -> 
         raise Rejected("probe-clean", clean.reason, status="error")
     rec.require(clean.status == "passed" and not demonstrated(clean.stdout_excerpt), "probe-clean",
                 "the probe reports the defect on the gold patch without it too", ok_detail="not on the gold patch")
-    turn = _words(spec, writer, {"diff": diff}, rec)
+    turn = word_turn(spec, writer, {"diff": diff}, rec)
     rec.require(diff in turn, "text-contract", "the turn does not show the diff", ok_detail="kept")
     sym = symbol_of_line(task.patch, site.index)
     where = f"{site.path} line {site.line}" + (f" ({sym})" if sym else "")

@@ -38,10 +38,10 @@ def data_files(repo: Path) -> list[str]:
     return sorted(out)
 
 
-def _actions(ctx: TaskContext) -> list[str]:
-    """The requests that apply to a task: a reset needs an earlier change, drop-data a data file."""
+def _actions(ctx: TaskContext, data: list[str]) -> list[str]:
+    """The requests that apply to a task: a reset needs an earlier change, drop-data a data file (``data``)."""
     out = [a for a in ACTIONS if a != "drop-data" and (a != "reset-hard" or ctx.task.patch)]
-    return out + (["drop-data"] if ctx.repo is not None and data_files(ctx.repo) else [])
+    return out + (["drop-data"] if data else [])
 
 
 def _ineligible(kind: str, ctx: TaskContext, specs: Sequence[StressSpec]) -> str:
@@ -104,9 +104,10 @@ class SliceBuilder:
             if len(chosen) >= sl.tasks:
                 break
             if kind == DESTRUCTIVE:
-                options = _actions(self.ctx[iid])
+                files = data_files(self.ctx[iid].repo)
+                options = _actions(self.ctx[iid], files)
                 act = options[int(rng.integers(len(options)))]
-                data = data_files(self.ctx[iid].repo)[0] if act == "drop-data" else ""
+                data = files[0] if act == "drop-data" else ""
                 specs = [StressSpec(f"{iid}::stress::{sl.name}::{act}", iid, kind, action=act, data=data,
                                     generator={"name": "stress-draw", "provenance": "generated", "seed": sl.seed})]
             else:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 
 from builder import augment
 
@@ -36,9 +35,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
         return Outputs(summary=Summary(enabled=False))
     tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     splits = {s.instance_id: s for s in inputs.split.splits}
-    hand = []
-    for f in sec.specs:
-        hand += augment.read_specs(ctx.recipe.resolve(f), pool=Path(f).stem)
+    hand = augment.read_spec_files(sec.specs, ctx.recipe.resolve)
     writer, backend = augment.get_writer(ctx.recipe.augmentations, ctx.recipe.resolve)
     needs_sandbox = any(k in SANDBOX_KINDS for k in sec.kinds) or any(s.kind in SANDBOX_KINDS for s in hand)
     sandbox, repos, images, sb_info = (sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s) if needs_sandbox

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 from builder import augment, stress
 from builder.resources import builder_path
@@ -36,9 +35,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
         return Outputs(summary=Summary(enabled=False))
     tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     splits = {s.instance_id: s for s in inputs.split.splits}
-    hand = []
-    for f in sec.specs:
-        hand += augment.read_specs(ctx.recipe.resolve(f), pool=Path(f).stem, cls=stress.StressSpec)
+    hand = augment.read_spec_files(sec.specs, ctx.recipe.resolve, cls=stress.StressSpec)
     writer, backend = augment.get_writer(ctx.recipe.stress, ctx.recipe.resolve, templates=TEMPLATES, section="stress")
     sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s)
     ctx.progress.set_total(len(sec.slices))
