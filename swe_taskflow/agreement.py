@@ -68,11 +68,8 @@ def pairwise(label_sets: Mapping[str, Sequence[str]], labels: Sequence[str] = IN
     """Every pair of named label lists (same messages, same order), in name order of the mapping."""
     if len(label_sets) < 2:
         raise InputError("agreement needs at least two label sets", actual=len(label_sets))
-    out = []
-    for (na, a), (nb, b) in combinations(label_sets.items(), 2):
-        out.append(PairAgreement(na, nb, len(a), exact_agreement(a, b), cohen_kappa(a, b, labels),
-                                 confusion(a, b, labels)))
-    return out
+    return [PairAgreement(na, nb, len(a), exact_agreement(a, b), cohen_kappa(a, b, labels), confusion(a, b, labels))
+            for (na, a), (nb, b) in combinations(label_sets.items(), 2)]
 
 
 def format_confusion(m: np.ndarray, labels: Sequence[str] = INTENTS, *, drop_empty: bool = True) -> str:

@@ -79,11 +79,7 @@ class TaskMaterial:
 
     def issue_texts(self) -> list[str]:
         """Every distinct issue text the family of this task uses (each needs an intent)."""
-        seen: dict[str, None] = {}
-        for turns in self.backbones().values():
-            for text, _ in turns:
-                seen.setdefault(text, None)
-        return list(seen)
+        return list(dict.fromkeys(text for turns in self.backbones().values() for text, _ in turns))
 
 
 @dataclass(frozen=True)
@@ -194,10 +190,6 @@ class Candidate:
         return tuple(BY_LETTER[c].name for c in self.layout if c not in "IQ")
 
     @property
-    def n_issue_turns(self) -> int:
-        return self.layout.count("I")
-
-    @property
     def full_split(self) -> bool:
         """Whether the task keeps its three issue turns."""
         return self.backbone == "split_3"
@@ -232,11 +224,8 @@ class Candidate:
 def layouts(n_issue: int, n_questions: int) -> list[str]:
     """Every order of ``n_issue`` issue turns and ``n_questions`` questions, each keeping its own order."""
     n = n_issue + n_questions
-    out = []
-    for qpos in itertools.combinations(range(n), n_questions):
-        s = set(qpos)
-        out.append("".join("Q" if i in s else "I" for i in range(n)))
-    return out
+    return ["".join("Q" if i in qpos else "I" for i in range(n))
+            for qpos in itertools.combinations(range(n), n_questions)]
 
 
 def augment_choices(material: TaskMaterial, max_augments: int) -> list[tuple[QAItem, ...]]:

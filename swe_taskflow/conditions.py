@@ -26,7 +26,6 @@ from .schema import CONDITIONS, Session
 #: Conditions this module assembles directly (``tfas_optimized`` needs a selection).
 FIXED_CONDITIONS = ("single_prompt", "split_prompt", "split_prompt_concat", "qa_first", "qa_last",
                     "qa_random", "qa_only")
-ROW_STATUSES = ("ok", "split-not-ok", "no-questions", "below-filter")
 #: Conditions built from one question pool (one split per pool when a release has several).
 QA_CONDITIONS = ("qa_first", "qa_last", "qa_random", "qa_only", "tfas_optimized")
 
@@ -160,5 +159,5 @@ def assemble(materials: Sequence[TaskMaterial], intents: IntentSource, *,
     return out
 
 
-__all__ = ["FIXED_CONDITIONS", "ROW_STATUSES", "QA_CONDITIONS", "SplitSpec", "split_plan", "ConditionRow", "task_rng",
+__all__ = ["FIXED_CONDITIONS", "QA_CONDITIONS", "SplitSpec", "split_plan", "ConditionRow", "task_rng",
            "condition_candidate", "assemble"]

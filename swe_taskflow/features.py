@@ -8,6 +8,7 @@ row hashed in memory and the same row read back from parquet are the same JSON v
 
 from __future__ import annotations
 
+from functools import cache, partial
 from typing import Any, Mapping
 
 from .errors import InputError
@@ -15,15 +16,16 @@ from .augment.record import question_fields
 from .hashing import json_sha256
 from .typed_records import GENERATOR, MESSAGE, PROOF_REPORT, REVIEWER, join_record, split_record
 
-#: Keys of a proof report stored as typed columns; any other key goes to ``extra`` (canonical JSON).
-PROOF_REPORT_KEYS = tuple(PROOF_REPORT)
-
 
 def _v(dtype: str):
     from datasets import List, Value
     if dtype.startswith("list<"):
         return List(Value(dtype[5:-1]))
     return Value(dtype)
+
+
+_s = partial(_v, "string")
+_i = partial(_v, "int64")
 
 
 def record_feature(spec: Mapping[str, str]) -> dict[str, Any]:
@@ -34,11 +36,10 @@ def record_feature(spec: Mapping[str, str]) -> dict[str, Any]:
 def question_feature() -> dict[str, Any]:
     """One item of ``questions``: an answer turn's hidden reference (the one place to add fields)."""
     from datasets import List
-    s = lambda: _v("string")  # noqa: E731
-    return {"question_id": s(), "turn_index": _v("int64"), "intent": s(), "question": s(),
-            "reference_answer": s(),
-            "evidence": List({"path": s(), "symbol": s(), "note": s()}),
-            "proof_script": s(), "proof_report": record_feature(PROOF_REPORT), "proof_report_sha256": s(),
+    return {"question_id": _s(), "turn_index": _v("int64"), "intent": _s(), "question": _s(),
+            "reference_answer": _s(),
+            "evidence": List({"path": _s(), "symbol": _s(), "note": _s()}),
+            "proof_script": _s(), "proof_report": record_feature(PROOF_REPORT), "proof_report_sha256": _s(),
             "generator": record_feature(GENERATOR), "reviewer": record_feature(REVIEWER),
             **question_fields()}
 
@@ -46,42 +47,37 @@ def question_feature() -> dict[str, Any]:
 def message_feature() -> dict[str, Any]:
     """One message of an agent trajectory, normalized across mini-swe-agent and Harbor ATIF."""
     from datasets import List
-    s = lambda: _v("string")  # noqa: E731
     return {"index": _v("int64"), **{k: _v(t) for k, t in MESSAGE.items()},
-            "tool_calls": List({"id": s(), "name": s(), "arguments": s()}),
-            "observations": List({"call_id": s(), "content": s()}), "extra": s()}
+            "tool_calls": List({"id": _s(), "name": _s(), "arguments": _s()}),
+            "observations": List({"call_id": _s(), "content": _s()}), "extra": _s()}
 
 
 def session_features():
     """Features of a session row (config ``default``; every condition is one split of it)."""
     from datasets import Features, List
-    s = lambda: _v("string")  # noqa: E731
-    i = lambda: _v("int64")   # noqa: E731
-    turn = {"turn_index": i(), "kind": s(), "text": s(), "intent": s(), "split_parts": List(i()),
-            "question_id": s()}
+    turn = {"turn_index": _i(), "kind": _s(), "text": _s(), "intent": _s(), "split_parts": List(_i()),
+            "question_id": _s()}
     question = question_feature()
     return Features({
-        "instance_id": s(), "source": s(), "source_revision": s(), "repo": s(), "base_commit": s(),
-        "image_name": s(), "repo_language": s(), "condition": s(), "question_pool": s(),
-        "turns": List(turn), "n_turns": i(), "length_bin": s(), "questions": List(question),
-        "original_prompt": s(), "split_status": s(), "source_task_sha256": s(), "row_sha256": s(),
+        "instance_id": _s(), "source": _s(), "source_revision": _s(), "repo": _s(), "base_commit": _s(),
+        "image_name": _s(), "repo_language": _s(), "condition": _s(), "question_pool": _s(),
+        "turns": List(turn), "n_turns": _i(), "length_bin": _s(), "questions": List(question),
+        "original_prompt": _s(), "split_status": _s(), "source_task_sha256": _s(), "row_sha256": _s(),
     })
 
 
 def trajectory_features():
     """Features of a trajectory row (config ``trajectories``; one split per condition)."""
     from datasets import Features, List
-    s = lambda: _v("string")  # noqa: E731
-    i = lambda: _v("int64")   # noqa: E731
     return Features({
-        "condition": s(), "instance_id": s(), "model": s(), "run": i(),
-        "split_sha256": s(), "row_sha256": s(), "trajectory_format": s(), "messages": List(message_feature()),
-        "exit_status": s(),
-        "checkpoints": List({"turn_index": i(), "patch_sha256": s(), "tests_passed": i(),
-                             "tests_failed": i(), "resolved": _v("bool")}),
-        "qa_answers": List({"question_id": s(), "answer": s(), "verdict": s(), "judge": s()}),
-        "cost_usd": _v("float64"), "tokens_in": i(), "tokens_out": i(), "api_calls": i(),
-        "source_file_sha256": s(), "trajectory_sha256": s(),
+        "condition": _s(), "instance_id": _s(), "model": _s(), "run": _i(),
+        "split_sha256": _s(), "row_sha256": _s(), "trajectory_format": _s(), "messages": List(message_feature()),
+        "exit_status": _s(),
+        "checkpoints": List({"turn_index": _i(), "patch_sha256": _s(), "tests_passed": _i(),
+                             "tests_failed": _i(), "resolved": _v("bool")}),
+        "qa_answers": List({"question_id": _s(), "answer": _s(), "verdict": _s(), "judge": _s()}),
+        "cost_usd": _v("float64"), "tokens_in": _i(), "tokens_out": _i(), "api_calls": _i(),
+        "source_file_sha256": _s(), "trajectory_sha256": _s(),
     })
 
 
@@ -127,15 +123,10 @@ def conform(value: Any, feature: Any, *, where: str = "row", row: int | None = N
     raise InputError("unsupported feature type", field=path, actual=type(feature).__name__)
 
 
-_TYPES: tuple | None = None
-
-
+@cache
 def _types():
-    global _TYPES
-    if _TYPES is None:
-        from datasets import Features, List, Value
-        _TYPES = (Features, List, Value)
-    return _TYPES
+    from datasets import Features, List, Value
+    return Features, List, Value
 
 
 def _join(path: str, key: str) -> str:
@@ -178,4 +169,4 @@ def schema_differences(features, schema) -> list[str]:
 
 
 __all__ = ["session_features", "trajectory_features", "question_feature", "message_feature", "record_feature", "features_sha256", "conform", "split_proof_report",
-           "join_proof_report", "schema_differences", "PROOF_REPORT_KEYS"]
+           "join_proof_report", "schema_differences"]

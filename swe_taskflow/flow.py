@@ -201,18 +201,22 @@ def jsd(p: np.ndarray, q: np.ndarray) -> float:
     return float(jsd_many(np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)[None, :])[0])
 
 
+def _jsd_rows(ps: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """Row-wise JSD (base 2) of broadcastable 2-D stacks, clipped to [0, 1]."""
+    m = 0.5 * (ps + qs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kp = np.where(ps > 0, ps * np.log2(ps / m), 0.0).sum(axis=1)
+        kq = np.where(qs > 0, qs * np.log2(qs / m), 0.0).sum(axis=1)
+    return np.clip(0.5 * (kp + kq), 0.0, 1.0)
+
+
 def jsd_many(p: np.ndarray, qs: np.ndarray) -> np.ndarray:
     """JSD (base 2) of one distribution ``p`` (k,) against each row of ``qs`` (n, k), vectorized."""
     p = np.asarray(p, dtype=np.float64)
     qs = np.atleast_2d(np.asarray(qs, dtype=np.float64))
     if p.shape[-1] != qs.shape[-1]:
         raise FlowError("distributions have different supports", expected=p.shape[-1], actual=qs.shape[-1])
-    m = 0.5 * (p[None, :] + qs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kp = np.where(p[None, :] > 0, p[None, :] * np.log2(p[None, :] / m), 0.0).sum(axis=1)
-        kq = np.where(qs > 0, qs * np.log2(qs / m), 0.0).sum(axis=1)
-    out = 0.5 * (kp + kq)
-    return np.clip(out, 0.0, 1.0)
+    return _jsd_rows(p[None, :], qs)
 
 
 def jsd_pairs(ps: np.ndarray, qs: np.ndarray) -> np.ndarray:
@@ -221,11 +225,7 @@ def jsd_pairs(ps: np.ndarray, qs: np.ndarray) -> np.ndarray:
     qs = np.atleast_2d(np.asarray(qs, dtype=np.float64))
     if ps.shape != qs.shape:
         raise FlowError("distribution stacks have different shapes", expected=ps.shape, actual=qs.shape)
-    m = 0.5 * (ps + qs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kp = np.where(ps > 0, ps * np.log2(ps / m), 0.0).sum(axis=1)
-        kq = np.where(qs > 0, qs * np.log2(qs / m), 0.0).sum(axis=1)
-    out = np.clip(0.5 * (kp + kq), 0.0, 1.0)
+    out = _jsd_rows(ps, qs)
     bad = ~(np.isclose(ps.sum(axis=1), 1.0) & np.isclose(qs.sum(axis=1), 1.0))
     out[bad] = np.nan
     return out

@@ -183,18 +183,13 @@ def check_format(doc: Mapping[str, Any], fmt: str, version: int, *, kind: str, n
                          expected=version, actual=doc.get("format_version"))
 
 
-def dumps_line(obj: Any) -> str:
-    """One stable JSON line (sorted keys, UTF-8 text kept as is)."""
-    return compact_json_text(obj)
-
-
 def write_jsonl(path: str | os.PathLike, rows: Iterable[Any]) -> int:
     """Write rows atomically (temp file + rename) so an interrupted run never leaves half a file."""
     path = check_output_file(path)
     n = 0
     with open_atomic(path, "w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(dumps_line(row))
+            fh.write(compact_json_text(row))
             fh.write("\n")
             n += 1
     return n

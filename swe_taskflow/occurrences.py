@@ -29,15 +29,6 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
 
 
-class _Vocabulary:
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-
-    def encode(self, text: str) -> list[int]:
-        ids = self.ids
-        return [ids.setdefault(t, len(ids)) for t in _TOKEN.findall(text)]
-
-
 def occurring(patterns: Iterable[str], text: str, *, numbers: Sequence[bool] | None = None) -> set[str]:
     """The patterns (each already normalized) that occur in ``normalize(text)`` on token boundaries.
 
@@ -53,12 +44,11 @@ def occurring(patterns: Iterable[str], text: str, *, numbers: Sequence[bool] | N
             uniq[p] = uniq.get(p, False) or is_num
     if not uniq:
         return found
-    vocab = _Vocabulary()
+    ids: dict[str, int] = {}     # token -> id, over the patterns' tokens
     keys = list(uniq)
-    auto = _Automaton([vocab.encode(p) for p in keys])
+    auto = _Automaton([[ids.setdefault(t, len(ids)) for t in _TOKEN.findall(p)] for p in keys])
     norm = normalize(text)
     words = _TOKEN.findall(norm)
-    ids = vocab.ids
     tokens = [ids.get(t, -1) for t in words]
     ends: list[int] = []     # character offset after each token, computed on the first number match
     need_check = [uniq[k] for k in keys]

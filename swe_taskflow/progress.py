@@ -13,15 +13,11 @@ from typing import Callable, Iterable, Iterator, TypeVar
 T = TypeVar("T")
 
 
-def _on_terminal(enabled: bool) -> bool:
-    return enabled and sys.stderr.isatty()
-
-
 @contextmanager
 def progress_bar(total: int | None, *, desc: str, unit: str = "item",
                  enabled: bool = True) -> Iterator[Callable[..., None]]:
     """A bar of ``total`` steps; yields ``advance(note="", n=1)``, a no-op when no bar is shown."""
-    if not _on_terminal(enabled):
+    if not (enabled and sys.stderr.isatty()):
         yield lambda note="", n=1: None
         return
     from rich.console import Console

@@ -14,6 +14,7 @@ family instead (a task none of whose candidates passes it keeps its full family,
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -74,18 +75,10 @@ class Selection:
         by_q = {str(k): sum(1 for c in cands if c.n_questions == k) for k in range(MAX_QUESTIONS + 1)}
         placements = {k: sum(1 for c in cands if c.placement() == k) for k in PLACEMENTS}
         slots = {k: sum(c.slots()[k] for c in cands) for k in ("before", "between", "after")}
-        backbones: dict[str, int] = {}
-        for c in cands:
-            backbones[c.backbone] = backbones.get(c.backbone, 0) + 1
-        statuses: dict[str, int] = {}
-        for f in self.families:
-            statuses[f.status] = statuses.get(f.status, 0) + 1
-        lengths: dict[str, int] = {}
-        for c in cands:
-            lengths[str(c.n_turns)] = lengths.get(str(c.n_turns), 0) + 1
-        aug_kinds: dict[str, int] = {}
-        for k in (k for c in cands for k in c.augment_kinds()):
-            aug_kinds[k] = aug_kinds.get(k, 0) + 1
+        backbones = Counter(c.backbone for c in cands)
+        statuses = Counter(f.status for f in self.families)
+        lengths = Counter(str(c.n_turns) for c in cands)
+        aug_kinds = Counter(k for c in cands for k in c.augment_kinds())
         feats = np.sum([f.features[c] for f, c in zip(self.families, self.chosen)], axis=0)
         bounds = list(self.bounds) or [0] * len(FEATURES)
         return {

@@ -30,12 +30,6 @@ def _ent(x: np.ndarray) -> np.ndarray:
     return x * np.log2(x + (x == 0))
 
 
-def _split_target(target_flow) -> tuple[np.ndarray, np.ndarray]:
-    p = np.concatenate([target_flow.length, target_flow.intent, target_flow.transition, [0.0]])
-    ep = np.array([_ent(p[s]).sum() for s in SLICES])
-    return p, ep
-
-
 def repair(choice: np.ndarray, feat: np.ndarray, start: np.ndarray, n_valid: np.ndarray, base_feat: np.ndarray,
            lb: np.ndarray, rng: np.random.Generator) -> None:
     """Move one restart's starting selection (in place) until every bound holds.
@@ -178,10 +172,9 @@ def _starting_selections(cand: _Candidates, fixed_counts: np.ndarray, fixed_feat
     """Random starting selections, each repaired to meet the constraint bounds."""
     n_tasks = cand.first.size
     choice = np.floor(rng.random((n_restarts, n_tasks)) * cand.count[None, :]).astype(np.int64)
-    for r in range(n_restarts):
-        repair(choice[r], cand.features, cand.first, cand.count, fixed_feats, lb, rng)
     corpus = np.repeat(fixed_counts[None, :], n_restarts, axis=0)
     for r in range(n_restarts):
+        repair(choice[r], cand.features, cand.first, cand.count, fixed_feats, lb, rng)
         corpus[r, :D] += cand.counts[cand.first + choice[r]].sum(axis=0)
     totals = np.stack([corpus[:, sl].sum(axis=1) for sl in SLICES], axis=1)
     feats = fixed_feats[None, :] + cand.features[cand.first[None, :] + choice].sum(axis=1)
@@ -257,7 +250,8 @@ def local_search(families: Sequence[TaskFamily], target_flow, config: SelectConf
     searched = [i for i, f in enumerate(families) if len(f.candidates) > 1]
     fixed_counts, fixed_feats = _fixed_corpus(families)
     stats = SearchStats(sweeps_per_restart=[0] * n_restarts)
-    p, ep = _split_target(target_flow)
+    p = np.concatenate([target_flow.length, target_flow.intent, target_flow.transition, [0.0]])
+    ep = np.array([_ent(p[s]).sum() for s in SLICES])
     n_tasks = len(searched)
     if n_tasks == 0:
         stats.restart_tfas = [corpus_score(fixed_counts[:D], target_flow).tfas] * n_restarts

@@ -15,7 +15,6 @@ from .errors import InputError
 
 _DOC = json.loads(resources.files(__package__).joinpath("data/taxonomy.json").read_text(encoding="utf-8"))
 
-TAXONOMY_VERSION: str = _DOC["taxonomy_version"]
 INTENTS: tuple[str, ...] = tuple(i["name"] for i in _DOC["intents"])
 DEFINITIONS = MappingProxyType({i["name"]: i["definition"] for i in _DOC["intents"]})
 EXCLUDED: tuple[str, ...] = tuple(_DOC["excluded_from_tfas"])
