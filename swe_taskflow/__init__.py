@@ -22,7 +22,7 @@ _EXPORTS = {
     # a flow measurer: Task Flows, TFAS and its intervals, targets
     "Flow": "flow", "FlowCounts": "flow", "TFASScore": "flow", "measure": "flow", "count_sessions": "flow",
     "score": "flow", "bootstrap_score": "bootstrap", "session_counts": "bootstrap", "BootstrapResult": "bootstrap",
-    "Target": "target", "load_target": "target", "default_target_path": "targets",
+    "Target": "target", "load_target": "target", "default_target_path": "target",
     "read_sessions": "session_table", "SessionRecord": "sessions",
     "FlowInput": "flow_inputs", "load_flow_input": "flow_inputs", "is_flow_file": "flow_inputs",
     # an auditor: verify a release, recompute content hashes

@@ -49,14 +49,14 @@ def is_flow_file(path: str) -> bool:
 
 def resolve_target(name: str) -> str:
     """``default`` or a shipped target's name means the packaged file, unless a file of that name exists."""
-    from . import targets
+    from .target import default_target_path, shipped_targets, target_path
 
     if Path(name).exists():
         return name
     if name == "default":
-        return str(targets.default_target_path())
-    if name in targets.shipped_targets():
-        return str(targets.target_path(name))
+        return str(default_target_path())
+    if name in shipped_targets():
+        return str(target_path(name))
     return name
 
 

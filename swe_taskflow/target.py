@@ -2,23 +2,47 @@
 
 A versioned JSON document. It carries aggregate vectors only (no message text), and the facts a
 reader needs to judge it: population, session filter, sample size, classifier and its version,
-measurement date, and whether it is a provisional stand-in for a production target.
+measurement date, and whether it is a provisional stand-in for a production target. Some ship with
+the package (``swe_taskflow/data/targets/``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .flow import LENGTH_BINS, N_SIDE, RETAINED, TRANSITION_SOURCES, TRANSITION_TARGETS, Flow, FlowCounts
 from .jsonl import check_format, write_json
 
 FORMAT = "swe-taskflow/target"
 FORMAT_VERSION = 1
+#: The default target: long SpecStory sessions, a provisional public stand-in for a production target.
+DEFAULT_TARGET = "specstory-long-v2"
+
+
+def shipped_targets() -> list[str]:
+    """Names of the target files shipped with the package."""
+    folder = resources.files(__package__).joinpath("data/targets")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def target_path(name: str) -> Path:
+    """Path of the shipped target ``name``; ConfigError listing the shipped ones if unknown."""
+    path = Path(str(resources.files(__package__).joinpath(f"data/targets/{name}.json")))
+    if not path.is_file():
+        raise ConfigError("unknown shipped target", field="target", actual=name,
+                          hint="known: " + ", ".join(shipped_targets()))
+    return path
+
+
+def default_target_path() -> Path:
+    """Path of the packaged default target file (load it with :func:`load_target`)."""
+    return target_path(DEFAULT_TARGET)
 
 
 @dataclass(frozen=True)

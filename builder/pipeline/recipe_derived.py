@@ -11,7 +11,7 @@ from pathlib import Path
 
 from swe_taskflow.errors import ConfigError, TaskflowError
 from swe_taskflow.select_config import SelectConfig, describe_split
-from swe_taskflow.targets import default_target_path
+from swe_taskflow.target import default_target_path
 
 
 def recipe_target_path(recipe) -> Path:

@@ -39,7 +39,7 @@ def _target_line(tmp: Path) -> str:
     run cannot change their inputs). A checkout without it is broken: the test fails, it does not substitute."""
     import shutil
 
-    from swe_taskflow.targets import default_target_path
+    from swe_taskflow.target import default_target_path
 
     shutil.copyfile(default_target_path(), tmp / "target.json")
     return f'path = "{tmp / "target.json"}"'

@@ -174,7 +174,7 @@ def test_measure_classifies_unlabelled_messages(tmp_path, capsys):
 
 
 def test_score_and_gap_accept_the_default_target_by_name(corpora, capsys, monkeypatch):
-    from swe_taskflow.targets import DEFAULT_TARGET, default_target_path
+    from swe_taskflow.target import DEFAULT_TARGET, default_target_path
 
     d, _, b = corpora
     monkeypatch.chdir(d)                       # no file named "default" here

@@ -163,7 +163,7 @@ def test_unmeetable_constraints_name_the_input_file(inputs, tmp_path, capsys):
 
 
 def test_target_default_means_the_shipped_target_as_in_flow_score(inputs, tmp_path):
-    from swe_taskflow.targets import default_target_path
+    from swe_taskflow.target import default_target_path
 
     paths = {**inputs, "target": "default"}
     assert _run(paths, tmp_path / "d", "--seed", "3") == 0

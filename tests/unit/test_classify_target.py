@@ -9,7 +9,7 @@ import pytest
 from builder.classify import load_classifier
 from tools.default_target import build_default_target
 from swe_taskflow.target import load_target
-from swe_taskflow.targets import default_target_path, shipped_targets, target_path
+from swe_taskflow.target import default_target_path, shipped_targets, target_path
 from swe_taskflow.errors import ConfigError
 
 
