@@ -164,9 +164,7 @@ def bootstrap_score(target: Flow | SessionCounts, benchmark: SessionCounts, *, n
                       (target.length, target.intent, target.transition))
         resampled = False
     bL, bT, bR = (_normalize_rows(b[:, s]) for s in (SLICE_L, SLICE_T, SLICE_R))
-    s_l = 1.0 - jsd_pairs(tL, bL)
-    s_t = 1.0 - jsd_pairs(tT, bT)
-    s_r = 1.0 - jsd_pairs(tR, bR)
+    s_l, s_t, s_r = (1.0 - jsd_pairs(t, b) for t, b in ((tL, bL), (tT, bT), (tR, bR)))
     tf = tfas_from_components(s_l, s_t, s_r)
     undefined = int((~np.isfinite(tf)).sum())
     point = score(target_flow, bench_flow)

@@ -270,23 +270,20 @@ def enumerate_candidates(material: TaskMaterial, intents: Mapping[str, str], *,
     (:func:`augment_choices`) at each allowed position. A task without an ok split has only the
     ``original`` backbone.
     """
-    return _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, False)[0]
+    return enumerate_distinct(material, intents, max_questions=max_questions, include_original=include_original,
+                              min_turns=min_turns, max_augments=max_augments, distinct=False)[0]
 
 
 def enumerate_distinct(material: TaskMaterial, intents: Mapping[str, str], *,
                        max_questions: int = MAX_QUESTIONS, include_original: bool = True,
-                       min_turns: int = 1, max_augments: int = 0) -> tuple[list[Candidate], int]:
+                       min_turns: int = 1, max_augments: int = 0, distinct: bool = True) -> tuple[list[Candidate], int]:
     """The family as the selection needs it, and the full family's size.
 
     A question subset whose intents repeat an earlier subset's of the same size, or a set of
     augmentation items that repeats an earlier set's kinds, intents and allowed slots, yields only
     candidates an earlier one already stands for (same intents, same layout of questions); they are
     counted, not built. The first candidate of every (intents, layout shape) comes out in the order
-    :func:`enumerate_candidates` gives it."""
-    return _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, True)
-
-
-def _enumerate(material, intents, max_questions, include_original, min_turns, max_augments, distinct):
+    :func:`enumerate_candidates` gives it (``distinct=False``: every candidate, as that function)."""
     if not 0 <= max_questions <= MAX_QUESTIONS:
         raise InputError("max_questions out of range", field="max_questions", expected=f"0..{MAX_QUESTIONS}",
                          actual=max_questions)

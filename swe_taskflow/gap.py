@@ -79,16 +79,9 @@ def gap_table(target: Flow, benchmark: Flow, *, top_transitions: int = 15) -> Ga
     return GapTable(score(target, benchmark), tuple(lengths), tuple(intents), top, len(trans))
 
 
-def _pct(x: float) -> str:
-    return f"{100.0 * x:.1f}%"
-
-
-def _signed(x: float) -> str:
-    return f"{100.0 * x:+.1f} pp"
-
-
 def _cells(r: GapRow) -> tuple[str, ...]:
-    return r.key, _pct(r.target), _pct(r.benchmark), _signed(r.difference), f"{r.jsd_contribution:.4f}"
+    return (r.key, f"{100.0 * r.target:.1f}%", f"{100.0 * r.benchmark:.1f}%", f"{100.0 * r.difference:+.1f} pp",
+            f"{r.jsd_contribution:.4f}")
 
 
 def render_markdown(table: GapTable, *, target_name: str = "target", benchmark_name: str = "benchmark") -> str:

@@ -166,10 +166,7 @@ def file_sha256(path: str | os.PathLike, *, chunk_size: int = 1 << 20) -> str:
     """SHA-256 of a file, streamed (the Hub's LFS oid for the same bytes)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
-        while True:
-            block = fh.read(chunk_size)
-            if not block:
-                break
+        for block in iter(lambda: fh.read(chunk_size), b""):
             h.update(block)
     return h.hexdigest()
 
