@@ -118,19 +118,19 @@ def counts_from_codes(codes: np.ndarray, lengths: np.ndarray) -> FlowCounts:
     codes, lengths = _corpus_arrays(codes, lengths)
     n_sess = lengths.size
     L = np.bincount(length_bins(lengths), minlength=N_L).astype(np.float64)
-    rp, edge_sess, edges = _retained_and_edges(codes, lengths)
+    rp, _, edge_sess, edges = _retained_and_edges(codes, lengths)
     T = np.bincount(rp, minlength=N_T).astype(np.float64)
     R = np.bincount(edges, minlength=N_R).astype(np.float64) if edges.size else np.zeros(N_R, dtype=np.float64)
     return FlowCounts(L, T, R, n_sessions=int(n_sess), n_messages=int(codes.size),
                       n_retained=int(rp.size))
 
 
-def _retained_and_edges(codes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _retained_and_edges(codes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
     """Retained positions of the kept messages, and each transition edge with its session index.
 
-    Returns ``(rp, edge_session, edge_code)``: ``rp`` the retained index (0..12) of every retained
-    message in corpus order; ``edge_code = source * N_SIDE + target`` of every START, inner and
-    END edge, and ``edge_session`` the session each edge belongs to.
+    Returns ``(rp, session, edge_session, edge_code)``: ``rp`` the retained index (0..12) of every
+    retained message in corpus order and ``session`` its session; ``edge_code = source * N_SIDE +
+    target`` of every START, inner and END edge, and ``edge_session`` the session each edge belongs to.
     """
     n_sess = lengths.size
     pos = RETAINED_POSITION[codes] if codes.size else np.zeros(0, dtype=np.int64)
@@ -138,7 +138,7 @@ def _retained_and_edges(codes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
     rp = pos[keep]
     if not rp.size:
         empty = np.zeros(0, dtype=np.int64)
-        return rp, empty, empty
+        return rp, empty, empty, empty
     sess = np.repeat(np.arange(n_sess), lengths)[keep]
     same = sess[1:] == sess[:-1]
     first = np.ones(rp.size, dtype=bool)
@@ -151,7 +151,7 @@ def _retained_and_edges(codes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
         rp[last] * N_SIDE + END,
     ])
     edge_sess = np.concatenate([sess[first], sess[:-1][same], sess[last]])
-    return rp, edge_sess, edges
+    return rp, sess, edge_sess, edges
 
 
 #: Column layout of :func:`session_count_matrix`: length bins, then intents, then transitions.
@@ -172,9 +172,7 @@ def session_count_matrix(codes: np.ndarray, lengths: np.ndarray):
 
     codes, lengths = _corpus_arrays(codes, lengths)
     n_sess = lengths.size
-    pos = RETAINED_POSITION[codes] if codes.size else np.zeros(0, dtype=np.int64)
-    msg_sess = np.repeat(np.arange(n_sess), lengths)[pos >= 0]
-    rp, edge_sess, edges = _retained_and_edges(codes, lengths)
+    rp, msg_sess, edge_sess, edges = _retained_and_edges(codes, lengths)
     rows = np.concatenate([np.arange(n_sess), msg_sess, edge_sess])
     cols = np.concatenate([length_bins(lengths) + SLICE_L.start, rp + SLICE_T.start, edges + SLICE_R.start])
     data = np.ones(rows.size, dtype=np.float64)

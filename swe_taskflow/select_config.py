@@ -105,17 +105,16 @@ class SelectConfig:
         return cls(**values, preset=name)
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any], *, where: str | None = None,
-                      section: str = "select") -> "SelectConfig":
+    def from_settings(cls, settings: Mapping[str, Any], *, where: str | None = None) -> "SelectConfig":
         """A recipe's ``[select]`` table: its preset (if it names one) with the table's keys on top; an error
         names the file and ``select.<key>`` (the recipe's spelling: ``max_questions``)."""
-        values = table_values(cls, settings, path=where, section=section)
+        values = table_values(cls, settings, path=where, section="select")
         preset = values.pop("preset", "")
         try:
             return cls.from_preset(preset, **values) if preset else cls(**values)
         except ConfigError as exc:
             key = next((k for k, f in _KEYS.items() if f == exc.field), exc.field)
-            raise ConfigError(exc.message, path=where, field=f"{section}.{key}" if key else section,
+            raise ConfigError(exc.message, path=where, field=f"select.{key}" if key else "select",
                               expected=exc.expected, actual=exc.actual, hint=exc.hint) from None
 
     def overrides(self) -> dict[str, Any]:
