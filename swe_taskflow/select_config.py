@@ -4,15 +4,8 @@ The paper asks that "the component scores and full candidate-selection configura
 every aggregate TFAS" (Appendix F), so a :class:`SelectConfig` is a plain, serializable record and
 :func:`describe` turns it into the one line reports print beside a score.
 
-Constraints are lower bounds on corpus sums of per-candidate features (:data:`FEATURES`):
-
-- task-count constraints: ``min_full_split_share`` (ok-split tasks that keep their three issue
-  turns), ``min_qa_task_share`` (tasks with usable questions that carry at least one of them) and
-  ``min_question_share`` (usable questions kept). One candidate per source task is structural: the
-  selection never drops or duplicates a task.
-- the diversity constraint: ``min_placement_share``. Each of the paper's three placement patterns
-  (questions only before the issue turns, only after them, interleaved) must be the pattern of at
-  least this share of the tasks that have usable questions.
+Constraints are lower bounds on corpus sums of per-candidate features (:data:`FEATURES`): each
+``min_*_share`` field's help says what it bounds, docs/select.md ("Constraints") why.
 """
 
 from __future__ import annotations
