@@ -111,15 +111,14 @@ def target_from_dict(doc: Mapping[str, Any], *, path: str = "<target>") -> Targe
         if doc.get(key) != expected:
             raise InputError("support differs from this version's taxonomy", path=path, field=key,
                              expected=expected, actual=doc.get(key))
+    size = doc.get("sample_size", {})
     flow = Flow(_vector(doc, "P_L", len(LENGTH_BINS), path), _vector(doc, "P_T", len(RETAINED), path),
-                _vector(doc, "P_R", N_SIDE * N_SIDE, path),
-                n_sessions=int(doc.get("sample_size", {}).get("sessions", 0)),
-                n_messages=int(doc.get("sample_size", {}).get("messages", 0)),
-                n_retained=int(doc.get("sample_size", {}).get("retained_messages", 0)))
+                _vector(doc, "P_R", N_SIDE * N_SIDE, path), n_sessions=int(size.get("sessions", 0)),
+                n_messages=int(size.get("messages", 0)), n_retained=int(size.get("retained_messages", 0)))
     filt = dict(doc.get("session_filter") or {})
     min_messages = int(filt.pop("min_messages", 1))
     return Target(name=str(doc.get("name", "")), flow=flow, population=str(doc.get("population", "")),
-                  min_messages=min_messages, session_filter=filt, sample_size=dict(doc.get("sample_size", {})),
+                  min_messages=min_messages, session_filter=filt, sample_size=dict(size),
                   classifier=dict(doc.get("classifier", {})), measured_on=str(doc.get("measured_on", "")),
                   provisional=bool(doc.get("provisional", False)), description=str(doc.get("description", "")))
 
