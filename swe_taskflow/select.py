@@ -103,16 +103,10 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
         if not fam:
             fam, n_family = enumerate_distinct(mat, intents, min_turns=1, **kw)
             status = "below-filter"
-        seen: dict[tuple, int] = {}
-        reps: list[Candidate] = []
-        feats: list[tuple[int, ...]] = []
+        first: dict[tuple, Candidate] = {}       # (intents, features) -> its first candidate
         for cand in fam:
-            f = candidate_features(cand)
-            key = (cand.intents, f)
-            if key not in seen:
-                seen[key] = len(reps)
-                reps.append(cand)
-                feats.append(f)
+            first.setdefault((cand.intents, candidate_features(cand)), cand)
+        reps, feats = list(first.values()), [f for _, f in first]
         vecs = np.empty((len(reps), D))
         for i, cand in enumerate(reps):
             v = cache.get(cand.intents)
