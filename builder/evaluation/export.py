@@ -17,6 +17,7 @@ beside it. The checkpoint before a destructive request also *prepares* it (its `
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -25,6 +26,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
+import tomli_w
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD
@@ -36,7 +39,6 @@ from .harbor_digest import task_digest
 from .options import ExportOptions
 from swe_taskflow.release import open_release
 from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
-from .tomlw import dumps
 
 EXPORT_FORMAT = 1
 ISSUE = "issue"
@@ -53,6 +55,31 @@ _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 REGISTRY_FILE = "registry.json"
 #: An image reference: registry host, path, tag or digest; no white space or control character.
 _IMAGE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}$")
+
+
+def _toml_value(v: Any, where: str) -> Any:
+    """``v`` checked for TOML: tomli-w would write NaN and infinities and fail on other types with a bare TypeError."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise InputError("TOML cannot hold a non-finite float", field=where, actual=v)
+    if isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_toml_value(x, f"{where}[]") for x in v]
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            at = f"{where}.{k}" if where else str(k)
+            if not isinstance(k, str):
+                raise InputError("TOML keys are strings", field=at, actual=type(k).__name__)
+            if x is not None:
+                out[k] = _toml_value(x, at)
+        return out
+    raise InputError("value has no TOML form", field=where, actual=type(v).__name__)
+
+
+def toml_dumps(doc: Mapping[str, Any], *, header: str = "") -> str:
+    """``doc`` as TOML text (``None`` values are left out); ``header`` lines become ``#`` comments."""
+    return "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines()) + tomli_w.dumps(_toml_value(doc, ""))
 
 
 @dataclass
@@ -279,8 +306,8 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     name = f"{opts.org}/{_NAME_RE.sub('-', row['instance_id'])}"
     cfg = task_config(row, release=release, condition=condition, split_sha256=split_sha256, steps=steps,
                       opts=opts, name=name)
-    _write(dest / "task.toml", dumps(cfg, header=f"swe-taskflow export of {release.manifest.name} "
-                                                  f"{release.manifest.version}, condition {condition}"))
+    _write(dest / "task.toml", toml_dumps(cfg, header=f"swe-taskflow export of {release.manifest.name} "
+                                                       f"{release.manifest.version}, condition {condition}"))
     return {"instance_id": row["instance_id"], "name": name, "digest": task_digest(dest), "steps": steps}
 
 
@@ -430,7 +457,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
                                           "manifest_sha256": release.manifest_sha256, "condition": condition,
                                           "split_sha256": entry.sha256}},
         }
-        _write(tmp / "dataset.toml", dumps(manifest))
+        _write(tmp / "dataset.toml", toml_dumps(manifest))
         reg = registry_entry({"registry_name": registry_name, "version": release.manifest.version,
                               "description": description}, result.tasks, out)
         _write(tmp / REGISTRY_FILE, json.dumps(reg, indent=1, ensure_ascii=False) + "\n")
