@@ -1,5 +1,5 @@
 """Which scorer scores an answer turn of each kind, registered explicitly in this one place: QA turns by the
-judge (builder.evaluation.scoring), augmentation kinds by their deterministic scorers (builder.augment.scoring),
+judge (builder.evaluation.scoring), augmentation kinds by their deterministic scorers (:func:`augmentation_scorer`),
 the stress-test kinds by ``swe_taskflow.stress.SCORERS`` (:func:`stress_scorer`).
 A kind without a scorer is reported as ``unscored``, never guessed."""
 
@@ -8,12 +8,48 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from swe_taskflow.augment.kinds import AUGMENT_KINDS, STRESS_KINDS
+from swe_taskflow.augment.score import score_answer
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.stress import DESTRUCTIVE, SCORERS
 
-from builder.augment.scoring import augmentation_scorer
-
 from .scoring import Scorer, ScorerFactory, Verdict, qa_judge
+
+
+#: Kinds whose answers also explain something (the judge scores that part when a judge is given).
+JUDGED = ("debug", "planning", "review")
+
+
+def augmentation_scorer(kind: str) -> ScorerFactory:
+    """The registry factory of an augmentation kind (``evaluate import``).
+
+    The deterministic part is :func:`swe_taskflow.augment.score.score_answer` (facts for execute, the
+    location for debug, recall of files and symbols for planning, the seeded defect's place for review).
+    Debug, planning and review also explain something; with a judge backend (``evaluate import --judge``)
+    the project's QA judge compares the answer with the reference answer too, and the turn is correct
+    only when both agree. Without a judge the deterministic part decides, and the verdict says so."""
+    def factory(context: Mapping[str, Any]) -> Scorer:
+        judge = qa_judge(context) if kind in JUDGED and context.get("llm") is not None else None
+
+        def score(case) -> Verdict:
+            name = f"augment-{kind}:deterministic"
+            if not (case.answer or "").strip():
+                return Verdict("unanswered", judge=name, reason="no answer file was written")
+            q = case.question
+            det = score_answer(q, case.answer, turn_text=str(q.get("question") or ""))
+            detail = {"deterministic": det.to_dict()}
+            if judge is None:
+                why = "deterministic score" + (" (explanation not judged: no --judge)" if kind in JUDGED else "")
+                return Verdict("correct" if det.correct else "incorrect", judge=name, reason=why, detail=detail)
+            judged = judge(case)
+            detail["judge"] = judged.to_dict()
+            if judged.verdict == "judge-error":
+                return Verdict("judge-error", judge=f"{name}+{judged.judge}", reason=judged.reason, detail=detail)
+            ok = det.correct and judged.verdict == "correct"
+            why = ("location/facts and explanation both right" if ok else
+                   "deterministic part wrong" if not det.correct else "explanation judged wrong")
+            return Verdict("correct" if ok else "incorrect", judge=f"{name}+{judged.judge}", reason=why, detail=detail)
+        return score
+    return factory
 
 
 def stress_scorer(kind: str) -> ScorerFactory:
@@ -72,4 +108,4 @@ def scorer_for(kind: str, context: Mapping[str, Any]) -> Scorer:
     return factory(context)
 
 
-__all__ = ["register_scorer", "scorer_for", "stress_scorer"]
+__all__ = ["JUDGED", "augmentation_scorer", "register_scorer", "scorer_for", "stress_scorer"]
