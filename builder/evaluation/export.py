@@ -16,6 +16,7 @@ beside it. The checkpoint before a destructive request also *prepares* it (its `
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -30,12 +31,11 @@ from typing import Any, Iterable, Mapping
 import tomli_w
 
 from swe_taskflow.errors import ConfigError, InputError
-from swe_taskflow.hashing import ROW_HASH_FIELD
+from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.stress import DESTRUCTIVE, SECURITY, security_args
 from swe_taskflow.stress_guard import CANARY_DIR
 from swe_taskflow.visibility import agent_view
 
-from .harbor_digest import task_digest
 from .options import ExportOptions
 from swe_taskflow.release import open_release
 from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
@@ -55,6 +55,31 @@ _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 REGISTRY_FILE = "registry.json"
 #: An image reference: registry host, path, tag or digest; no white space or control character.
 _IMAGE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}$")
+#: What Harbor's content digest of a task covers: these files, everything under these folders, less the ignored.
+_DIGEST_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
+_DIGEST_TREES = ("environment", "tests", "solution", "steps")
+_DIGEST_IGNORED_SUFFIXES = (".pyc", ".swp", ".swo", "~")
+
+
+def task_files(task_dir: Path) -> list[str]:
+    """The task's files that Harbor hashes, as sorted POSIX paths relative to ``task_dir``."""
+    task_dir = Path(task_dir)
+    rels = [name for name in _DIGEST_FILES if (task_dir / name).is_file()]
+    for tree in _DIGEST_TREES:
+        if (task_dir / tree).is_dir():
+            rels += [p.relative_to(task_dir).as_posix() for p in (task_dir / tree).rglob("*") if p.is_file()]
+    return sorted(r for r in rels if not ("__pycache__" in r.split("/") or r.endswith(_DIGEST_IGNORED_SUFFIXES)
+                                         or r.rsplit("/", 1)[-1] in (".DS_Store", ".harborignore")))
+
+
+def task_digest(task_dir: Path) -> str:
+    """Harbor's content digest of a task folder (``sha256:<hex>``, as ``dataset.toml`` pins each task),
+    computed without Harbor: a SHA-256 over :func:`task_files` in path order, one ``"<path>\\0<sha256>\\n"``
+    line each. The harbor-marked tests check this equals ``harbor.publisher.packager.Packager``."""
+    outer = hashlib.sha256()
+    for rel in task_files(task_dir):
+        outer.update(f"{rel}\0{file_sha256(Path(task_dir) / rel)}\n".encode())
+    return "sha256:" + outer.hexdigest()
 
 
 def _toml_value(v: Any, where: str) -> Any:
@@ -474,4 +499,4 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
-           "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS"]
+           "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest", "task_files", "toml_dumps"]

@@ -324,11 +324,6 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     return manifest_from_dict(manifest.to_dict())
 
 
-def release_manifest(root: str | os.PathLike) -> Manifest:
-    """The manifest of the release folder ``root`` (which must hold exactly one)."""
-    return open_release(root).manifest
-
-
 def read_release(root: str | os.PathLike):
     """A release folder's manifest and its rows: ``(manifest, session splits, trajectory rows)``."""
     release = open_release(root)
@@ -365,4 +360,4 @@ def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None =
                              extra_files=extra, **info)
 
 
-__all__ = ["write_release", "read_release", "release_manifest", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]
+__all__ = ["write_release", "read_release", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]

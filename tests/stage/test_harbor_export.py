@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.evaluation.export import ANSWER_DIR, answer_instruction, export_harbor, step_name, toml_dumps
+from builder.evaluation.export import (ANSWER_DIR, answer_instruction, export_harbor, step_name, task_digest, task_files,
+                                        toml_dumps)
 from builder.evaluation.options import ExportOptions
-from builder.evaluation.harbor_digest import task_digest, task_files
 from swe_taskflow.release import open_release
 from builder.evaluation.source import patch_parts, run_spec_for
 from swe_taskflow.errors import ConfigError, InputError
