@@ -26,8 +26,7 @@ from swe_taskflow.stress import is_stress_split
 
 from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, summarize_stress, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs
-from .scorers import scorer_for
-from .scoring import AnswerCase, judge_prompt_sha256
+from .scoring import AnswerCase, judge_prompt_sha256, scorer_for
 
 #: results.json's format; 3: stress-test slices in ``stress``, never in ``groups`` (issue 22); 2: runner keys,
 #: invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
