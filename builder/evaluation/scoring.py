@@ -201,5 +201,6 @@ def scorer_for(kind: str, context: Mapping[str, Any]) -> Scorer:
     return factory(context)
 
 
-__all__ = ["JUDGED", "augmentation_scorer", "register_scorer", "scorer_for", "stress_scorer", "AnswerCase", "Verdict", "VERDICTS", "Scorer", "ScorerFactory", "judge_messages",
-           "judge_prompt_sha256", "qa_judge", "JUDGE_STAGE", "JUDGE_PARAMS"]
+__all__ = ["AnswerCase", "Verdict", "VERDICTS", "Scorer", "ScorerFactory", "judge_messages", "judge_prompt_sha256",
+           "qa_judge", "JUDGE_STAGE", "JUDGE_PARAMS", "JUDGED", "augmentation_scorer", "stress_scorer",
+           "register_scorer", "scorer_for"]
