@@ -148,10 +148,16 @@ exec "$PY" /tests/{script} /tests/{config}
 """
 
 
-def _guard(tests: Path) -> None:
-    """The stress checks (swe_taskflow/stress_guard.py, standard library only) beside a verifier."""
-    _write(tests / "stress_guard.py",
-           resources.files("swe_taskflow").joinpath("stress_guard.py").read_text(encoding="utf-8"))
+def _verifier(tests: Path, *, what: str, script: str, config: str, cfg: Mapping[str, Any]) -> None:
+    """A step's verifier: its config, its script (from data/) and the test.sh Harbor runs."""
+    _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    _write(tests / script, _data(script), 0o755)
+    _write(tests / "test.sh", _TEST_SH.format(what=what, script=script, config=config), 0o755)
+
+
+def _core_file(tests: Path, name: str) -> None:
+    """A standard-library module of swe_taskflow (the stress checks, the test-log parser) beside a verifier."""
+    _write(tests / name, resources.files("swe_taskflow").joinpath(name).read_text(encoding="utf-8"))
 
 
 def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: str, clean: bool,
@@ -165,26 +171,20 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
            "pass_to_pass": list(task.pass_to_pass), "timeout_s": opts.test_timeout_s, "carry_path": CARRY_PATH}
     if prepare is not None:   # the next step is a destructive request: record what it must leave intact
         cfg["prepare"] = dict(prepare)
-        _guard(tests)
-    _write(tests / "checkpoint.json", json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o755)
-    _write(tests / "test.sh", _TEST_SH.format(what="checkpoint", script="checkpoint.py",
-                                              config="checkpoint.json"), 0o755)
+        _core_file(tests, "stress_guard.py")
+    _verifier(tests, what="checkpoint", script="checkpoint.py", config="checkpoint.json", cfg=cfg)
     if test_patch:
         _write(tests / "test.patch", test_patch)
     if spec.kind == "command":
-        _write(tests / "testlog.py", resources.files("swe_taskflow").joinpath("testlog.py").read_text(encoding="utf-8"))
+        _core_file(tests, "testlog.py")
     else:
         _write(tests / "run_script.sh", spec.run_script, 0o755)
         _write(tests / "parser.py", spec.parser)
 
 
 def _answer_step(dirp: Path, *, step: str) -> None:
-    tests = dirp / "tests"
-    cfg = {"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
-    _write(tests / "answer.json", json.dumps(cfg, indent=1, sort_keys=True) + "\n")
-    _write(tests / "answer.py", _data("answer.py"), 0o755)
-    _write(tests / "test.sh", _TEST_SH.format(what="answer", script="answer.py", config="answer.json"), 0o755)
+    _verifier(dirp / "tests", what="answer", script="answer.py", config="answer.json",
+              cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH})
 
 
 def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
@@ -204,11 +204,9 @@ def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], a
         cfg.update({"app_dir": app_dir, "canary_dir": CANARY_DIR, "state_path": STRESS_STATE_PATH})
     else:
         cfg["args"] = security_args(item)
-    _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    _write(tests / script, _data(script), 0o755)
+    _verifier(tests, what=kind, script=script, config=config, cfg=cfg)
     _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
-    _guard(tests)
-    _write(tests / "test.sh", _TEST_SH.format(what=kind, script=script, config=config), 0o755)
+    _core_file(tests, "stress_guard.py")
 
 
 def _prepared_turns(row: Mapping[str, Any], turns) -> set[int]:
