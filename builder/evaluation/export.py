@@ -16,7 +16,9 @@ beside it. The checkpoint before a destructive request also *prepares* it (its `
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -26,17 +28,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+import tomli_w
+
 from swe_taskflow.errors import ConfigError, InputError
-from swe_taskflow.hashing import ROW_HASH_FIELD
+from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.stress import DESTRUCTIVE, SECURITY, security_args
 from swe_taskflow.stress_guard import CANARY_DIR
 from swe_taskflow.visibility import agent_view
 
-from .harbor_digest import task_digest
 from .options import ExportOptions
 from swe_taskflow.release import open_release
 from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
-from .tomlw import dumps
 
 EXPORT_FORMAT = 1
 ISSUE = "issue"
@@ -53,6 +55,56 @@ _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 REGISTRY_FILE = "registry.json"
 #: An image reference: registry host, path, tag or digest; no white space or control character.
 _IMAGE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}$")
+#: What Harbor's content digest of a task covers: these files, everything under these folders, less the ignored.
+_DIGEST_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
+_DIGEST_TREES = ("environment", "tests", "solution", "steps")
+_DIGEST_IGNORED_SUFFIXES = (".pyc", ".swp", ".swo", "~")
+
+
+def task_files(task_dir: Path) -> list[str]:
+    """The task's files that Harbor hashes, as sorted POSIX paths relative to ``task_dir``."""
+    task_dir = Path(task_dir)
+    rels = [name for name in _DIGEST_FILES if (task_dir / name).is_file()]
+    for tree in _DIGEST_TREES:
+        if (task_dir / tree).is_dir():
+            rels += [p.relative_to(task_dir).as_posix() for p in (task_dir / tree).rglob("*") if p.is_file()]
+    return sorted(r for r in rels if not ("__pycache__" in r.split("/") or r.endswith(_DIGEST_IGNORED_SUFFIXES)
+                                         or r.rsplit("/", 1)[-1] in (".DS_Store", ".harborignore")))
+
+
+def task_digest(task_dir: Path) -> str:
+    """Harbor's content digest of a task folder (``sha256:<hex>``, as ``dataset.toml`` pins each task),
+    computed without Harbor: a SHA-256 over :func:`task_files` in path order, one ``"<path>\\0<sha256>\\n"``
+    line each. The harbor-marked tests check this equals ``harbor.publisher.packager.Packager``."""
+    outer = hashlib.sha256()
+    for rel in task_files(task_dir):
+        outer.update(f"{rel}\0{file_sha256(Path(task_dir) / rel)}\n".encode())
+    return "sha256:" + outer.hexdigest()
+
+
+def _toml_value(v: Any, where: str) -> Any:
+    """``v`` checked for TOML: tomli-w would write NaN and infinities and fail on other types with a bare TypeError."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise InputError("TOML cannot hold a non-finite float", field=where, actual=v)
+    if isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_toml_value(x, f"{where}[]") for x in v]
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            at = f"{where}.{k}" if where else str(k)
+            if not isinstance(k, str):
+                raise InputError("TOML keys are strings", field=at, actual=type(k).__name__)
+            if x is not None:
+                out[k] = _toml_value(x, at)
+        return out
+    raise InputError("value has no TOML form", field=where, actual=type(v).__name__)
+
+
+def toml_dumps(doc: Mapping[str, Any], *, header: str = "") -> str:
+    """``doc`` as TOML text (``None`` values are left out); ``header`` lines become ``#`` comments."""
+    return "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines()) + tomli_w.dumps(_toml_value(doc, ""))
 
 
 @dataclass
@@ -96,10 +148,16 @@ exec "$PY" /tests/{script} /tests/{config}
 """
 
 
-def _guard(tests: Path) -> None:
-    """The stress checks (swe_taskflow/stress_guard.py, standard library only) beside a verifier."""
-    _write(tests / "stress_guard.py",
-           resources.files("swe_taskflow").joinpath("stress_guard.py").read_text(encoding="utf-8"))
+def _verifier(tests: Path, *, what: str, script: str, config: str, cfg: Mapping[str, Any]) -> None:
+    """A step's verifier: its config, its script (from data/) and the test.sh Harbor runs."""
+    _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    _write(tests / script, _data(script), 0o755)
+    _write(tests / "test.sh", _TEST_SH.format(what=what, script=script, config=config), 0o755)
+
+
+def _core_file(tests: Path, name: str) -> None:
+    """A standard-library module of swe_taskflow (the stress checks, the test-log parser) beside a verifier."""
+    _write(tests / name, resources.files("swe_taskflow").joinpath(name).read_text(encoding="utf-8"))
 
 
 def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: str, clean: bool,
@@ -113,26 +171,20 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
            "pass_to_pass": list(task.pass_to_pass), "timeout_s": opts.test_timeout_s, "carry_path": CARRY_PATH}
     if prepare is not None:   # the next step is a destructive request: record what it must leave intact
         cfg["prepare"] = dict(prepare)
-        _guard(tests)
-    _write(tests / "checkpoint.json", json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o755)
-    _write(tests / "test.sh", _TEST_SH.format(what="checkpoint", script="checkpoint.py",
-                                              config="checkpoint.json"), 0o755)
+        _core_file(tests, "stress_guard.py")
+    _verifier(tests, what="checkpoint", script="checkpoint.py", config="checkpoint.json", cfg=cfg)
     if test_patch:
         _write(tests / "test.patch", test_patch)
     if spec.kind == "command":
-        _write(tests / "testlog.py", resources.files("swe_taskflow").joinpath("testlog.py").read_text(encoding="utf-8"))
+        _core_file(tests, "testlog.py")
     else:
         _write(tests / "run_script.sh", spec.run_script, 0o755)
         _write(tests / "parser.py", spec.parser)
 
 
 def _answer_step(dirp: Path, *, step: str) -> None:
-    tests = dirp / "tests"
-    cfg = {"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
-    _write(tests / "answer.json", json.dumps(cfg, indent=1, sort_keys=True) + "\n")
-    _write(tests / "answer.py", _data("answer.py"), 0o755)
-    _write(tests / "test.sh", _TEST_SH.format(what="answer", script="answer.py", config="answer.json"), 0o755)
+    _verifier(dirp / "tests", what="answer", script="answer.py", config="answer.json",
+              cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH})
 
 
 def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
@@ -152,11 +204,9 @@ def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], a
         cfg.update({"app_dir": app_dir, "canary_dir": CANARY_DIR, "state_path": STRESS_STATE_PATH})
     else:
         cfg["args"] = security_args(item)
-    _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    _write(tests / script, _data(script), 0o755)
+    _verifier(tests, what=kind, script=script, config=config, cfg=cfg)
     _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
-    _guard(tests)
-    _write(tests / "test.sh", _TEST_SH.format(what=kind, script=script, config=config), 0o755)
+    _core_file(tests, "stress_guard.py")
 
 
 def _prepared_turns(row: Mapping[str, Any], turns) -> set[int]:
@@ -279,8 +329,8 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     name = f"{opts.org}/{_NAME_RE.sub('-', row['instance_id'])}"
     cfg = task_config(row, release=release, condition=condition, split_sha256=split_sha256, steps=steps,
                       opts=opts, name=name)
-    _write(dest / "task.toml", dumps(cfg, header=f"swe-taskflow export of {release.manifest.name} "
-                                                  f"{release.manifest.version}, condition {condition}"))
+    _write(dest / "task.toml", toml_dumps(cfg, header=f"swe-taskflow export of {release.manifest.name} "
+                                                       f"{release.manifest.version}, condition {condition}"))
     return {"instance_id": row["instance_id"], "name": name, "digest": task_digest(dest), "steps": steps}
 
 
@@ -430,7 +480,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
                                           "manifest_sha256": release.manifest_sha256, "condition": condition,
                                           "split_sha256": entry.sha256}},
         }
-        _write(tmp / "dataset.toml", dumps(manifest))
+        _write(tmp / "dataset.toml", toml_dumps(manifest))
         reg = registry_entry({"registry_name": registry_name, "version": release.manifest.version,
                               "description": description}, result.tasks, out)
         _write(tmp / REGISTRY_FILE, json.dumps(reg, indent=1, ensure_ascii=False) + "\n")
@@ -447,4 +497,4 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
-           "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS"]
+           "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest", "task_files", "toml_dumps"]

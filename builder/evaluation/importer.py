@@ -26,8 +26,7 @@ from swe_taskflow.stress import is_stress_split
 
 from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, summarize_stress, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs
-from .scorers import scorer_for
-from .scoring import AnswerCase, judge_prompt_sha256
+from .scoring import AnswerCase, judge_prompt_sha256, scorer_for
 
 #: results.json's format; 3: stress-test slices in ``stress``, never in ``groups`` (issue 22); 2: runner keys,
 #: invalid trials, per-turn labels, by-kind accuracy (1: before issue 25).
@@ -211,6 +210,10 @@ def _fmt(x: float | None) -> str:
 
 def summary_lines(doc: Mapping[str, Any]) -> list[str]:
     """One line per condition and runner; trial errors and invalid trials are said on the line."""
+    def invalid(g: Mapping[str, Any]) -> str:
+        n = g["invalid_trials"]
+        return f"  invalid {n} (impossible values, not counted: see results.json)" if n else ""
+
     lines = []
     for g in doc["groups"]:
         rr, acc = g["resolve_rate"], g["answer_accuracy"]
@@ -221,9 +224,7 @@ def summary_lines(doc: Mapping[str, Any]) -> list[str]:
                 f"accuracy {_fmt(acc['mean'])}  cost ${g['cost_usd']:.4f}  tokens {g['tokens_in'] + g['tokens_out']}")
         if g["errors"]:
             line += f"  errors {g['errors']} (trial or checkpoint errors: see results.json)"
-        if g["invalid_trials"]:
-            line += f"  invalid {g['invalid_trials']} (impossible values, not counted: see results.json)"
-        lines.append(line)
+        lines.append(line + invalid(g))
     if doc.get("stress"):
         lines.append("stress-test slices (reported apart from the calibrated conditions above):")
     for g in doc.get("stress") or []:
@@ -238,10 +239,7 @@ def summary_lines(doc: Mapping[str, Any]) -> list[str]:
                 part += (f"; verifier state checked {k['state_checked']}, repository changed {k['tree_lost']}, "
                          f"canary lost {k['canary_lost']}")
             parts.append(part + ")")
-        line = head + "  " + ("  ".join(parts) or "no stress answer scored")
-        if g["invalid_trials"]:
-            line += f"  invalid {g['invalid_trials']} (impossible values, not counted: see results.json)"
-        lines.append(line)
+        lines.append(head + "  " + ("  ".join(parts) or "no stress answer scored") + invalid(g))
     return lines
 
 

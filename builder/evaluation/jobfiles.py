@@ -74,11 +74,11 @@ def read_bytes(path: Path, limit: int) -> tuple[bytes, bool]:
     return data[:limit], len(data) > limit
 
 
-def load_json(path: Path) -> Any:
-    """A JSON document of a job folder (UTF-8, bounded size and depth)."""
-    raw, more = read_bytes(path, MAX_JSON_BYTES)
+def load_json(path: Path, limit: int = MAX_JSON_BYTES, what: str = "JSON file") -> Any:
+    """A JSON document of a job folder (UTF-8, at most ``limit`` bytes, bounded depth)."""
+    raw, more = read_bytes(path, limit)
     if more:
-        raise InputError(f"JSON file larger than {MAX_JSON_BYTES} bytes", path=str(path))
+        raise InputError(f"{what} larger than {limit} bytes", path=str(path))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

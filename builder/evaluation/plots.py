@@ -37,6 +37,12 @@ def _pyplot():
     return plt
 
 
+def _save(fig, out_dir: Path, name: str, plt) -> str:
+    fig.savefig(out_dir / name, dpi=120)
+    plt.close(fig)
+    return name
+
+
 def _nan(xs):
     return [float("nan") if v is None else v for v in xs]
 
@@ -75,9 +81,7 @@ def plot_checkpoints(summary, out_dir: Path, plt) -> str:
     handles, labels = axes[0].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="outside lower center", ncol=min(3, len(labels)), fontsize=8)
-    fig.savefig(out_dir / "checkpoints.png", dpi=120)
-    plt.close(fig)
-    return "checkpoints.png"
+    return _save(fig, out_dir, "checkpoints.png", plt)
 
 
 def plot_accuracy_by_kind(summary, out_dir: Path, plt) -> str:
@@ -110,9 +114,7 @@ def plot_accuracy_by_kind(summary, out_dir: Path, plt) -> str:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     else:
         ax.text((len(kinds) - 1) / 2, 0.5, "no data: no run has an answer turn", ha="center", color="0.45")
-    fig.savefig(out_dir / "accuracy_by_kind.png", dpi=120)
-    plt.close(fig)
-    return "accuracy_by_kind.png"
+    return _save(fig, out_dir, "accuracy_by_kind.png", plt)
 
 
 def plot_resolve(summary, out_dir: Path, plt) -> str:
@@ -141,9 +143,7 @@ def plot_resolve(summary, out_dir: Path, plt) -> str:
     ax.set_title("Resolve rate by condition (mean over runs; whiskers: min-max)", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.savefig(out_dir / "resolve.png", dpi=120)
-    plt.close(fig)
-    return "resolve.png"
+    return _save(fig, out_dir, "resolve.png", plt)
 
 
 def plot_accuracy_vs_resolve(summary, out_dir: Path, plt) -> str | None:
@@ -166,9 +166,7 @@ def plot_accuracy_vs_resolve(summary, out_dir: Path, plt) -> str | None:
     ax.grid(alpha=0.3)
     if pts:
         ax.legend(fontsize=7, loc="lower right")
-    fig.savefig(out_dir / "accuracy_vs_resolve.png", dpi=120)
-    plt.close(fig)
-    return "accuracy_vs_resolve.png"
+    return _save(fig, out_dir, "accuracy_vs_resolve.png", plt)
 
 
 def plot_cost(relative: list[dict[str, Any]], summary, out_dir: Path, plt) -> str | None:
@@ -187,9 +185,7 @@ def plot_cost(relative: list[dict[str, Any]], summary, out_dir: Path, plt) -> st
         ax.axhline(1.0, color="0.5", linewidth=0.8)
         ax.set_xticks(range(len(rows)), labels, fontsize=7, rotation=30, ha="right")
         ax.set_title(f"{title} relative to single_prompt (same runner)", fontsize=10)
-    fig.savefig(out_dir / "cost.png", dpi=120)
-    plt.close(fig)
-    return "cost.png"
+    return _save(fig, out_dir, "cost.png", plt)
 
 
 def plot_stress(stress: list[dict[str, Any]], out_dir: Path, plt) -> str | None:
@@ -214,9 +210,7 @@ def plot_stress(stress: list[dict[str, Any]], out_dir: Path, plt) -> str | None:
     ax.set_title("Stress-test slices, apart from the calibrated conditions\nsafe rate: destructive-request; "
                  "correct rate: security-review (mean over runs; whiskers: min-max)", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
-    fig.savefig(out_dir / "stress.png", dpi=120)
-    plt.close(fig)
-    return "stress.png"
+    return _save(fig, out_dir, "stress.png", plt)
 
 
 def plot_all(summary: list[dict[str, Any]], relative: list[dict[str, Any]], out_dir: Path, *,

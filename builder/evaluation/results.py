@@ -15,7 +15,6 @@ instead of failing the import: report.py leaves such trials out of every figure.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import tomllib
@@ -220,20 +219,8 @@ def read_stress_verdict(trial_dir: Path, step: str, kind: str) -> dict[str, Any]
     path = no_link(trial_dir, "steps", step, "verifier", "stress.json")
     if path is None:
         return None
-    raw, more = read_bytes(path, MAX_VERDICT_BYTES)
-    if more:
-        raise InputError(f"stress verdict larger than {MAX_VERDICT_BYTES} bytes", path=str(path))
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not valid UTF-8 (byte {exc.start})", path=str(path)) from None
-    except RecursionError:
-        raise InputError("JSON nested too deeply", path=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-                         path=str(path)) from None
     f = Fields(path)
-    doc = f.obj(doc, "<document>", optional=False)
+    doc = f.obj(load_json(path, MAX_VERDICT_BYTES, "stress verdict"), "<document>", optional=False)
     out: dict[str, Any] = {}
     for key in _VERDICT_BOOLS:
         if key in doc:

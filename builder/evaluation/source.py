@@ -9,7 +9,7 @@ recorded provenance, or an explicit ``--source``), and every source task must ha
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -78,8 +78,6 @@ class RunSpec:
     parser: str = ""                # file contents
     selected: str = ""              # SWE-Bench Pro's selected_test_files_to_run, comma-joined
     before_cmd: str = ""            # SWE-Bench Pro: last line of before_repo_set_cmd (checks out test files)
-    origin: str = ""
-    files: Mapping[str, str] = field(default_factory=dict)
 
     def config(self) -> dict[str, Any]:
         if self.kind == "command":
@@ -138,7 +136,7 @@ def run_spec_for(task: Task, run_scripts: str | Path | None = None, *,
     """
     command = str(getattr(task, "test_command", "") or (task.extra or {}).get("test_command") or "")
     if command:
-        return RunSpec("command", command=command, origin="task.test_command")
+        return RunSpec("command", command=command)
     if run_scripts is None:
         raise ConfigError("task has no test command: pass --run-scripts DIR (SWE-Bench Pro's run_scripts/, with "
                           "<instance_id>/run_script.sh and parser.py)", field="test_command", actual=task.instance_id)
@@ -160,7 +158,7 @@ def run_spec_for(task: Task, run_scripts: str | Path | None = None, *,
     return RunSpec("run-script", run_script=(base / "run_script.sh").read_text(encoding="utf-8"),
                     parser=(base / "parser.py").read_text(encoding="utf-8"),
                     selected=",".join(_list_field(extra.get("selected_test_files_to_run"))),
-                    before_cmd=before[-1] if before else "", origin=str(base))
+                    before_cmd=before[-1] if before else "")
 
 
 _DIFF_RE = re.compile(r"^diff --git ", re.MULTILINE)

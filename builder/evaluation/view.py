@@ -88,8 +88,7 @@ def write_view(release_dir: str | os.PathLike, out: str | os.PathLike) -> list[s
     written = []
     try:
         for row in sorted(rows, key=lambda r: (r["condition"], r["instance_id"], r["model"], int(r["run"]))):
-            _, _, settings = _split_label(str(row["model"]))
-            agent, model, _ = _split_label(str(row["model"]))
+            agent, model, settings = _split_label(str(row["model"]))
             job = _safe(f"{row['condition']}__{agent}__{model}")
             trial = _safe(f"{row['instance_id']}__run{row['run']}__{settings or 'x'}")
             tdir = tmp / job / trial

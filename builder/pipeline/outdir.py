@@ -94,13 +94,13 @@ def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
     import hashlib
     import os
 
-    from builder.release.writer import read_release, release_manifest, rewrite_release
+    from builder.release.writer import read_release, rewrite_release
     from swe_taskflow.hashing import ROW_HASH_FIELD
     from swe_taskflow.errors import TaskflowError
-    from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG
+    from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, open_release
 
     try:
-        has_trajectories = any(s.config == TRAJECTORY_CONFIG for s in release_manifest(old).splits)
+        has_trajectories = any(s.config == TRAJECTORY_CONFIG for s in open_release(old).manifest.splits)
     except TaskflowError:
         has_trajectories = False
     if not has_trajectories or not release_intact(old):   # nothing imported (or not a whole release): replace it
@@ -125,7 +125,7 @@ def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
         dest = dest.parent / f"{tag}-{len(list(dest.parent.glob(tag + '*')))}"
     os.rename(old, dest)
     say(f"moved {len(trajs)} imported trajectories aside ({len(stale)} bound to rows this build changed): the "
-        f"release they were imported into is now {dest} ({release_manifest(dest).release_id}, still verifiable); "
+        f"release they were imported into is now {dest} ({open_release(dest).manifest.release_id}, still verifiable); "
         "import them again after running the agents on the new rows")
     return {"kept": 0, "stale": len(trajs)}
 

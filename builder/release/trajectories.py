@@ -120,10 +120,9 @@ def import_trajectories(release_dir: str | os.PathLike, files: Iterable[str | os
     Each file's instance must be a row of that split (else an error naming the file). ``extras``:
     optional ``{instance_id: {"checkpoints": [...], "qa_answers": [...]}}`` from the harness.
     """
-    from swe_taskflow.release import split_rows
+    from swe_taskflow.release import open_release, split_rows
 
-    from .writer import release_manifest
-    manifest = release_manifest(release_dir)
+    manifest = open_release(release_dir).manifest
     split = manifest.split(SESSION_CONFIG, condition)
     if split is None:
         raise ConfigError("unknown split", field="condition", actual=condition,

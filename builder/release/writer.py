@@ -324,11 +324,6 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     return manifest_from_dict(manifest.to_dict())
 
 
-def release_manifest(root: str | os.PathLike) -> Manifest:
-    """The manifest of the release folder ``root`` (which must hold exactly one)."""
-    return open_release(root).manifest
-
-
 def read_release(root: str | os.PathLike):
     """A release folder's manifest and its rows: ``(manifest, session splits, trajectory rows)``."""
     release = open_release(root)
@@ -349,20 +344,13 @@ def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None =
     if unknown:
         raise ConfigError("unknown release field", field=unknown[0], expected=["repo_id", "license", "description"])
     info = {**{k: v for k, v in manifest.release.items() if v is not None}, **release}
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / Path(manifest.target.path).name
-        shutil.copyfile(root / manifest.target.path, target)
-        extra = {}
-        for f in manifest.extra_files:
-            dst = Path(tmp) / "extra" / f.path
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(root / f.path, dst)
-            extra[f.path] = dst
-        rows = trajs if trajectories is None else trajectories
-        return write_release(out_dir or root, name=manifest.name, version=manifest.version, splits=splits,
-                             target_path=target, provenance={**manifest.provenance, "package": manifest.package},
-                             trajectories=[{**r, TRAJ_HASH_FIELD: None} for r in rows] or None,
-                             extra_files=extra, **info)
+    rows = trajs if trajectories is None else trajectories
+    # read from ``root`` itself: write_release copies everything into a new folder before it replaces ``root``
+    return write_release(out_dir or root, name=manifest.name, version=manifest.version, splits=splits,
+                         target_path=root / manifest.target.path,
+                         provenance={**manifest.provenance, "package": manifest.package},
+                         trajectories=[{**r, TRAJ_HASH_FIELD: None} for r in rows] or None,
+                         extra_files={f.path: root / f.path for f in manifest.extra_files}, **info)
 
 
-__all__ = ["write_release", "read_release", "release_manifest", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]
+__all__ = ["write_release", "read_release", "rewrite_release", "REPO_ID_RE", "package_info", "normalize_provenance", "shard_paths", "PARQUET_OPTIONS"]

@@ -28,6 +28,13 @@ from swe_taskflow.markdown import table as md_table
 from swe_taskflow.stress import is_stress_split
 from swe_taskflow.target import Target
 
+#: Why the stress-test slices exist and stand apart (the report's words for the paper's Appendix C, step 7).
+STRESS_WHY = ("A selection that maximizes alignment with observed frequencies pushes rare intents toward zero; the "
+       "paper's Appendix C (step 7) asks that rare but consequential intents, such as destructive execution "
+       "commands and security-relevant code review, be evaluated as explicit stress-test slices with their own "
+       "task counts, reported separately from the calibrated core and decided before optimization. These splits "
+       "are those slices: they are not in the TFAS tables above, no TFAS is computed for them, and the "
+       "TFAS-optimized selection never saw them.")
 #: Sessions drawn from the target's P_R for its Sankey, and the seed of that draw.
 TARGET_SAMPLE = 2000
 TARGET_SEED = 0
@@ -200,9 +207,7 @@ def _gap_tables(data: ReportData) -> dict[str, Any]:
 def _report_md(data: ReportData, tfas: Sequence[Mapping[str, Any]], gaps: Mapping[str, Any],
                pictures: Sequence[tuple[str, str, str]]) -> list[str]:
     """The report's Markdown lines, section by section."""
-    from .augment_section import augmentation_md
     from .question_intents import render_markdown as intents_md
-    from .stress_section import stress_md
 
     md = _header_md(data) + _tfas_md(data, tfas) + _selection_md(data.selection)
     md += intents_md(data.question_intents)
@@ -214,6 +219,97 @@ def _report_md(data: ReportData, tfas: Sequence[Mapping[str, Any]], gaps: Mappin
     md += _gaps_md(data, gaps)
     md += ["## Counts per status", "", *_counts_md(data.counts)]
     return md + _llm_md(data.llm) + _verify_md(data.verify) + _stages_md(data.stages)
+
+
+def _creation_md(stage: Mapping[str, Any], noun: str) -> list[str]:
+    """Counts per kind and status, then every ``noun`` the creation-time checks rejected, with its reason."""
+    counts, rejected = stage.get("by_kind_status") or {}, stage.get("rejected") or []
+    out = [f"### {noun.capitalize()}s per kind and status", ""]
+    out += md_table(["kind", "accepted", "rejected", "error"],
+                    [(k, v.get("accepted", 0), v.get("rejected", 0), v.get("error", 0)) for k, v in counts.items()])
+    out += ["", f"### Rejected at creation (every {noun}, with its reason)", ""]
+    return out + (md_table(["item", "kind", "pool", "status", "reason"],
+                           [(f"`{r['question_id']}`", r["kind"], r["pool"], r["status"], r["reason"].replace("|", "/"))
+                            for r in rejected]) if rejected else ["none"])
+
+
+def augmentation_md(data: Mapping[str, Any]) -> list[str]:
+    """The "Augmentations" section: TFAS with and without the new turns (components beside the aggregate), what the
+    creation-time checks accepted and rejected (with every reason), what could not be proposed, and where the
+    classifier disagrees with the kinds' declared intents (no lines when the build made no augmentation turn)."""
+    stage, table = data.get("stage") or {}, data.get("tfas") or []
+    if not stage.get("enabled"):
+        return []
+    out = ["## Augmentations (execute, debug, planning, review)", "",
+           "Verifiable turns for intents the paper leaves open (docs/augmentations.md). "
+           f"Kinds: {', '.join(stage.get('kinds', [])) or 'none (hand-written specs only)'}; "
+           f"writer: {(stage.get('writer') or {}).get('name', '?')}; "
+           f"sandbox: {(stage.get('sandbox') or {}).get('sandbox', 'none')}.", ""]
+    if table:
+        out += ["### TFAS of the optimized selection with and without the new augmentations", "",
+                "Same target, search, seed and constraints; only the candidate family differs "
+                "(`only <kind>`: that kind alone). Measured unfiltered, like Table 2.", ""]
+        out += md_table(["family", "S_L", "S_T", "S_R", "TFAS", "turns", "augmentation turns", "by kind"],
+                      [(r["family"], f"{r['S_L']:.3f}", f"{r['S_T']:.3f}", f"{r['S_R']:.3f}", f"{r['tfas']:.1f}",
+                        r["turns"], r["augmentation_turns"],
+                        json.dumps(r["by_kind"], sort_keys=True) if r["by_kind"] else "-") for r in table])
+        out.append("")
+    out += _creation_md(stage, "item")
+    out += ["", "### Not proposed", ""]
+    np_ = stage.get("not_proposed") or {}
+    out += [f"- **{k}**: " + "; ".join(f"{why} ({n} tasks)" for why, n in v.items()) for k, v in np_.items()] or ["none"]
+    if stage.get("unknown_task_specs"):
+        out.append("- hand-written specs for tasks not in this build (not checked): "
+                   + ", ".join(f"`{x}`" for x in stage["unknown_task_specs"]))
+    if stage.get("not_tried_after_acceptance"):
+        out.append(f"- generated specs not tried once a kind had its items: "
+                   f"{json.dumps(stage['not_tried_after_acceptance'], sort_keys=True)}")
+    dis = data.get("disagreements") or {}
+    out += ["", "### Classifier on the generated texts", "",
+            f"Turn intents used for TFAS: **{data.get('intents', 'declared')}** "
+            "(`declared`: the kind's intent; `classify`: the classifier's label, as for every message).", ""]
+    if dis:
+        out += md_table(["kind", "declared intent", "texts", "labelled as declared", "labels"],
+                      [(k, v["declared"], v["texts"], v["agree"], json.dumps(v["labels"], sort_keys=True))
+                       for k, v in dis.items()])
+        items = [(k, i) for k, v in dis.items() for i in v["items"]]
+        if items:
+            out += ["", "Disagreements:", ""]
+            out += [f"- `{i['question_id']}` ({k}, {i['status']}): labelled **{i['label']}**" for k, i in items]
+    else:
+        out.append("No generated text.")
+    out.append("")
+    return out
+
+
+def stress_md(summary: Mapping[str, Any], slices: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The "Stress-test slices" section, apart from the calibrated core (docs/stress.md): each slice's draw and
+    rows, and every stress item the creation-time checks rejected, with its reason (no lines when the build has
+    no stress slice and no stress spec)."""
+    if not summary.get("enabled"):
+        return []
+    out = ["## Stress-test slices (reported apart from the calibrated core)", "", STRESS_WHY, ""]
+    if slices:
+        out += ["How each slice's rows were chosen: " + slices[0]["rule"] + ".", ""]
+        out += md_table(["split", "kind", "tasks asked", "seed", "eligible tasks", "rows", "items tried", "chosen"],
+                        [(f"`{s['split']}`", s["kind"], s["tasks_asked"], s["seed"], s["eligible"], len(s["chosen"]),
+                          len(s["tried"]), ", ".join(f"`{c['question_id']}`" for c in s["chosen"]) or "none")
+                         for s in slices])
+        out.append("")
+        short = [s for s in slices if len(s["chosen"]) < s["tasks_asked"]]
+        for s in short:
+            out.append(f"- `{s['split']}` holds {len(s['chosen'])} of the {s['tasks_asked']} tasks asked: "
+                       f"{s['eligible']} eligible; not eligible: "
+                       + ("; ".join(f"{why} ({n} tasks)" for why, n in s["not_eligible"].items()) or "none") + ".")
+        if short:
+            out.append("")
+    out += _creation_md(summary, "stress item")
+    if summary.get("unknown_task_specs"):
+        out += ["", "Specs for tasks not in this build (not checked): "
+                + ", ".join(f"`{x}`" for x in summary["unknown_task_specs"])]
+    out += ["", f"Sandbox: {json.dumps({k: (summary.get('sandbox') or {}).get(k) for k in ('sandbox', 'tasks')})}; "
+            f"writer: {(summary.get('writer') or {}).get('name', '?')}.", ""]
+    return out
 
 
 def _header_md(data: ReportData) -> list[str]:

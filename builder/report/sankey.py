@@ -128,9 +128,10 @@ def _column_bands(c: int, fl: Counter, nodes: dict[tuple[int, str], Node], unit:
     """The bands from column ``c`` to ``c + 1``: outgoing stacked by target, incoming by source, so no two
     bands cross inside a node."""
     rank = {label: i for i, label in enumerate(NODE_ORDER)}
+    by_source = sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]]))
     src_top = {key: nd.y1 for key, nd in nodes.items() if key[0] == c}
     src_pos: dict[tuple[str, str], float] = {}
-    for a, b in sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]])):
+    for a, b in by_source:
         src_pos[(a, b)] = src_top[(c, a)]
         src_top[(c, a)] -= fl[(a, b)] * unit
     tgt_top = {key: nd.y1 for key, nd in nodes.items() if key[0] == c + 1}
@@ -138,12 +139,8 @@ def _column_bands(c: int, fl: Counter, nodes: dict[tuple[int, str], Node], unit:
     for a, b in sorted(fl, key=lambda ab: (rank[ab[1]], rank[ab[0]])):
         tgt_pos[(a, b)] = tgt_top[(c + 1, b)]
         tgt_top[(c + 1, b)] -= fl[(a, b)] * unit
-    bands = []
-    for a, b in sorted(fl, key=lambda ab: (rank[ab[0]], rank[ab[1]])):
-        h = fl[(a, b)] * unit
-        bands.append(Band(nodes[(c, a)], nodes[(c + 1, b)], fl[(a, b)], src_pos[(a, b)] - h, src_pos[(a, b)],
-                          tgt_pos[(a, b)] - h, tgt_pos[(a, b)]))
-    return bands
+    return [Band(nodes[(c, a)], nodes[(c + 1, b)], fl[(a, b)], src_pos[(a, b)] - fl[(a, b)] * unit, src_pos[(a, b)],
+                 tgt_pos[(a, b)] - fl[(a, b)] * unit, tgt_pos[(a, b)]) for a, b in by_source]
 
 
 def _band_outline(b: Band, w: float) -> list[tuple[float, float]]:
@@ -151,9 +148,8 @@ def _band_outline(b: Band, w: float) -> list[tuple[float, float]]:
     x0 = b.source.x + w
     x1 = b.target.x
     xm = 0.5 * (x0 + x1)
-    verts = [(x0, b.sy1), (xm, b.sy1), (xm, b.ty1), (x1, b.ty1), (x1, b.ty0), (xm, b.ty0), (xm, b.sy0), (x0, b.sy0),
-             (x0, b.sy1)]
-    return verts
+    return [(x0, b.sy1), (xm, b.sy1), (xm, b.ty1), (x1, b.ty1), (x1, b.ty0), (xm, b.ty0), (xm, b.sy0), (x0, b.sy0),
+            (x0, b.sy1)]
 
 
 def plot_sankey(sessions_intents: list[list[str]], out_png: str | Path, *, title: str = "",
@@ -212,9 +208,7 @@ def sankey_html(sessions_intents: list[list[str]], out_html: str | Path, *, titl
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W:.0f} {H:.0f}" width="{W:.0f}" height="{H:.0f}">']
     for b in lay.bands:
-        v = _band_outline(b, lay.node_width)
-        d = (f"M{X(v[0][0])},{Y(v[0][1])} C{X(v[1][0])},{Y(v[1][1])} {X(v[2][0])},{Y(v[2][1])} {X(v[3][0])},{Y(v[3][1])} "
-             f"L{X(v[4][0])},{Y(v[4][1])} C{X(v[5][0])},{Y(v[5][1])} {X(v[6][0])},{Y(v[6][1])} {X(v[7][0])},{Y(v[7][1])} Z")
+        d = "M{} C{} {} {} L{} C{} {} {} Z".format(*(f"{X(x)},{Y(y)}" for x, y in _band_outline(b, lay.node_width)[:8]))
         tip = (f"{b.source.label} (message {b.source.column + 1}) \u2192 {b.target.label}: {b.count} sessions "
                f"({100.0 * b.count / lay.n_sessions:.1f}%)")
         parts.append(f'<path class="band" d="{d}" fill="{COLORS[b.source.label]}"><title>{html.escape(tip)}</title></path>')

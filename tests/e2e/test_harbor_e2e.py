@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main as cli_main
-from builder.evaluation.export import export_harbor
-from builder.evaluation.harbor_digest import task_digest
+from builder.evaluation.export import export_harbor, task_digest
 from builder.evaluation.scoring import JUDGE_PARAMS, JUDGE_STAGE, AnswerCase, judge_messages
 from tests.support.example_release import CONDITION, build_example_release, example_question
 from tests.support.fakehub import TEST_TOKEN as TOKEN

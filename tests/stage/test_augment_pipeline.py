@@ -146,8 +146,7 @@ class _Judge:
 
 
 def test_evaluate_registry_scores_every_augmentation_kind():
-    from builder.evaluation.scorers import scorer_for
-    from builder.evaluation.scoring import AnswerCase
+    from builder.evaluation.scoring import AnswerCase, scorer_for
 
     debug = {"question": "test T fails: why?", "reference_answer": "Cart.subtotal ignores quantity", "kind": "debug",
              "locations": [{"path": "shop/cart.py", "symbol": "Cart.subtotal", "line_start": 16, "line_end": 16}]}

@@ -11,8 +11,7 @@ import pytest
 
 from builder.evaluation.report import TrialScore, assign_runs, summarize, trial_checkpoints
 from builder.evaluation.results import StepRecord, TrialRecord, read_jobs
-from builder.evaluation.scorers import register_scorer, scorer_for
-from builder.evaluation.scoring import AnswerCase, Verdict, qa_judge
+from builder.evaluation.scoring import AnswerCase, Verdict, qa_judge, register_scorer, scorer_for
 from swe_taskflow.errors import InputError
 
 
@@ -139,8 +138,8 @@ def test_qa_judge_verdicts_and_malformed_replies():
 
 
 def test_scorer_registry_by_kind(monkeypatch):
-    from builder.evaluation import scorers
-    monkeypatch.setattr(scorers, "_REGISTRY", dict(scorers._REGISTRY))   # leave the real registry as it was
+    from builder.evaluation import scoring
+    monkeypatch.setattr(scoring, "_REGISTRY", dict(scoring._REGISTRY))   # leave the real registry as it was
     case = AnswerCase("i", 1, "review-xyz", {"question": "q"}, "a")
     assert scorer_for("review-xyz", {})(case).verdict == "unscored"
     register_scorer("review-xyz", lambda ctx: (lambda c: Verdict("correct", judge="exact")))

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from builder.evaluation.export import ANSWER_DIR, answer_instruction, export_harbor, step_name
+from builder.evaluation.export import (ANSWER_DIR, answer_instruction, export_harbor, step_name, task_digest, task_files,
+                                        toml_dumps)
 from builder.evaluation.options import ExportOptions
-from builder.evaluation.harbor_digest import task_digest, task_files
 from swe_taskflow.release import open_release
 from builder.evaluation.source import patch_parts, run_spec_for
-from builder.evaluation.tomlw import dumps
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.visibility import agent_view
 
@@ -254,5 +253,20 @@ def test_toml_writer_round_trips_awkward_strings():
     doc = {"a": "quote \" backslash \\ tab \t newline \n del \x7f unicode é 😀", "n": 3, "f": 1.5, "b": False,
            "l": ["x", "y"], "t": {"k": "v", "sub": {"z": 1}}, "arr": [{"name": "s1", "v": {"x": 1}}, {"name": "s2"}],
            "weird key": "ok"}
-    back = tomllib.loads(dumps(doc, header="line one\nline two"))
-    assert back == doc
+    text = toml_dumps(doc, header="line one\nline two")
+    assert text.startswith("# line one\n# line two\n")
+    assert tomllib.loads(text) == doc
+    assert toml_dumps({**doc, "gone": None, "t": {**doc["t"], "gone": None}}, header="line one\nline two") == text
+
+
+@pytest.mark.parametrize("doc, field", [
+    ({"metadata": {"score": float("nan")}}, "metadata.score"),
+    ({"limits": [1.0, float("inf")]}, "limits[]"),
+    ({"steps": [{"when": object()}]}, "steps[].when"),
+    ({"t": {1: "x"}}, "t.1"),
+    ({"l": [None]}, "l[]"),
+])
+def test_toml_writer_refuses_what_toml_cannot_hold_naming_the_field(doc, field):
+    with pytest.raises(InputError) as info:
+        toml_dumps(doc)
+    assert info.value.field == field

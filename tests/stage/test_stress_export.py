@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.evaluation.export import (STRESS_STATE_PATH, answer_instruction, export_harbor, step_name)
-from builder.evaluation.harbor_digest import task_digest
+from builder.evaluation.export import STRESS_STATE_PATH, answer_instruction, export_harbor, step_name, task_digest
 from builder.evaluation.options import ExportOptions
 from builder.release import write_release
 from swe_taskflow.errors import InputError

@@ -175,7 +175,7 @@ def test_the_build_reports_verify_table_marks_a_slice_instead_of_a_missing_tfas(
 
 
 def test_where_a_stress_turn_sits_is_said_only_when_every_row_has_it_there(release):
-    from builder.release.card_stress import _placed
+    from builder.release.card import _placed
     text = _section((release / "README.md").read_text())
     assert "A `destructive-request` turn comes right after the first issue turn and asks for" in text
     assert "A `security-review` turn comes after the last issue turn and shows" in text

@@ -1,5 +1,6 @@
 """What the dataset card's "Stress-test slices" section must say, recomputed here from the rows and the
-manifest with plain Python (not with builder.release.card_stress), for the card tests to take span by span."""
+manifest with plain Python (not with builder.release.card.stress_section), for the card tests to take span
+by span."""
 
 from __future__ import annotations
 
