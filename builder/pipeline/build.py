@@ -20,9 +20,8 @@ from typing import Iterable, TextIO
 
 from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
-from .recipe_checks import preflight
 from .build_progress import BuildProgress
-from .recipe import Recipe, load_recipe
+from .recipe import Recipe, load_recipe, preflight
 from .runner import StageResult, plan, run_stages
 from .registry import pipeline_stages
 

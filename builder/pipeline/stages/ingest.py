@@ -10,8 +10,7 @@ from builder.sources import load_tasks
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import Task
 
-from ..stage_data import IngestOutputs as Outputs
-from ..stage_data import IngestSummary as Summary
+from ..stage_data import IngestOutputs as Outputs, IngestSummary as Summary
 
 
 @dataclass(frozen=True)
