@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from swe_taskflow.hashing import file_sha256, sha256_json
+from swe_taskflow.hashing import file_sha256
 
 #: The packages whose modules can be in a closure (the third-party code a stage uses is pinned by the install).
 PROJECT_PACKAGES = ("swe_taskflow", "builder")
@@ -237,9 +237,6 @@ class CodeBase:
         entries = {self._rel(self._find(m).path): self._sha(self._find(m).path) for m in modules}  # type: ignore[union-attr]
         entries.update({self._rel(p): self._sha(p) for p in self.data_files(modules)})
         return dict(sorted(entries.items()))
-
-    def digest(self, *roots: str) -> str:
-        return sha256_json(self.material(*roots))
 
 
 @lru_cache(maxsize=1)

@@ -1,9 +1,6 @@
 """Stage ``proofs``: every candidate question's proof script run in a sandbox (builder.proofs).
 
-Wall-clock durations are measured facts of one run, not of the inputs: two builds of the same
-inputs would differ only by them. They are moved out of the reports that go into the release
-(set to null) into the volatile ``timings`` (kept out of the content hash and shown in the build
-report), so release hashes are reproducible.
+Wall-clock durations move out of the reports into the volatile ``timings`` (builder.pipeline.volatile).
 """
 
 from __future__ import annotations
