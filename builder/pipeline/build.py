@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from ..hygiene import owner_id, sweep_host
 from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
+from .folder_hash import STAGE_RECORD
 from .build_progress import BuildProgress
 from .recipe import Recipe, load_recipe, preflight
 from .runner import StageResult, plan, run_stages
@@ -104,16 +108,10 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
 def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
     """The write stage's release into ``out/release``, keeping the trajectories an earlier release there carried
     when the rows they are bound to are unchanged (:func:`outdir.carry_trajectories`); verified again after."""
-    import tempfile
-
-    from .folder_hash import STAGE_RECORD
-
     dest = out / "release"
     if not dest.is_dir():
         replace_dir(built, dest)
     else:
-        import shutil
-        from ..hygiene import owner_id
         # named like replace_dir's copies, so what a killed build leaves here is swept (outdir.sweep_temporaries)
         with tempfile.TemporaryDirectory(prefix=f".release.carry-{owner_id()}-", dir=out) as tmp:
             staged = Path(tmp) / "release"
@@ -131,8 +129,6 @@ def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
 
 def sweep_leftovers() -> None:
     """What builds killed with ``kill -9`` left on this host: scratch folders, cgroups, containers."""
-    from ..hygiene import sweep_host
-
     sweep_host()
     try:
         from builder.proofs.docker_runner import docker_answers

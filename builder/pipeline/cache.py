@@ -33,6 +33,7 @@ from swe_taskflow.errors import ConfigError
 
 from swe_taskflow.atomic import write_bytes as atomic_write_bytes
 
+from ..hygiene import owner_id
 from ..json_cache import JsonCache
 from .folder_hash import STAGE_RECORD, tree_hash, tree_manifest
 
@@ -119,8 +120,6 @@ def _fsync_dir(path: Path) -> None:
 
 def replace_dir(src: Path, dest: Path) -> None:
     """Copy ``src`` to ``dest`` so that ``dest`` is always either the old or the new complete copy."""
-    from ..hygiene import owner_id
-
     dest.parent.mkdir(parents=True, exist_ok=True)
     # both temporary names carry the owner, so what a killed build leaves is swept (outdir.sweep_temporaries)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-{owner_id()}-", dir=dest.parent))

@@ -36,10 +36,6 @@ def _files_repos(r) -> list[Path]:
     return [r.resolve(x) for x in (r.repos.bundled, r.repos.path) if x]
 
 
-def _files_split(r) -> list[Path]:
-    return [r.resolve(r.split.responses)] if r.split.responses else []
-
-
 def _files_target(r) -> list[Path]:
     p = recipe_target_path(r)
     return [p] if p.exists() else []
@@ -82,7 +78,7 @@ def pipeline_stages() -> list[Stage]:
                description="read and normalize the source benchmark's tasks"),
         _stage("classify_prompts", classify_prompts, reads=("classifier",), items="labels",
                description="label each task's original prompt (the source benchmark's Task Flow)"),
-        _stage("split", split, reads=("split",), files=_files_split,
+        _stage("split", split, reads=("split",), files=lambda r: [r.resolve(r.split.responses)] if r.split.responses else [],
                description="split each issue into three ordered turns"),
         _stage("questions", questions, reads=("questions", "repos"),
                files=lambda r: _files_pools(r) + (_files_repos(r) if r.questions.mode == "generate" else []),
