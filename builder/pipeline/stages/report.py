@@ -35,12 +35,10 @@ class Inputs:
 
 
 def _llm_usage(inputs: Inputs) -> dict:
-    usage: dict = {}
-    for stage, got in (("split", inputs.split.llm_usage), ("questions", inputs.questions.llm_usage),
-                       ("augment", inputs.augment.llm_usage), ("stress", inputs.stress.llm_usage)):
-        for name, u in (got or {}).items():
-            usage[f"{stage}/{name}"] = u
-    return usage
+    return {f"{stage}/{name}": u
+            for stage, got in (("split", inputs.split.llm_usage), ("questions", inputs.questions.llm_usage),
+                               ("augment", inputs.augment.llm_usage), ("stress", inputs.stress.llm_usage))
+            for name, u in (got or {}).items()}
 
 
 def _counts(inputs: Inputs) -> dict:
