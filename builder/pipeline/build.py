@@ -18,7 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import Iterable
 
 from ..hygiene import owner_id, sweep_host
 from . import artifacts, outdir
@@ -66,7 +66,7 @@ def dry_run_text(results: list[StageResult], stages) -> str:
 
 def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | None = None, dry_run: bool = False,
           force: Iterable[str] = (), until: str | None = None, quiet: bool = False,
-          stream: TextIO | None = None, overwrite: bool = False) -> BuildOutcome:
+          overwrite: bool = False) -> BuildOutcome:
     """Run (or plan, with ``dry_run``) the recipe's pipeline into ``out``.
 
     Before any stage: the recipe is checked in full (:func:`preflight`), and ``out`` must be a folder
@@ -84,13 +84,13 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
         return BuildOutcome(recipe, out, plan(stages, recipe, cache), dry_run=True)
     sweep_leftovers()
     t0 = time.monotonic()
-    progress = BuildProgress(len(stages), stream=stream if stream is not None else sys.stderr, quiet=quiet)
+    progress = BuildProgress(len(stages), quiet=quiet)
     results = run_stages(stages, recipe, cache, progress=progress, force=force, until=until)
     by_name = {r.name: r for r in results}
     outcome = BuildOutcome(recipe, out, results)
     if "write" in by_name:
         _place_release(by_name["write"].path / "release", out, outcome,
-                       say=(lambda m: None) if quiet else (lambda m: print(m, file=stream or sys.stderr)))
+                       say=(lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr)))
     if "report" in by_name:
         replace_dir(by_name["report"].path / "report", out / "report")
         outcome.report = out / "report" / "report.html"
