@@ -15,6 +15,7 @@ import importlib
 import os
 import signal
 import sys
+import threading
 
 from swe_taskflow import __version__
 from swe_taskflow.errors import TaskflowError
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "--help"])
         return 2
     previous = {}
-    if threading_is_main():
+    if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGHUP):
             previous[sig] = signal.signal(sig, _raise_interrupted)
     try:
@@ -99,12 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def threading_is_main() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from ..evaluation.jobfiles import MAX_ANSWER_BYTES
 from ..evaluation.options import ExportOptions
@@ -110,13 +111,10 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
 
 def default_out(jobs: list[str]) -> str:
     """One job: its own ``swe-taskflow`` folder; several: ``swe-taskflow-results`` here (never inside one job)."""
-    from pathlib import Path
     return str(Path(jobs[0]) / "swe-taskflow") if len(jobs) == 1 else "swe-taskflow-results"
 
 
 def cmd_evaluate_import(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from builder.evaluation.importer import import_job, summary_lines
     judge = None
     if args.judge:

@@ -48,18 +48,13 @@ def register(sub) -> None:
     b.set_defaults(func=_build_image)
 
 
-def _read(path: str, what: str) -> str:
-    from swe_taskflow.jsonl import read_text
-
-    return read_text(path, what)
-
-
 def _run(args) -> int:
     from builder.proofs import run_proof
+    from swe_taskflow.jsonl import read_text
 
-    report = run_proof(args.repo, _read(args.script, "script file"), image=args.image, sandbox=args.sandbox,
+    report = run_proof(args.repo, read_text(args.script, "script file"), image=args.image, sandbox=args.sandbox,
                        timeout_s=args.timeout,
-                       gold_patch=_read(args.gold_patch, "gold patch") if args.gold_patch else None)
+                       gold_patch=read_text(args.gold_patch, "gold patch") if args.gold_patch else None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:

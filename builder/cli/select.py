@@ -56,11 +56,6 @@ def register(sub) -> None:
     p.set_defaults(func=run, out_is_dir=True)
 
 
-def _read(path: str, cls, unique: str):
-    from swe_taskflow.jsonl import read_records
-    return read_records(path, cls, unique=unique)
-
-
 def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple[dict[str, str], list[dict]]:
     from swe_taskflow.errors import InputError
     from swe_taskflow.jsonl import read_jsonl
@@ -82,10 +77,7 @@ def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple
         for t, pr in zip(missing, preds):
             rows[t] = {"text": t, "intent": pr.intent, "confidence": round(float(pr.confidence), 6),
                        "origin": "classifier", "classifier": info}
-    out = []
-    for t in dict.fromkeys(texts):
-        r = rows[t]
-        out.append({"text_sha256": hashlib.sha256(t.encode("utf-8")).hexdigest(), **r})
+    out = [{"text_sha256": hashlib.sha256(t.encode("utf-8")).hexdigest(), **rows[t]} for t in dict.fromkeys(texts)]
     return {t: rows[t]["intent"] for t in rows}, out
 
 
@@ -107,7 +99,7 @@ def _config(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from swe_taskflow.candidates import build_materials
     from swe_taskflow.conditions import assemble
-    from swe_taskflow.jsonl import check_output_dir, write_json, write_jsonl
+    from swe_taskflow.jsonl import check_output_dir, read_records, write_json, write_jsonl
     from swe_taskflow.schema import QAItem, SplitResult
     from swe_taskflow.select import describe, select_and_report
     from swe_taskflow.flow_inputs import resolve_target
@@ -117,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
     check_output_dir(args.out)
     target_file = resolve_target(args.target)
     target = load_target(target_file)
-    splits = _read(args.tasks, SplitResult, "instance_id")
-    pool = _read(args.pool, QAItem, "question_id") if args.pool else []
+    splits = read_records(args.tasks, SplitResult, unique="instance_id")
+    pool = read_records(args.pool, QAItem, unique="question_id") if args.pool else []
     statuses = ("accepted", "candidate") if args.allow_candidates else ("accepted",)
     materials, pool_summary = build_materials(splits, pool, statuses=statuses)
     texts = [t for m in materials for t in m.issue_texts()]

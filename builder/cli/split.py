@@ -48,16 +48,11 @@ def _run(args: argparse.Namespace) -> int:
     from builder.split import get_splitter
     from builder.sources import load_tasks
     from swe_taskflow.jsonl import write_jsonl
-
-    tasks = load_tasks(args.tasks).tasks
-    llm = None
-    if args.llm:
-        llm = backend_from_args(args)
-        splitter = get_splitter("llm", llm=llm)
-    else:
-        splitter = get_splitter("structural")
     from swe_taskflow.progress import track
 
+    tasks = load_tasks(args.tasks).tasks
+    llm = backend_from_args(args) if args.llm else None
+    splitter = get_splitter("llm", llm=llm) if llm is not None else get_splitter("structural")
     workers = args.max_concurrency if llm is not None else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(track(pool.map(splitter.split, tasks), total=len(tasks), desc="split", unit="tasks"))

@@ -81,12 +81,6 @@ def artifacts(cls: type) -> list[tuple[str, Artifact]]:
     return [(f.name, f.metadata["artifact"]) for f in dataclasses.fields(cls) if "artifact" in f.metadata]
 
 
-def summary_dict(summary: Any, counts: dict[str, int]) -> dict[str, Any]:
-    """A stage's summary as written: item counts, then every field that is not None (no times, content only)."""
-    body = {k: v for k, v in dataclasses.asdict(summary).items() if v is not None}
-    return {**counts, **body}
-
-
 def save(outputs: Any, root: Path, counts: dict[str, int]) -> None:
     """Write ``outputs`` (a stage's Outputs) under ``root`` as its class declares."""
     for name, art in artifacts(type(outputs)):
@@ -111,8 +105,10 @@ def save(outputs: Any, root: Path, counts: dict[str, int]) -> None:
             shutil.copyfile(value, path)
         elif art.kind == "folder" and Path(value).resolve() != path.resolve():
             raise ValueError(f"{type(outputs).__name__}.{name} must be written through ctx.folder({art.path!r})")
+    # item counts, then every summary field that is not None (no times, content only)
     summary = getattr(outputs, "summary", None)
-    write_summary(root, summary_dict(summary, counts) if summary is not None else counts)
+    body = {k: v for k, v in dataclasses.asdict(summary).items() if v is not None} if summary is not None else {}
+    write_summary(root, {**counts, **body})
 
 
 def write_summary(root: Path, body: dict[str, Any]) -> None:

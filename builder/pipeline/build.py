@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import Iterable
 
+from ..hygiene import owner_id, sweep_host
 from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
-from .recipe_checks import preflight
+from .folder_hash import STAGE_RECORD
 from .build_progress import BuildProgress
-from .recipe import Recipe, load_recipe
+from .recipe import Recipe, load_recipe, preflight
 from .runner import StageResult, plan, run_stages
 from .registry import pipeline_stages
 
@@ -63,7 +66,7 @@ def dry_run_text(results: list[StageResult], stages) -> str:
 
 def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | None = None, dry_run: bool = False,
           force: Iterable[str] = (), until: str | None = None, quiet: bool = False,
-          stream: TextIO | None = None, overwrite: bool = False) -> BuildOutcome:
+          overwrite: bool = False) -> BuildOutcome:
     """Run (or plan, with ``dry_run``) the recipe's pipeline into ``out``.
 
     Before any stage: the recipe is checked in full (:func:`preflight`), and ``out`` must be a folder
@@ -81,13 +84,13 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
         return BuildOutcome(recipe, out, plan(stages, recipe, cache), dry_run=True)
     sweep_leftovers()
     t0 = time.monotonic()
-    progress = BuildProgress(len(stages), stream=stream if stream is not None else sys.stderr, quiet=quiet)
+    progress = BuildProgress(len(stages), quiet=quiet)
     results = run_stages(stages, recipe, cache, progress=progress, force=force, until=until)
     by_name = {r.name: r for r in results}
     outcome = BuildOutcome(recipe, out, results)
     if "write" in by_name:
         _place_release(by_name["write"].path / "release", out, outcome,
-                       say=(lambda m: None) if quiet else (lambda m: print(m, file=stream or sys.stderr)))
+                       say=(lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr)))
     if "report" in by_name:
         replace_dir(by_name["report"].path / "report", out / "report")
         outcome.report = out / "report" / "report.html"
@@ -105,16 +108,10 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
 def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
     """The write stage's release into ``out/release``, keeping the trajectories an earlier release there carried
     when the rows they are bound to are unchanged (:func:`outdir.carry_trajectories`); verified again after."""
-    import tempfile
-
-    from .folder_hash import STAGE_RECORD
-
     dest = out / "release"
     if not dest.is_dir():
         replace_dir(built, dest)
     else:
-        import shutil
-        from ..hygiene import owner_id
         # named like replace_dir's copies, so what a killed build leaves here is swept (outdir.sweep_temporaries)
         with tempfile.TemporaryDirectory(prefix=f".release.carry-{owner_id()}-", dir=out) as tmp:
             staged = Path(tmp) / "release"
@@ -132,8 +129,6 @@ def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
 
 def sweep_leftovers() -> None:
     """What builds killed with ``kill -9`` left on this host: scratch folders, cgroups, containers."""
-    from ..hygiene import sweep_host
-
     sweep_host()
     try:
         from builder.proofs.docker_runner import docker_answers

@@ -118,8 +118,6 @@ class BuildProgress:
 
     def update(self, sp: StageProgress, *, force: bool = False) -> None:
         """Show ``sp``'s counts: the live bar on a terminal; a line in logs at most every ``interval_s``."""
-        if self.quiet:
-            return
         bars = self._live()
         if bars is not None:
             bars.update(self._tasks[sp.name], total=sp.total, completed=sp.done, failed=sp.failed_text())
@@ -131,8 +129,6 @@ class BuildProgress:
         self._write(sp.line())
 
     def finish(self, sp: StageProgress, status: str) -> None:
-        if self.quiet:
-            return
         bars = self._live()
         if bars is not None:
             bars.update(self._tasks[sp.name], total=sp.total if sp.total is not None else sp.done,
@@ -142,8 +138,6 @@ class BuildProgress:
         self._write(sp.line(final=status))
 
     def note(self, text: str) -> None:
-        if self.quiet:
-            return
         bars = self._live()
         if bars is not None:
             bars.console.print(text)
@@ -157,5 +151,6 @@ class BuildProgress:
             self._bars = None
 
     def _write(self, text: str) -> None:
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        if not self.quiet:   # quiet: no bars either (``_live``)
+            self.stream.write(text + "\n")
+            self.stream.flush()

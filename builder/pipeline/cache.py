@@ -20,6 +20,7 @@ atomically written files, so a rerun redoes only what was not finished.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -32,6 +33,7 @@ from swe_taskflow.errors import ConfigError
 
 from swe_taskflow.atomic import write_bytes as atomic_write_bytes
 
+from ..hygiene import owner_id
 from ..json_cache import JsonCache
 from .folder_hash import STAGE_RECORD, tree_hash, tree_manifest
 
@@ -72,17 +74,11 @@ class StageCache:
 
     def lookup(self, name: str, key: str) -> dict[str, Any] | None:
         """The record of a finished stage output, or None (absent or damaged: it will be rebuilt)."""
-        path = self.stage_dir(name, key)
-        record_path = path / STAGE_RECORD
-        if not record_path.exists():
-            return None
         try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
+            record = json.loads((self.stage_dir(name, key) / STAGE_RECORD).read_text(encoding="utf-8"))
         except (ValueError, OSError):
             return None
-        if record.get("key") != key or record.get("stage") != name:
-            return None
-        return record
+        return record if record.get("key") == key and record.get("stage") == name else None
 
     def verify(self, name: str, key: str, record: dict[str, Any]) -> bool:
         """Whether the files on disk still hash to what the record says (someone may have edited them)."""
@@ -114,22 +110,16 @@ class StageCache:
 
 
 def _fsync_dir(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def replace_dir(src: Path, dest: Path) -> None:
     """Copy ``src`` to ``dest`` so that ``dest`` is always either the old or the new complete copy."""
-    from ..hygiene import owner_id
-
     dest.parent.mkdir(parents=True, exist_ok=True)
     # both temporary names carry the owner, so what a killed build leaves is swept (outdir.sweep_temporaries)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-{owner_id()}-", dir=dest.parent))

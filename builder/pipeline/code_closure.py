@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from swe_taskflow.hashing import file_sha256, sha256_json
+from swe_taskflow.hashing import file_sha256
 
 #: The packages whose modules can be in a closure (the third-party code a stage uses is pinned by the install).
 PROJECT_PACKAGES = ("swe_taskflow", "builder")
@@ -151,11 +151,8 @@ class CodeBase:
     def closure(self, *roots: str) -> tuple[str, ...]:
         """Every project module that importing ``roots`` can run, sorted (the sources are parsed once: a
         CodeBase is a snapshot of the code's structure; file contents are re-hashed on every key)."""
-        if roots not in self._closures:
-            self._closures[roots] = self._closure(roots)
-        return self._closures[roots]
-
-    def _closure(self, roots: tuple[str, ...]) -> tuple[str, ...]:
+        if roots in self._closures:
+            return self._closures[roots]
         seen: set[str] = set()
         todo = list(roots)
         while todo:
@@ -169,21 +166,17 @@ class CodeBase:
             parts = name.split(".")
             todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))   # parent packages run first
             todo.extend(self._imports(mod))
-        return tuple(sorted(seen))
+        self._closures[roots] = tuple(sorted(seen))
+        return self._closures[roots]
 
     # -- package data ----------------------------------------------------------------------------------------
-    def data_paths(self, name: str) -> tuple[Path, ...]:
-        """Package files and folders module ``name`` reads through the project's data accessors."""
-        if name not in self._data:
-            self._data[name] = tuple(self._data_paths(name))
-        return tuple(p for p in self._data[name] if p.exists())
-
-    def _data_paths(self, name: str) -> list[Path]:
+    def _data_paths(self, name: str) -> tuple[Path, ...]:
+        """Package files and folders module ``name`` reads through the project's data accessors (parsed once)."""
+        if name in self._data:
+            return self._data[name]
         mod = self._find(name)
-        if mod is None:
-            return []
         out: list[Path] = []
-        for node in ast.walk(mod.tree):
+        for node in ast.walk(mod.tree) if mod is not None else ():
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -204,16 +197,17 @@ class CodeBase:
                 parts = _literal_parts(node.args)
                 if parts:
                     out.append(self.root.joinpath(*pkg.split("."), *[p for part in parts for p in part.split("/")]))
-        return out
+        self._data[name] = tuple(out)
+        return self._data[name]
 
     def data_files(self, modules: tuple[str, ...]) -> list[Path]:
         """Every package data file the modules read (folders expanded: a bundled repository's sources too), sorted."""
         files: set[Path] = set()
         for name in modules:
-            for p in self.data_paths(name):
+            for p in self._data_paths(name):
                 if p.is_dir():
                     files.update(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
-                else:
+                elif p.exists():
                     files.add(p)
         return sorted(files)
 
@@ -237,9 +231,6 @@ class CodeBase:
         entries = {self._rel(self._find(m).path): self._sha(self._find(m).path) for m in modules}  # type: ignore[union-attr]
         entries.update({self._rel(p): self._sha(p) for p in self.data_files(modules)})
         return dict(sorted(entries.items()))
-
-    def digest(self, *roots: str) -> str:
-        return sha256_json(self.material(*roots))
 
 
 @lru_cache(maxsize=1)

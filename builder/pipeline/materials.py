@@ -33,7 +33,5 @@ def materials_and_intents(splits: list[SplitResult], labelled: list[dict[str, An
 
 def condition_rows(recipe, *maps: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     """Split name -> its ConditionRow dicts, in the recipe's order (fixed conditions and the selection)."""
-    found: dict[str, list[dict[str, Any]]] = {}
-    for m in maps:
-        found.update(m)
+    found = {split: rows for m in maps for split, rows in m.items()}
     return {s.split: found[s.split] for s in recipe.splits() if s.split in found}

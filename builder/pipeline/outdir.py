@@ -15,7 +15,9 @@ never deleted.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -91,9 +93,6 @@ def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
     ``<out>/stale-trajectories/<manifest sha12>/`` with a message; nothing is ever deleted.
     Returns ``{"kept": n, "stale": m}``.
     """
-    import hashlib
-    import os
-
     from builder.release.writer import read_release, rewrite_release
     from swe_taskflow.hashing import ROW_HASH_FIELD
     from swe_taskflow.errors import TaskflowError

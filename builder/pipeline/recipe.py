@@ -3,22 +3,28 @@
 A recipe is parsed into typed, frozen sections and validated at load time: an unknown section or
 key, a wrong type, an unknown name or a missing file fails with a :class:`ConfigError` naming the
 recipe file and the dotted key (``proofs.sandbox``). Relative paths are resolved against the
-recipe's own folder, so a recipe and the data beside it can move together.
+recipe's own folder, so a recipe and the data beside it can move together. What the recipe implies
+beyond its sections (its target, the selection's configuration, each split's rule) and the
+:func:`preflight` run before any stage live here too.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import tomllib
 from functools import partial
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from swe_taskflow.errors import ConfigError
+from swe_taskflow.errors import ConfigError, InputError, TaskflowError
 from swe_taskflow.fieldtypes import from_table, setting, settings_rows
+from swe_taskflow.jsonl import read_text
 from swe_taskflow.stress import SLICE_NAME_RE
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
-from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig
+from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig, describe_split
+from swe_taskflow.target import default_target_path
 
 
 _PATH = {"keep": ("",), "exists": True}    # an optional path relative to the recipe: set, it must exist
@@ -270,8 +276,7 @@ class Recipe:
 
     def section(self, name: str) -> dict[str, Any]:
         """The parsed section as plain data (what stage keys hash); paths stay as written."""
-        value = getattr(self, name)
-        return _plain(value)
+        return _plain(getattr(self, name))
 
 
 def _resolve(base: Path, rel: str) -> Path:
@@ -296,32 +301,10 @@ _SECTIONS = {
 _REQUIRED = ("release", "source")
 
 
-def recipe_text(path: Path) -> str:
-    """A recipe file's text (a regular UTF-8 file), or a ConfigError naming it and the line."""
-    from swe_taskflow.errors import InputError
-    from swe_taskflow.jsonl import read_text
-
-    try:
-        return read_text(path, "recipe file")
-    except InputError as exc:
-        raise ConfigError(exc.message, path=str(path), row=exc.row) from None
-
-
 def check_recipe(recipe: Recipe) -> None:
     """Every load-time check that relates settings to one another, in order; the first failure raises."""
-    _check_pools(recipe)
-    _check_stress(recipe)
-    _check_requirements(recipe)
-    _check_llm_keys(recipe)
-    if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
-        from builder.bundled.repo import check_folder
-
-        check_folder(recipe.resolve(recipe.repos.bundled))
-
-
-def _check_pools(recipe: Recipe) -> None:
-    """Question pools: unique names, and conditions naming only known pools."""
     p = str(recipe.path)
+    # question pools: unique names, and conditions naming only known pools
     names = [pool.name for pool in recipe.questions.pools]
     if len(set(names)) != len(names):
         raise ConfigError("duplicate pool name", path=p, field="questions.pools", actual=names)
@@ -339,11 +322,7 @@ def _check_pools(recipe: Recipe) -> None:
         recipe.splits()
     except ConfigError as exc:
         raise ConfigError(exc.message, path=p, field="conditions", actual=exc.actual) from None
-
-
-def _check_stress(recipe: Recipe) -> None:
-    """Stress slices: unique names, and no split name a condition already takes."""
-    p = str(recipe.path)
+    # stress slices: unique names, and no split name a condition already takes
     names = [s.name for s in recipe.stress.slices]
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -351,11 +330,7 @@ def _check_stress(recipe: Recipe) -> None:
     if names and not {"split_prompt", "single_prompt"} & set(recipe.conditions.names):
         raise ConfigError("stress slices place their turn in the task's own session: build split_prompt or "
                           "single_prompt", path=p, field="conditions.names", actual=list(recipe.conditions.names))
-
-
-def _check_requirements(recipe: Recipe) -> None:
-    """Settings that need one another: QA conditions need questions, proofs need repositories."""
-    p = str(recipe.path)
+    # settings that need one another: QA conditions need questions, proofs need repositories
     qa_conditions = [c for c in recipe.conditions.names if c.startswith("qa_")]
     if qa_conditions and recipe.questions.mode == "none":
         raise ConfigError("QA conditions need questions", path=p, field="conditions.names",
@@ -367,11 +342,7 @@ def _check_requirements(recipe: Recipe) -> None:
         raise ConfigError("repos.bundled and repos.bundled_repo go together", path=p,
                           field="repos.bundled_repo" if recipe.repos.bundled else "repos.bundled",
                           hint="name the folder and the owner/name of the tasks whose repository it is")
-
-
-def _check_llm_keys(recipe: Recipe) -> None:
-    """The LLM splitter, generated questions and the LLM augmentation writer name the keys they need."""
-    p = str(recipe.path)
+    # the LLM splitter, generated questions and the LLM writers name the keys they need
     if recipe.split.splitter == "llm" and not recipe.split.llm:
         raise ConfigError("the llm splitter needs split.llm", path=p, field="split.llm")
     if recipe.augmentations.writer == "llm" and not recipe.augmentations.llm:
@@ -382,6 +353,10 @@ def _check_llm_keys(recipe: Recipe) -> None:
         for key in ("llm", "trajectories"):
             if not getattr(recipe.questions, key):
                 raise ConfigError("mode 'generate' needs this key", path=p, field=f"questions.{key}")
+    if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
+        from builder.bundled.repo import check_folder
+
+        check_folder(recipe.resolve(recipe.repos.bundled))
 
 
 def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
@@ -415,10 +390,90 @@ def settings_markdown() -> str:
 
 
 def load_recipe(path: str | Path) -> Recipe:
-    """Read and validate a recipe file; every error names the file and the key."""
+    """Read and validate a recipe file (a regular UTF-8 file); every error names the file and the key (or line)."""
     path = Path(path)
     try:
-        data = tomllib.loads(recipe_text(path))
+        data = tomllib.loads(read_text(path, "recipe file"))
+    except InputError as exc:
+        raise ConfigError(exc.message, path=str(path), row=exc.row) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})", path=str(path)) from None
     return parse_recipe(data, path)
+
+
+# -- what a recipe implies beyond its own sections (select, write and report stages, preflight) ----------------
+def recipe_target_path(recipe) -> Path:
+    """The target Task Flow file: the project's default one, or a path relative to the recipe."""
+    if recipe.target.path == "default":
+        return Path(default_target_path())
+    return recipe.resolve(recipe.target.path)
+
+
+def recipe_target(recipe):
+    """The recipe's target, loaded: the one place its content is checked (preflight and the select stage;
+    that the file exists is checked with the ``target.path`` declaration). Errors name the recipe and key."""
+    from swe_taskflow.target import load_target
+
+    try:
+        return load_target(recipe_target_path(recipe))
+    except TaskflowError as exc:
+        raise ConfigError(str(exc), path=str(recipe.path), field="target.path") from None
+
+
+def selection_config(recipe) -> SelectConfig:
+    """The TFAS-optimized selection's config: the [select] section's, admitting ``augmentations.max_per_session``
+    augmentation turns per session when [augmentations] names kinds (one place for stages and provenance)."""
+    sec = recipe.augmentations
+    return dataclasses.replace(recipe.select, max_augments_per_session=sec.max_per_session if sec.kinds else 0)
+
+
+def split_rules(recipe) -> dict[str, str]:
+    """Split -> how its candidates were selected (printed beside every TFAS: report, card)."""
+    return {s.split: describe_split(s.condition, pool=s.pool, seed=recipe.conditions.seed,
+                                    config=selection_config(recipe)) for s in recipe.splits()}
+
+
+# -- preflight: what a build would otherwise trip over stages later ---------------------------------------------
+HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def _fail(recipe: Recipe, key: str, exc: Exception | str) -> ConfigError:
+    text = exc if isinstance(exc, str) else (str(exc) if isinstance(exc, TaskflowError) else
+                                              f"{type(exc).__name__}: {exc}")
+    return ConfigError(text, path=str(recipe.path), field=key)
+
+
+def preflight(recipe: Recipe) -> None:
+    """Everything a recipe names must exist and load, checked before any stage, ``--dry-run`` included (cheaply:
+    no model is loaded): the source exists, the classifier resolves, the target loads, the LLM backends are known
+    and every question pool reads (types, duplicate ids). Every error names the recipe file and the key."""
+    spec = recipe.source.spec
+    local = recipe.resolve(spec)
+    if not local.exists() and not HUB_ID_RE.match(spec):
+        raise _fail(recipe, "source.spec", f"no such file or folder ({local}), and not a Hub dataset id")
+    if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
+        raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
+    try:
+        from builder.classify.registry import resolve_classifier
+
+        resolve_classifier(recipe.classifier.name)
+    except ImportError:
+        pass
+    except TaskflowError as exc:
+        raise _fail(recipe, "classifier.name", exc) from None
+    recipe_target(recipe)
+    from builder.llm.registry import BACKENDS
+
+    for key, name, used in (("split.llm", recipe.split.llm, recipe.split.splitter == "llm"),
+                            ("questions.llm", recipe.questions.llm, recipe.questions.mode == "generate")):
+        if used and name not in BACKENDS:
+            raise ConfigError("unknown LLM backend", path=str(recipe.path), field=key, expected=BACKENDS, actual=name)
+    if recipe.questions.mode == "pool":
+        from swe_taskflow.jsonl import read_records
+        from swe_taskflow.schema import QAItem
+
+        for i, pool in enumerate(recipe.questions.pools):
+            try:
+                read_records(recipe.resolve(pool.path), QAItem, unique="question_id")
+            except TaskflowError as exc:
+                raise _fail(recipe, f"questions.pools[{i}].path", exc) from None

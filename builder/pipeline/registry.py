@@ -14,7 +14,7 @@ from pathlib import Path
 from builder.proofs.run import resolve_sandbox
 from builder.release.writer import package_info
 
-from .recipe_derived import recipe_target_path
+from .recipe import recipe_target_path
 from .runner import Stage
 from .stages import (STAGE_NAMES, assemble, augment, classify_prompts, classify_turns, ingest, proofs, questions,
                      report, select, split, stress, verify, write)
@@ -36,46 +36,32 @@ def _files_repos(r) -> list[Path]:
     return [r.resolve(x) for x in (r.repos.bundled, r.repos.path) if x]
 
 
-def _files_split(r) -> list[Path]:
-    return [r.resolve(r.split.responses)] if r.split.responses else []
-
-
 def _files_target(r) -> list[Path]:
     p = recipe_target_path(r)
     return [p] if p.exists() else []
 
 
-def _sandbox_here(r, used: bool) -> str:
-    """The sandbox ``auto`` picks on this machine now, where the stage uses one (part of its key: docker
-    and bwrap runs differ); planning must not fail, running reports why none is usable."""
-    if not used:
-        return "none"
-    try:
-        return resolve_sandbox(r.proofs.sandbox)
-    except Exception as exc:  # noqa: BLE001
-        return f"unavailable: {type(exc).__name__}"
+def _sandbox_config(used):
+    """A checking stage's config: the sandbox ``auto`` picks on this machine now, where ``used(recipe)`` says the
+    stage runs one (part of its key: docker and bwrap runs differ); planning must not fail, running reports why
+    none is usable."""
+    def config(r) -> dict:
+        if not used(r):
+            return {"resolved_sandbox": "none"}
+        try:
+            return {"resolved_sandbox": resolve_sandbox(r.proofs.sandbox)}
+        except Exception as exc:  # noqa: BLE001
+            return {"resolved_sandbox": f"unavailable: {type(exc).__name__}"}
+    return config
 
 
-def _proofs_derived(r):
-    return {"resolved_sandbox": _sandbox_here(r, bool(r.proofs.enabled) and r.questions.mode != "none")}
-
-
-def _augment_derived(r):
-    return {"resolved_sandbox": _sandbox_here(r, bool(r.augmentations.kinds or r.augmentations.specs))}
-
-
-def _files_augment(r) -> list[Path]:
-    return ([r.resolve(f) for f in r.augmentations.specs] + _files_repos(r)
-            + ([r.resolve(r.augmentations.responses)] if r.augmentations.responses else []))
-
-
-def _stress_derived(r):
-    return {"resolved_sandbox": _sandbox_here(r, bool(r.stress.slices or r.stress.specs))}
-
-
-def _files_stress(r) -> list[Path]:
-    return ([r.resolve(f) for f in r.stress.specs] + _files_repos(r)
-            + ([r.resolve(r.stress.responses)] if r.stress.responses else []))
+def _files_checks(section: str):
+    """A checking stage's files: its spec files, the repositories and its response store."""
+    def files(r) -> list[Path]:
+        sec = getattr(r, section)
+        responses = [r.resolve(sec.responses)] if sec.responses else []
+        return [r.resolve(f) for f in sec.specs] + _files_repos(r) + responses
+    return files
 
 
 def _stage(name: str, module, *, reads: tuple[str, ...], description: str, **kw) -> Stage:
@@ -92,17 +78,20 @@ def pipeline_stages() -> list[Stage]:
                description="read and normalize the source benchmark's tasks"),
         _stage("classify_prompts", classify_prompts, reads=("classifier",), items="labels",
                description="label each task's original prompt (the source benchmark's Task Flow)"),
-        _stage("split", split, reads=("split",), files=_files_split,
+        _stage("split", split, reads=("split",), files=lambda r: [r.resolve(r.split.responses)] if r.split.responses else [],
                description="split each issue into three ordered turns"),
         _stage("questions", questions, reads=("questions", "repos"),
                files=lambda r: _files_pools(r) + (_files_repos(r) if r.questions.mode == "generate" else []),
                description="load question pools (or mine questions with an LLM)"),
-        _stage("proofs", proofs, reads=("proofs", "repos", "questions"), config=_proofs_derived, files=_files_repos,
+        _stage("proofs", proofs, reads=("proofs", "repos", "questions"), files=_files_repos,
+               config=_sandbox_config(lambda r: r.proofs.enabled and r.questions.mode != "none"),
                description="run each question's proof script in a sandbox"),
-        _stage("augment", augment, reads=("augmentations", "proofs", "repos", "conditions"), config=_augment_derived,
-               files=_files_augment,
+        _stage("augment", augment, reads=("augmentations", "proofs", "repos", "conditions"),
+               files=_files_checks("augmentations"),
+               config=_sandbox_config(lambda r: r.augmentations.kinds or r.augmentations.specs),
                description="generate execute/debug/planning/review turns and check them at creation"),
-        _stage("stress", stress, reads=("stress", "proofs", "repos"), config=_stress_derived, files=_files_stress,
+        _stage("stress", stress, reads=("stress", "proofs", "repos"), files=_files_checks("stress"),
+               config=_sandbox_config(lambda r: r.stress.slices or r.stress.specs),
                description="draw the stress-test slices' tasks and check their turns at creation"),
         _stage("classify_turns", classify_turns, reads=("classifier", "augmentations"), items="labels",
                description="label every issue and question turn"),

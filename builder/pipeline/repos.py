@@ -1,5 +1,5 @@
-"""Repositories (and images) the proofs run against: real checkouts, or a bundled folder made into a git
-repository; shared by the questions, proofs and augment stages.
+"""Repositories (and images) the proofs and checks run against: real checkouts, or a bundled folder made into a
+git repository; shared by the questions, proofs, augment and stress stages.
 
 A bundled folder (e.g. the example's ``ticketdesk``) is the repository of the tasks whose ``repo`` is
 the recipe's ``repos.bundled_repo``, and only of those. It is committed reproducibly
@@ -11,6 +11,7 @@ leaves the folder stops the build with its path (builder.bundled.repo.check_fold
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -64,6 +65,41 @@ def materialize(recipe, work: Path, tasks: Iterable) -> tuple[Path, dict]:
                               hint="the files changed since the task row was written (docs/example-task.md)")
     return root, {"kind": "bundled", "bundled": sec.bundled, "repo": sec.bundled_repo, "commit": commit,
                   "content_sha256": content}
+
+
+def sandbox_setup(ctx, tasks, *, timeout_s: float) -> tuple[object | None, dict[str, Path], dict[str, str], dict]:
+    """The sandbox the creation-time checks of augmentation and stress-test turns run in (builder.augment.sandbox,
+    the one ``[proofs]`` names): (sandbox, repos by instance id, images by instance id, info) for the tasks sandbox
+    kinds can use: those with a test command whose repository is here (a bundled one, or a checkout under
+    repos.path). Images: the task's own (built locally for a bundled task), else the project's test image."""
+    from builder.augment.sandbox import DEFAULT_CONFIG, CheckSandbox
+    from builder.proofs.image import build_test_image
+    from swe_taskflow.verify_reprove import find_repo
+
+    recipe = ctx.recipe
+    want = [t for t in tasks if t.test_command]
+    if not want or not recipe.proofs.enabled or not (recipe.repos.bundled or recipe.repos.path):
+        return None, {}, {}, {"sandbox": "none", "tasks": 0}
+    root, info = materialize(recipe, ctx.work, want)
+    repos = {t.instance_id: p for t in want
+             if (p := find_repo(root, {"instance_id": t.instance_id, "repo": t.repo})) is not None}
+    if not repos:
+        return None, {}, {}, {"sandbox": "none", "tasks": 0, "repos": info.get("kind")}
+    sandbox = CheckSandbox(recipe.proofs.sandbox, image=recipe.proofs.image or None,
+                           config=dataclasses.replace(DEFAULT_CONFIG, timeout_s=float(timeout_s)),
+                           environment=recipe.proofs.environment, environment_kwargs=recipe.proofs.environment_kwargs)
+    built = {}
+    if sandbox.kind in ("docker", "harbor") and not sandbox.image:
+        built = build_images(recipe, [t for t in want if t.instance_id in repos])
+    images = {t.instance_id: sandbox.image_for(t.image_name) or "" for t in want if t.instance_id in repos}
+    missing = sorted(i for i, img in images.items() if sandbox.kind in ("docker", "harbor") and not img)
+    if missing:   # no image of its own and none configured: the project's small test image
+        test_image = build_test_image()["tag"]
+        images.update({i: test_image for i in missing})
+    return sandbox, repos, images, {**sandbox.info, "tasks": len(repos), "repos": info.get("kind"),
+                                    "images": dict(sorted(images.items())), "images_built": built}
+
+
 def example_task(recipe_path: str | Path = EXAMPLE_RECIPE, instance_id: str = EXAMPLE_INSTANCE_ID) -> BundledTask:
     """The example release's own task (``swe-taskflow__ticketdesk-1``) as its recipe loads it."""
     from builder.sources import load_tasks

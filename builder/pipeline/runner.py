@@ -47,21 +47,24 @@ class RecipeSlice:
         object.__setattr__(self, "_reads", frozenset(reads))
 
     def __getattr__(self, name: str) -> Any:
-        recipe, reads = self._recipe, self._reads
+        recipe = self._recipe
         member = getattr(type(recipe), name, None)
         if isinstance(member, property):
             return member.fget(self)
         if callable(member) and not isinstance(member, type):
             return member.__get__(self)
-        if name in reads or name in self._ALWAYS:
-            return getattr(recipe, name)
-        raise UndeclaredRecipeRead(f"reads recipe section '{name}', which is not in its declared reads {sorted(reads)}")
+        if name not in self._ALWAYS:
+            self._declared(name)
+        return getattr(recipe, name)
 
     def section(self, name: str) -> Any:
+        self._declared(name)
+        return self._recipe.section(name)
+
+    def _declared(self, name: str) -> None:
         if name not in self._reads:
             raise UndeclaredRecipeRead(f"reads recipe section '{name}', which is not in its declared reads "
                                        f"{sorted(self._reads)}")
-        return self._recipe.section(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a stage's recipe is read-only")

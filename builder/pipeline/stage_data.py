@@ -19,7 +19,6 @@ from .artifacts import copied_file, document, folder, records, row_map, rows, te
 Json = dict[str, Any]
 
 
-# -- ingest ------------------------------------------------------------------------------------
 @dataclass
 class IngestSummary:
     tasks: int | None = None
@@ -34,7 +33,6 @@ class IngestOutputs:
     summary: IngestSummary = field(default_factory=IngestSummary)
 
 
-# -- classify_prompts --------------------------------------------------------------------------
 @dataclass
 class ClassifyPromptsSummary:
     intents: dict[str, int] | None = None
@@ -48,7 +46,6 @@ class ClassifyPromptsOutputs:
     summary: ClassifyPromptsSummary = field(default_factory=ClassifyPromptsSummary)
 
 
-# -- split -------------------------------------------------------------------------------------
 @dataclass
 class SplitSummary:
     splitter: Json | None = None
@@ -69,7 +66,6 @@ class SplitOutputs:
     summary: SplitSummary = field(default_factory=SplitSummary)
 
 
-# -- questions ---------------------------------------------------------------------------------
 @dataclass
 class QuestionsSummary:
     mode: str | None = None
@@ -90,7 +86,6 @@ class QuestionsOutputs:
     summary: QuestionsSummary = field(default_factory=QuestionsSummary)
 
 
-# -- proofs ------------------------------------------------------------------------------------
 @dataclass
 class ProofsSummary:
     enabled: bool | None = None
@@ -118,7 +113,6 @@ class ProofsOutputs:
     summary: ProofsSummary = field(default_factory=ProofsSummary)
 
 
-# -- augment -----------------------------------------------------------------------------------
 @dataclass
 class AugmentSummary:
     enabled: bool | None = None
@@ -141,7 +135,6 @@ class AugmentOutputs:
     summary: AugmentSummary = field(default_factory=AugmentSummary)
 
 
-# -- stress -----------------------------------------------------------------------------------
 @dataclass
 class StressSummary:
     enabled: bool | None = None
@@ -164,7 +157,6 @@ class StressOutputs:
     summary: StressSummary = field(default_factory=StressSummary)
 
 
-# -- classify_turns ----------------------------------------------------------------------------
 @dataclass
 class ClassifyTurnsSummary:
     texts: int | None = None
@@ -188,7 +180,6 @@ class ClassifyTurnsOutputs:
     summary: ClassifyTurnsSummary = field(default_factory=ClassifyTurnsSummary)
 
 
-# -- assemble ----------------------------------------------------------------------------------
 @dataclass
 class AssembleSummary:
     conditions: list[str] | None = None
@@ -204,7 +195,6 @@ class AssembleOutputs:
     summary: AssembleSummary = field(default_factory=AssembleSummary)
 
 
-# -- select ------------------------------------------------------------------------------------
 @dataclass
 class SelectSummary:
     selected: bool | None = None
@@ -227,7 +217,6 @@ class SelectOutputs:
     summary: SelectSummary = field(default_factory=SelectSummary)
 
 
-# -- write -------------------------------------------------------------------------------------
 @dataclass
 class WriteSummary:
     rows: dict[str, int] | None = None
@@ -244,7 +233,6 @@ class WriteOutputs:
     summary: WriteSummary = field(default_factory=WriteSummary)
 
 
-# -- verify ------------------------------------------------------------------------------------
 @dataclass
 class VerifySummary:
     ok: bool | None = None
@@ -259,7 +247,6 @@ class VerifyOutputs:
     summary: VerifySummary = field(default_factory=VerifySummary)
 
 
-# -- report ------------------------------------------------------------------------------------
 @dataclass
 class ReportSummary:
     pictures: int | None = None

@@ -6,6 +6,7 @@ its content hash, shown in the build report) so release hashes are reproducible.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Mapping
 
 VOLATILE_KEYS = ("duration_s",)
@@ -39,3 +40,15 @@ def strip_volatile(report: Mapping[str, Any] | None, qid: str) -> tuple[dict | N
     if runs:
         report["runs"] = runs
     return report, timing
+
+
+def strip_items(items, *, every_timing: bool = False) -> tuple[list, list[dict]]:
+    """(the items with their proof reports stripped, the timings moved out): only of items whose check ran,
+    unless ``every_timing`` (the proofs stage lists one per question)."""
+    kept, timings = [], []
+    for item in items:
+        report, timing = strip_volatile(item.proof_report, item.question_id)
+        kept.append(dataclasses.replace(item, proof_report=report))
+        if every_timing or timing.get("duration_s") is not None:
+            timings.append(timing)
+    return kept, timings

@@ -221,7 +221,7 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
     tgt = load_target(release / manifest["target"]["path"])
     # ... and beside it, how each split's candidates were chosen: the rule the recipe gives, as recorded
     from builder.pipeline.recipe import load_recipe
-    from builder.pipeline.recipe_derived import split_rules
+    from builder.pipeline.recipe import split_rules
     rules = split_rules(load_recipe(ROOT / "builder/releases/example.toml"))
     for s, rows in calibrated.items():
         t = split_tfas(tgt, rows)

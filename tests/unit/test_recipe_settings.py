@@ -100,7 +100,7 @@ def test_augmentation_turns_have_one_recipe_name(tmp_path):
 
 
 def test_a_target_that_does_not_load_names_the_recipe_key(tmp_path):
-    from builder.pipeline.recipe_derived import recipe_target
+    from builder.pipeline.recipe import recipe_target
 
     (tmp_path / "t.json").write_text('{"format": "something else"}')
     r = _parse(tmp_path, target={"path": "t.json"})

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from swe_taskflow.conditions import FIXED_CONDITIONS, assemble
 
 from ..materials import materials_and_intents
-from ..stage_data import AssembleOutputs as Outputs
-from ..stage_data import AssembleSummary as Summary
-from ..stage_data import ClassifyTurnsOutputs, SplitOutputs
+from ..stage_data import AssembleOutputs as Outputs, AssembleSummary as Summary, ClassifyTurnsOutputs, SplitOutputs
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,13 @@ the proofs stage's.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from builder import augment
 
-from ..check_sandbox import sandbox_setup
-from ..stage_data import AugmentOutputs as Outputs
-from ..stage_data import AugmentSummary as Summary
-from ..stage_data import IngestOutputs, SplitOutputs
-from ..volatile import strip_volatile
+from ..repos import sandbox_setup
+from ..stage_data import AugmentOutputs as Outputs, AugmentSummary as Summary, IngestOutputs, SplitOutputs
+from ..volatile import strip_items
 
 SANDBOX_KINDS = ("execute", "debug", "review")
 
@@ -50,12 +47,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if sandbox is not None:
             sandbox.close()
-    kept, timings = [], []
-    for item in items:
-        report, timing = strip_volatile(item.proof_report, item.question_id)
-        kept.append(dataclasses.replace(item, proof_report=report))
-        if timing.get("duration_s") is not None:
-            timings.append(timing)
+    kept, timings = strip_items(items)
     return Outputs(items=kept, timings=timings,
                    llm_usage=backend.ledger.to_dict() if backend is not None else None,
                    summary=Summary(enabled=True, kinds=list(sec.kinds), writer=dict(writer.info), sandbox=sb_info,

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..stage_data import ClassifyPromptsOutputs as Outputs
-from ..stage_data import ClassifyPromptsSummary as Summary
-from ..stage_data import IngestOutputs
+from ..stage_data import ClassifyPromptsOutputs as Outputs, ClassifyPromptsSummary as Summary, IngestOutputs
 from .common import label
 
 

@@ -17,10 +17,8 @@ from dataclasses import dataclass
 
 from swe_taskflow.candidates import build_materials
 
-from ..stage_data import AugmentOutputs
-from ..stage_data import ClassifyTurnsOutputs as Outputs
-from ..stage_data import ClassifyTurnsSummary as Summary
-from ..stage_data import ProofsOutputs, SplitOutputs
+from ..stage_data import (AugmentOutputs, ClassifyTurnsOutputs as Outputs, ClassifyTurnsSummary as Summary,
+                          ProofsOutputs, SplitOutputs)
 from .common import label
 
 

@@ -10,8 +10,7 @@ from builder.sources import load_tasks
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import Task
 
-from ..stage_data import IngestOutputs as Outputs
-from ..stage_data import IngestSummary as Summary
+from ..stage_data import IngestOutputs as Outputs, IngestSummary as Summary
 
 
 @dataclass(frozen=True)
@@ -21,11 +20,9 @@ class Inputs:
 
 def _load(recipe) -> tuple[list[Task], dict]:
     sec = recipe.source
-    spec = sec.spec
-    local = recipe.resolve(spec)
-    if local.exists():
-        spec = str(local)
-    load = load_tasks(spec, source=sec.source or None, revision=sec.revision or None, split=sec.split, limit=None)
+    local = recipe.resolve(sec.spec)
+    load = load_tasks(str(local) if local.exists() else sec.spec, source=sec.source or None,
+                      revision=sec.revision or None, split=sec.split, limit=None)
     prov = dict(load.provenance)
     # Record paths as the recipe spells them, never this machine's absolute paths.
     if local.exists():

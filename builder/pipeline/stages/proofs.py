@@ -1,9 +1,6 @@
 """Stage ``proofs``: every candidate question's proof script run in a sandbox (builder.proofs).
 
-Wall-clock durations are measured facts of one run, not of the inputs: two builds of the same
-inputs would differ only by them. They are moved out of the reports that go into the release
-(set to null) into the volatile ``timings`` (kept out of the content hash and shown in the build
-report), so release hashes are reproducible.
+Wall-clock durations move out of the reports into the volatile ``timings`` (builder.pipeline.volatile).
 """
 
 from __future__ import annotations
@@ -19,10 +16,8 @@ from builder.proofs.run import resolve_sandbox
 from swe_taskflow.schema import QAItem
 
 from ..repos import build_images, materialize
-from ..stage_data import IngestOutputs, QuestionsOutputs
-from ..stage_data import ProofsOutputs as Outputs
-from ..stage_data import ProofsSummary as Summary
-from ..volatile import strip_volatile
+from ..stage_data import IngestOutputs, ProofsOutputs as Outputs, ProofsSummary as Summary, QuestionsOutputs
+from ..volatile import strip_items
 
 
 @dataclass(frozen=True)
@@ -71,11 +66,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     not_run = [q for q in result.items if q.proof_report is None and q.status == "rejected"]
     ctx.progress.advance(len(not_run), failed=len(not_run),   # kept without a proof: not reported by on_item
                          expected=sum(q.question_id in meant for q in not_run))
-    validated, timings = [], []
-    for q in result.items:
-        report, timing = strip_volatile(q.proof_report, q.question_id)
-        validated.append(dataclasses.replace(q, proof_report=report))
-        timings.append(timing)
+    validated, timings = strip_items(result.items, every_timing=True)
     s = result.summary
     reports = [q.proof_report or {} for q in validated]
     return Outputs(validated=validated, repos=repos_info, timings=timings, summary=Summary(

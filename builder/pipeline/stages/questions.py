@@ -13,9 +13,7 @@ from swe_taskflow.jsonl import read_records
 from swe_taskflow.schema import QAItem
 
 from ..repos import materialize
-from ..stage_data import IngestOutputs
-from ..stage_data import QuestionsOutputs as Outputs
-from ..stage_data import QuestionsSummary as Summary
+from ..stage_data import IngestOutputs, QuestionsOutputs as Outputs, QuestionsSummary as Summary
 
 
 @dataclass(frozen=True)

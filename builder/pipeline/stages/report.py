@@ -10,12 +10,10 @@ from builder.report.question_intents import compare
 from swe_taskflow.target import load_target
 
 from ..materials import condition_rows
-from ..recipe_derived import split_rules
-from ..stage_data import (AssembleOutputs, AugmentOutputs, ClassifyPromptsOutputs, ClassifyTurnsOutputs,
-                          IngestOutputs, ProofsOutputs, QuestionsOutputs, SelectOutputs, SplitOutputs,
-                          StressOutputs, VerifyOutputs, WriteOutputs)
-from ..stage_data import ReportOutputs as Outputs
-from ..stage_data import ReportSummary as Summary
+from ..recipe import split_rules
+from ..stage_data import (AssembleOutputs, AugmentOutputs, ClassifyPromptsOutputs, ClassifyTurnsOutputs, IngestOutputs,
+                          ProofsOutputs, QuestionsOutputs, ReportOutputs as Outputs, ReportSummary as Summary,
+                          SelectOutputs, SplitOutputs, StressOutputs, VerifyOutputs, WriteOutputs)
 
 
 @dataclass(frozen=True)
@@ -37,12 +35,10 @@ class Inputs:
 
 
 def _llm_usage(inputs: Inputs) -> dict:
-    usage: dict = {}
-    for stage, got in (("split", inputs.split.llm_usage), ("questions", inputs.questions.llm_usage),
-                       ("augment", inputs.augment.llm_usage), ("stress", inputs.stress.llm_usage)):
-        for name, u in (got or {}).items():
-            usage[f"{stage}/{name}"] = u
-    return usage
+    return {f"{stage}/{name}": u
+            for stage, got in (("split", inputs.split.llm_usage), ("questions", inputs.questions.llm_usage),
+                               ("augment", inputs.augment.llm_usage), ("stress", inputs.stress.llm_usage))
+            for name, u in (got or {}).items()}
 
 
 def _counts(inputs: Inputs) -> dict:

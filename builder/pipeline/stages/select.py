@@ -7,11 +7,8 @@ from dataclasses import dataclass
 from swe_taskflow.select import select_and_report
 
 from ..materials import materials_and_intents
-from ..recipe_derived import recipe_target, recipe_target_path, selection_config
-from ..stage_data import ClassifyTurnsOutputs
-from ..stage_data import SelectOutputs as Outputs
-from ..stage_data import SelectSummary as Summary
-from ..stage_data import SplitOutputs
+from ..recipe import recipe_target, recipe_target_path, selection_config
+from ..stage_data import ClassifyTurnsOutputs, SelectOutputs as Outputs, SelectSummary as Summary, SplitOutputs
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,7 @@ from swe_taskflow.context_checks import check_context
 from swe_taskflow.hashing import file_sha256, json_sha256
 from swe_taskflow.schema import SplitResult
 
-from ..stage_data import IngestOutputs
-from ..stage_data import SplitOutputs as Outputs
-from ..stage_data import SplitSummary as Summary
+from ..stage_data import IngestOutputs, SplitOutputs as Outputs, SplitSummary as Summary
 
 
 @dataclass(frozen=True)

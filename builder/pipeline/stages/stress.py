@@ -7,18 +7,15 @@ rows themselves are written by ``write`` (a slice's turn placed in the task's ow
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
 from builder import augment, stress
 from builder.resources import builder_path
 
-from ..check_sandbox import sandbox_setup
-from ..stage_data import IngestOutputs, SplitOutputs
-from ..stage_data import StressOutputs as Outputs
-from ..stage_data import StressSummary as Summary
-from ..volatile import strip_volatile
+from ..repos import sandbox_setup
+from ..stage_data import IngestOutputs, SplitOutputs, StressOutputs as Outputs, StressSummary as Summary
+from ..volatile import strip_items
 
 TEMPLATES = builder_path("prompts", "stress_templates.json")
 
@@ -46,12 +43,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if sandbox is not None:
             sandbox.close()
-    kept, timings = [], []
-    for item in items:
-        report, timing = strip_volatile(item.proof_report, item.question_id)
-        kept.append(dataclasses.replace(item, proof_report=report))
-        if timing.get("duration_s") is not None:
-            timings.append(timing)
+    kept, timings = strip_items(items)
     summary = Summary(
         enabled=True, writer=dict(writer.info), sandbox=sb_info, items=len(kept),
         by_kind_status={k: dict(sorted(Counter(i.status for i in kept if i.kind == k).items()))

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from swe_taskflow.errors import VerifyError
 from swe_taskflow.verify import verify_release
 
-from ..stage_data import VerifyOutputs as Outputs
-from ..stage_data import VerifySummary as Summary
-from ..stage_data import WriteOutputs
+from ..stage_data import VerifyOutputs as Outputs, VerifySummary as Summary, WriteOutputs
 
 
 @dataclass(frozen=True)

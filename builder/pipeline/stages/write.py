@@ -14,11 +14,10 @@ from swe_taskflow.rows import build_row
 from swe_taskflow.schema import Session
 
 from ..materials import condition_rows, labelled_items
-from ..recipe_derived import split_rules
+from ..recipe import split_rules
 from ..stage_data import (AssembleOutputs, AugmentOutputs, ClassifyTurnsOutputs, IngestOutputs, ProofsOutputs,
-                          QuestionsOutputs, SelectOutputs, SplitOutputs, StressOutputs)
-from ..stage_data import WriteOutputs as Outputs
-from ..stage_data import WriteSummary as Summary
+                          QuestionsOutputs, SelectOutputs, SplitOutputs, StressOutputs, WriteOutputs as Outputs,
+                          WriteSummary as Summary)
 
 
 @dataclass(frozen=True)
