@@ -7,30 +7,145 @@ and the split's sessions (a ``stress_*`` slice has none and must carry none: swe
 checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
 passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
-augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
+augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind
+missing | unexpected | mismatch, collected in a :class:`VerifyReport`. The pure checks on a release's
+pieces live in swe_taskflow.verify_checks; this module reads the files (a folder, or a Hub revision
+downloaded as real files) and calls them.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from . import verify_reprove
-from .errors import InputError, VerifyError
+from .errors import InputError, TaskflowError, VerifyError
+from .features import features_sha256, schema_differences
 from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
 from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_files, compare_mappings,
                        compare_row_hashes, load_manifest, values_equal)
 from .progress import track
 from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, inventory, manifest_files
 from .stress import is_stress_split
-from .verify_checks import (check_card, check_same_tasks, check_session_rows,
-                            check_trajectories, read_front_matter, split_tfas)
-from .verify_hub import download_release
-from .verify_parquet import read_split
-from .verify_report import SplitSummary, VerifyReport
+from .verify_checks import (check_card, check_same_tasks, check_session_rows, check_trajectories, features_for,
+                            read_front_matter, split_tfas)
 
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass
+class SplitSummary:
+    config: str
+    name: str
+    rows: int
+    sha256: str
+    files: int
+    bytes: int
+    tfas: Mapping[str, float] | None = None
+    stress: bool = False       # a stress-test slice: reported apart, never calibrated (no TFAS)
+
+
+@dataclass
+class VerifyReport:
+    """What was checked, and every error found (empty = the release verifies)."""
+
+    root: str
+    manifest_path: str = ""
+    release_id: str = ""
+    splits: list[SplitSummary] = field(default_factory=list)
+    errors: list[VerifyError] = field(default_factory=list)
+    rows: int = 0
+    bytes_hashed: int = 0      # file bytes hashed
+    json_bytes: int = 0        # canonical JSON bytes of the rows hashed
+    questions: int = 0
+    reproved: int = 0
+    rechecked: int = 0         # augmentation references re-derived (reprove)
+    selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
+    stress: Mapping[str, str] = field(default_factory=dict)      # stress split -> how its rows were chosen
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> None:
+        """Raise the first error (the rest are in ``errors``)."""
+        if self.errors:
+            raise self.errors[0]
+
+    def table(self) -> str:
+        """A plain-text summary table (one line per split)."""
+        head = f"{'config':<13} {'split':<28} {'rows':>6} {'files':>5} {'MB':>8} {'TFAS':>7} {'S_L':>6} {'S_T':>6} {'S_R':>6}  sha256"
+        lines = [f"release {self.release_id}  ({self.manifest_path})", head, "-" * len(head)]
+        core = [s for s in self.splits if not s.stress]
+        stress = [s for s in self.splits if s.stress]
+        for s in core:
+            t = s.tfas or {}
+            fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
+            lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
+                         f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
+            if s.tfas and s.name in self.selection:
+                lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
+        if stress:   # apart from the calibrated core (paper Appendix C, step 7): hashes checked, no TFAS
+            lines += ["stress-test slices (reported apart from the calibrated splits; never calibrated, no TFAS):"]
+            for s in stress:
+                lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
+                             f"{'stress':>7} {'-':>6} {'-':>6} {'-':>6}  {s.sha256[:16]}")
+                if s.config == "default" and self.stress.get(s.name):
+                    lines.append(f"{'':<13}   chosen: {self.stress[s.name]}")
+        n_stress = sum(s.rows for s in stress)
+        lines.append(f"{self.rows} rows" + (f" ({n_stress} in stress-test slices)" if stress else "")
+                     + f", {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
+                     + (f", {self.reproved} proofs re-run" if self.reproved else "")
+                     + (f", {self.rechecked} augmentation and stress references reproduced" if self.rechecked else "")
+                     + ": all hashes hold")
+        return "\n".join(lines)
+
+
+def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path | None = None) -> Path:
+    """Download a Hub dataset revision (every file) and return the folder."""
+    from huggingface_hub import snapshot_download
+    try:
+        path = snapshot_download(hub_id, repo_type="dataset", revision=revision,
+                                 local_dir=None if local_dir is None else str(local_dir))
+    except Exception as exc:  # network, auth, missing revision: one precise line
+        raise VerifyError(f"cannot download {hub_id}@{revision or 'main'} ({type(exc).__name__})", kind="missing",
+                          path=hub_id, hint="check the id and revision, and HF_HUB_OFFLINE") from None
+    return Path(path)
+
+
+def read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[str, Any]] | None:
+    """Read a split's shards in order after checking each schema; None when a shard is unusable."""
+    import pyarrow.parquet as pq
+
+    feats = features_for(entry.config)
+    where_split = f"{entry.config}/{entry.name}"
+    if features_sha256(feats) != entry.schema_sha256:
+        report.errors.append(VerifyError("schema hash in the manifest differs from this version's features",
+                                         kind="mismatch", path=report.manifest_path,
+                                         field=f"{where_split}.schema_sha256",
+                                         expected=entry.schema_sha256, actual=features_sha256(feats)))
+    rows: list[dict[str, Any]] = []
+    for f in entry.files:
+        p = root / f.path
+        if f.path not in regular:
+            return None   # missing or not a regular file: reported by the file inventory
+        try:
+            pf = pq.ParquetFile(p)
+            diffs = schema_differences(feats, pf.schema_arrow)
+            if diffs:
+                report.errors.append(VerifyError("parquet schema differs from the declared features: "
+                                                 + "; ".join(diffs), kind="mismatch", path=f.path))
+                return None
+            rows.extend(pf.read().to_pylist())
+        except TaskflowError:
+            raise
+        except Exception as exc:  # a corrupted shard: pyarrow raises many kinds
+            report.errors.append(VerifyError(f"parquet shard cannot be read ({type(exc).__name__}: {exc})",
+                                             kind="mismatch", path=f.path))
+            return None
+    return rows
 
 
 def _find_manifest(root: Path, files: Mapping[str, Any], report: VerifyReport) -> Path | None:
