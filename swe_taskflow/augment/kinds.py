@@ -69,7 +69,6 @@ AUGMENT_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if k != "qa" 
 #: The stress-test kinds (docs/stress.md), in their fixed order.
 STRESS_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.stress)
 BY_LETTER = MappingProxyType({k.letter: k for k in KINDS.values()})
-ISSUE_LETTER = "I"
 
 assert tuple(KINDS) == ANSWER_KINDS, "schema.ANSWER_KINDS and the kinds registry must agree"
 assert all(k.intent in AUGMENTATION.get(k.name, ()) for k in KINDS.values() if not k.stress), \
@@ -115,5 +114,5 @@ def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: 
     return (t,) if t >= 0 else ()
 
 
-__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "ISSUE_LETTER", "kind",
+__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "kind",
            "issue_turn_of_part", "allowed_slots"]

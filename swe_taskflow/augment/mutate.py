@@ -27,7 +27,6 @@ CATALOGUE: Mapping[str, tuple[tuple[str, str], ...]] = {
     "off-by-one": ((r"(?<![\w.])(\d+)(?![\w.])", "+1"),),
     "arithmetic-swap": ((r" \+ ", " - "), (r" - ", " + "), (r" \* ", " / ")),
 }
-OPERATORS = tuple(CATALOGUE)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|\"\"\"|''')")
 _STRING = re.compile(r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`)")
 
@@ -122,4 +121,4 @@ def find_site(patch: str, mutation: Mapping) -> Site | None:
     return None
 
 
-__all__ = ["CATALOGUE", "OPERATORS", "Site", "sites", "mutate", "review_diff", "find_site"]
+__all__ = ["CATALOGUE", "Site", "sites", "mutate", "review_diff", "find_site"]
