@@ -314,8 +314,7 @@ def identifiers(text: str) -> set[str]:
     """Code-like identifiers of a text: words with ``_`` or camelCase or dots, and backticked spans."""
     out = set()
     for m in re.finditer(r"`([^`\n]{1,80})`", text):
-        for tok in re.findall(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", m.group(1)):
-            out.add(tok)
+        out.update(re.findall(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", m.group(1)))
     for tok in re.findall(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", text):
         if "_" in tok or "." in tok or re.search(r"[a-z][A-Z]", tok):
             out.add(tok)

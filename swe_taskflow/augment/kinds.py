@@ -83,15 +83,6 @@ def kind(name: str) -> AnswerKind:
         raise InputError("unknown answer kind", field="kind", actual=name, expected=tuple(KINDS)) from None
 
 
-def issue_turn_of_part(groups: Sequence[Sequence[int]], part: int) -> int:
-    """Index of the issue turn holding split part ``part`` (a turn without parts, the original prompt,
-    holds every part); -1 when no issue turn holds it."""
-    for t, g in enumerate(groups):
-        if not g or part in g:
-            return t
-    return -1
-
-
 def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: int = -1) -> tuple[int, ...]:
     """The slots where an answer turn of kind ``name`` may sit, given the issue turns' split parts.
 
@@ -110,9 +101,9 @@ def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: 
         return (m,)
     if k.placement == "after-first-issue":
         return (1,)
-    t = issue_turn_of_part(groups, requirement_part)
-    return (t,) if t >= 0 else ()
+    # the issue turn holding the requirement's part (a turn without parts, the original prompt, holds every part)
+    return next(((t,) for t, g in enumerate(groups) if not g or requirement_part in g), ())
 
 
 __all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "kind",
-           "issue_turn_of_part", "allowed_slots"]
+           "allowed_slots"]
