@@ -158,7 +158,6 @@ def check_trajectory_turns(traj: Mapping[str, Any], row: Mapping[str, Any] | Non
     return errors
 
 
-
 def check_trajectories(rows, entry, where, manifest: Manifest, session_rows, report) -> None:
     split = manifest.split(SESSION_CONFIG, entry.name)
     if split is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from builder.augment.sandbox import DEFAULT_CONFIG, CheckSandbox
 from builder.proofs.image import build_test_image
-from swe_taskflow.verify_reprove import find_repo
+from swe_taskflow.verify import find_repo
 
 from .repos import build_images, materialize
 
