@@ -26,7 +26,7 @@ _EXPORTS = {
     "read_sessions": "session_table", "SessionRecord": "sessions",
     "FlowInput": "flow_inputs", "load_flow_input": "flow_inputs", "is_flow_file": "flow_inputs",
     # an auditor: verify a release, recompute content hashes
-    "verify_release": "verify", "verify_folder": "verify", "VerifyReport": "verify_report",
+    "verify_release": "verify", "verify_folder": "verify", "VerifyReport": "verify",
     "canonical_json": "hashing", "row_sha256": "hashing", "split_sha256": "hashing",
     # schema types
     "Task": "schema", "SplitResult": "schema", "QAItem": "schema", "Turn": "schema", "Session": "schema",

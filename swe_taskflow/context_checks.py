@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -107,10 +108,7 @@ def check_context(issue: str, turns: Sequence[str], fail_to_pass: Sequence[str],
     units = [(normalize(u), content_words(u)) for u in requirement_sentences(issue)]
     turn_words = [words(t) for t in turns]
     issue_words = words(issue)
-    df: dict[str, int] = {}
-    for ws in turn_words:
-        for w in ws:
-            df[w] = df.get(w, 0) + 1
+    df = Counter(w for ws in turn_words for w in ws)
     k = len(turns)
     by_turn: list[list[str]] = [[] for _ in turns]
     unattributed, untraceable, lost = [], [], []

@@ -10,13 +10,12 @@ hash, classifier, splitter, proofs, target and seeds.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping
 
 from .citations import paper, paper_section, source_info
 from .errors import VerifyError
-from .manifest import Manifest
+from .manifest import Manifest, serialize
 from .release import regular_file
 from .stress import is_stress_split
 
@@ -178,9 +177,8 @@ def _stress_sentence(manifest: Manifest, stress: list) -> str:
 
 
 def croissant_bytes(manifest: Manifest, **target: Any) -> bytes:
-    """The one byte form of ``croissant.json`` (sorted keys, indent 2, final newline)."""
-    return (json.dumps(croissant_doc(manifest, **target), sort_keys=True, indent=2, ensure_ascii=False)
-            + "\n").encode("utf-8")
+    """The one byte form of ``croissant.json``: the manifest's (sorted keys, indent 2, final newline)."""
+    return serialize(croissant_doc(manifest, **target))
 
 
 def check_croissant(root: Path, manifest: Manifest, target) -> list[VerifyError]:

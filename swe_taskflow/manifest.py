@@ -43,8 +43,8 @@ class FileEntry(Record):
 
 
 @dataclass(frozen=True)
-class SplitEntry:
-    """One split of one config."""
+class SplitEntry(Record):
+    """One split of one config (its JSON form: :meth:`Record.to_dict`)."""
 
     config: str
     name: str
@@ -56,13 +56,6 @@ class SplitEntry:
     condition: str | None = None
     question_pool: str | None = None
     tfas: Mapping[str, float] | None = None   # {tfas, S_L, S_T, S_R}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"config": self.config, "name": self.name, "rows": self.rows, "sha256": self.sha256,
-                "schema_sha256": self.schema_sha256, "files": [f.to_dict() for f in self.files],
-                "num_bytes": self.num_bytes, "condition": self.condition,
-                "question_pool": self.question_pool,
-                "tfas": None if self.tfas is None else dict(self.tfas)}
 
 
 @dataclass(frozen=True)

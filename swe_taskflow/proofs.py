@@ -230,7 +230,6 @@ def infrastructure_report(reason: str, *, sandbox: str = "", image: str = "",
 #: stdout differs), or a run failed (before the patch, or after it).
 OUTPUT_DRIFT = "output-drift"
 FAILURE = "failure"
-REJECTION_CAUSES = (OUTPUT_DRIFT, FAILURE)
 
 
 def rejection_cause(report: ProofReport | Mapping[str, Any]) -> tuple[str, str]:

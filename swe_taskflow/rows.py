@@ -7,6 +7,7 @@ task's (same value in every condition => provably the same task) and the row's o
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable, Mapping
 
 from .augment.record import question_values
@@ -17,14 +18,7 @@ from .hashing import ROW_HASH_FIELD, json_sha256, row_sha256, task_sha256
 from .schema import QAItem, Session, SplitResult, Task
 from .typed_records import GENERATOR, REVIEWER, split_record
 
-_FEATURES = None
-
-
-def _features():
-    global _FEATURES
-    if _FEATURES is None:
-        _FEATURES = session_features()
-    return _FEATURES
+_features = functools.cache(session_features)   # built once: every row is conformed to it
 
 
 def split_status(split: SplitResult | None) -> str:
@@ -94,9 +88,4 @@ def build_row(task: Task, session: Session, split: SplitResult | None = None,
     return out
 
 
-def intents_of(row: Mapping[str, Any]) -> list[str]:
-    """The turn intents of a release row, in delivery order (what TFAS measures)."""
-    return [t["intent"] for t in row["turns"]]
-
-
-__all__ = ["build_row", "question_record", "split_status", "intents_of"]
+__all__ = ["build_row", "question_record", "split_status"]

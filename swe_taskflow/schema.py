@@ -53,31 +53,6 @@ def record_to_dict(record: Any) -> dict[str, Any]:
     return {f.name: _plain(getattr(record, f.name)) for f in fields(record)}
 
 
-def record_from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None,
-                     check_types: bool = True):
-    """A frozen record dataclass from a JSON object: fields without a default are required, unknown keys
-    are ignored, values are type-checked against the annotations (``check_types``), and a check of
-    ``__post_init__`` that fails is re-raised naming ``where`` and ``row``."""
-    names = {f.name for f in fields(cls)}
-    required = {f.name for f in fields(cls)
-                if f.default is MISSING and f.default_factory is MISSING}
-    if not isinstance(data, Mapping):
-        raise InputError(f"a {cls.__name__} must be a JSON object", path=where, row=row,
-                         actual=type(data).__name__)
-    missing = sorted(required - set(data))
-    if missing:
-        raise InputError(f"missing field for {cls.__name__}", path=where, row=row, field=missing[0])
-    if check_types:
-        check_field_types(cls, data, where=where, row=row)
-    try:
-        return cls(**{k: v for k, v in data.items() if k in names})
-    except InputError as exc:   # a check in __post_init__: add where it happened
-        if exc.path is None and where is not None:
-            exc = InputError(exc.message, path=where, row=row, field=exc.field, expected=exc.expected,
-                             actual=exc.actual, hint=exc.hint)
-        raise exc from None
-
-
 class Record:
     """Base of the frozen record dataclasses: one JSON form (:meth:`to_dict`) and one checked reader."""
 
@@ -90,7 +65,26 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None):
-        return record_from_dict(cls, data, where=where, row=row, check_types=cls.check_types)
+        """The record from a JSON object: fields without a default are required, unknown keys are ignored,
+        values are type-checked against the annotations (:attr:`check_types`), and a check of
+        ``__post_init__`` that fails is re-raised naming ``where`` and ``row``."""
+        names = {f.name for f in fields(cls)}
+        required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+        if not isinstance(data, Mapping):
+            raise InputError(f"a {cls.__name__} must be a JSON object", path=where, row=row,
+                             actual=type(data).__name__)
+        missing = sorted(required - set(data))
+        if missing:
+            raise InputError(f"missing field for {cls.__name__}", path=where, row=row, field=missing[0])
+        if cls.check_types:
+            check_field_types(cls, data, where=where, row=row)
+        try:
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except InputError as exc:   # a check in __post_init__: add where it happened
+            if exc.path is None and where is not None:
+                exc = InputError(exc.message, path=where, row=row, field=exc.field, expected=exc.expected,
+                                 actual=exc.actual, hint=exc.hint)
+            raise exc from None
 
 
 @dataclass(frozen=True)

@@ -58,11 +58,6 @@ def _fits(value: Any, dtype: str) -> bool:
     return isinstance(value, ok) and (dtype == "bool" or not isinstance(value, bool))
 
 
-def json_text(obj: Any) -> str:
-    """Canonical JSON text (sorted keys, no spaces, UTF-8 kept) of the leftover part of a record."""
-    return compact_json_text(obj)
-
-
 def split_record(record: Mapping[str, Any] | None, spec: Mapping[str, str]) -> dict[str, Any] | None:
     """``record`` as its typed fields (``None`` where absent) plus ``extra`` (JSON of the rest)."""
     if record is None:
@@ -75,7 +70,7 @@ def split_record(record: Mapping[str, Any] | None, spec: Mapping[str, str]) -> d
         else:
             rest[k] = v
     typed = {k: out.get(k) for k in spec}
-    typed["extra"] = json_text(rest)
+    typed["extra"] = compact_json_text(rest)
     return typed
 
 
@@ -88,5 +83,5 @@ def join_record(stored: Mapping[str, Any] | None, spec: Mapping[str, str]) -> di
     return out
 
 
-__all__ = ["split_record", "join_record", "json_text", "MODEL_RECORD", "GENERATOR", "REVIEWER", "PROOF_REPORT",
+__all__ = ["split_record", "join_record", "MODEL_RECORD", "GENERATOR", "REVIEWER", "PROOF_REPORT",
            "MESSAGE", "JSON_TEXT_FIELDS"]

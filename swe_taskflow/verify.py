@@ -7,30 +7,144 @@ and the split's sessions (a ``stress_*`` slice has none and must carry none: swe
 checks trajectories are bound to existing split and row hashes; and,
 with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
 passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
-augmentation turn's reference (swe_taskflow.verify_reprove). Every finding is a :class:`VerifyError` with kind missing | unexpected | mismatch.
+augmentation turn's reference (see reprove_rows). Every finding is a :class:`VerifyError` with kind
+missing | unexpected | mismatch, collected in a :class:`VerifyReport`. The pure checks on a release's
+pieces live in swe_taskflow.verify_checks; this module reads the files (a folder, or a Hub revision
+downloaded as real files) and calls them.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from . import verify_reprove
-from .errors import InputError, VerifyError
+from .errors import ConfigError, InputError, TaskflowError, VerifyError
+from .features import features_sha256, schema_differences
 from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
 from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_files, compare_mappings,
                        compare_row_hashes, load_manifest, values_equal)
 from .progress import track
 from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, inventory, manifest_files
+from .safepath import inside, is_inside
 from .stress import is_stress_split
-from .verify_checks import (check_card, check_same_tasks, check_session_rows,
-                            check_trajectories, read_front_matter, split_tfas)
-from .verify_hub import download_release
-from .verify_parquet import read_split
-from .verify_report import SplitSummary, VerifyReport
+from .verify_checks import (check_card, check_same_tasks, check_session_rows, check_trajectories, features_for,
+                            read_front_matter, split_tfas)
 
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass
+class SplitSummary:
+    config: str
+    name: str
+    rows: int
+    sha256: str
+    files: int
+    bytes: int
+    tfas: Mapping[str, float] | None = None
+    stress: bool = False       # a stress-test slice: reported apart, never calibrated (no TFAS)
+
+
+@dataclass
+class VerifyReport:
+    """What was checked, and every error found (empty = the release verifies)."""
+
+    root: str
+    manifest_path: str = ""
+    release_id: str = ""
+    splits: list[SplitSummary] = field(default_factory=list)
+    errors: list[VerifyError] = field(default_factory=list)
+    rows: int = 0
+    bytes_hashed: int = 0      # file bytes hashed
+    json_bytes: int = 0        # canonical JSON bytes of the rows hashed
+    questions: int = 0
+    reproved: int = 0
+    rechecked: int = 0         # augmentation references re-derived (reprove)
+    selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
+    stress: Mapping[str, str] = field(default_factory=dict)      # stress split -> how its rows were chosen
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> None:
+        """Raise the first error (the rest are in ``errors``)."""
+        if self.errors:
+            raise self.errors[0]
+
+    def table(self) -> str:
+        """A plain-text summary table (one line per split)."""
+        head = f"{'config':<13} {'split':<28} {'rows':>6} {'files':>5} {'MB':>8} {'TFAS':>7} {'S_L':>6} {'S_T':>6} {'S_R':>6}  sha256"
+        lines = [f"release {self.release_id}  ({self.manifest_path})", head, "-" * len(head)]
+        core = [s for s in self.splits if not s.stress]
+        stress = [s for s in self.splits if s.stress]
+        for s in core:
+            t = s.tfas or {}
+            fmt = lambda k, w, p: f"{t[k]:>{w}.{p}f}" if k in t else f"{'-':>{w}}"  # noqa: E731
+            lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
+                         f"{fmt('tfas', 7, 2)} {fmt('S_L', 6, 3)} {fmt('S_T', 6, 3)} {fmt('S_R', 6, 3)}  {s.sha256[:16]}")
+            if s.tfas and s.name in self.selection:
+                lines.append(f"{'':<13}   selection: {self.selection[s.name]}")
+        if stress:   # apart from the calibrated core (paper Appendix C, step 7): hashes checked, no TFAS
+            lines += ["stress-test slices (reported apart from the calibrated splits; never calibrated, no TFAS):"]
+            for s in stress:
+                lines.append(f"{s.config:<13} {s.name:<28} {s.rows:>6} {s.files:>5} {s.bytes / 1e6:>8.2f} "
+                             f"{'stress':>7} {'-':>6} {'-':>6} {'-':>6}  {s.sha256[:16]}")
+                if s.config == "default" and self.stress.get(s.name):
+                    lines.append(f"{'':<13}   chosen: {self.stress[s.name]}")
+        n_stress = sum(s.rows for s in stress)
+        lines.append(f"{self.rows} rows" + (f" ({n_stress} in stress-test slices)" if stress else "")
+                     + f", {self.bytes_hashed / 1e6:.2f} MB hashed, {self.questions} questions"
+                     + (f", {self.reproved} proofs re-run" if self.reproved else "")
+                     + (f", {self.rechecked} augmentation and stress references reproduced" if self.rechecked else "")
+                     + ": all hashes hold")
+        return "\n".join(lines)
+
+
+def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path) -> Path:
+    """Download a Hub dataset revision (every file) into ``local_dir`` and return the folder."""
+    from huggingface_hub import snapshot_download
+    try:
+        path = snapshot_download(hub_id, repo_type="dataset", revision=revision, local_dir=str(local_dir))
+    except Exception as exc:  # network, auth, missing revision: one precise line
+        raise VerifyError(f"cannot download {hub_id}@{revision or 'main'} ({type(exc).__name__})", kind="missing",
+                          path=hub_id, hint="check the id and revision, and HF_HUB_OFFLINE") from None
+    return Path(path)
+
+
+def read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[str, Any]] | None:
+    """Read a split's shards in order after checking each schema; None when a shard is unusable."""
+    import pyarrow.parquet as pq
+
+    feats = features_for(entry.config)
+    where_split = f"{entry.config}/{entry.name}"
+    if features_sha256(feats) != entry.schema_sha256:
+        report.errors.append(VerifyError("schema hash in the manifest differs from this version's features",
+                                         kind="mismatch", path=report.manifest_path,
+                                         field=f"{where_split}.schema_sha256",
+                                         expected=entry.schema_sha256, actual=features_sha256(feats)))
+    rows: list[dict[str, Any]] = []
+    for f in entry.files:
+        p = root / f.path
+        if f.path not in regular:
+            return None   # missing or not a regular file: reported by the file inventory
+        try:
+            pf = pq.ParquetFile(p)
+            diffs = schema_differences(feats, pf.schema_arrow)
+            if diffs:
+                report.errors.append(VerifyError("parquet schema differs from the declared features: "
+                                                 + "; ".join(diffs), kind="mismatch", path=f.path))
+                return None
+            rows.extend(pf.read().to_pylist())
+        except TaskflowError:
+            raise
+        except Exception as exc:  # a corrupted shard: pyarrow raises many kinds
+            report.errors.append(VerifyError(f"parquet shard cannot be read ({type(exc).__name__}: {exc})",
+                                             kind="mismatch", path=f.path))
+            return None
+    return rows
 
 
 def _find_manifest(root: Path, files: Mapping[str, Any], report: VerifyReport) -> Path | None:
@@ -139,11 +253,137 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
     return out
 
 
+# ---------------------------------------------------------------- verify --reprove
+# For each distinct question item of a release: its proof script runs again in a sandbox (through an
+# injected ``run_proof``: the CLI passes ``builder.proofs.ProofRunner``; the core never imports the
+# builder) and must end with the published status and print the published evidence (stdout sha256).
+# A ``run_proof`` with a ``run_many(calls)`` method (``calls``: ``(repo, script, kwargs)`` tuples, results
+# in the same order) gets every re-run at once, before any is compared: a runner can then group them by
+# task (one Harbor environment per task instead of one per proof); the findings are the same, in the same
+# order. For augmentation kinds the reference is then re-derived from the re-run's output
+# (:func:`swe_taskflow.augment.reference.reproduce`) and, when the source tasks are given (gold patches
+# are not in a release), checked against the gold patch: the locations are code it changes, a planning
+# reference is what the requirement points at, a review's diff is the catalogue mutation it records
+# (:mod:`swe_taskflow.augment.recheck`).
+
+#: Limits a re-run gets when the published report records none (the proofs' defaults).
+DEFAULT_TIMEOUT_S = 60
+
+
+def find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
+    """The checkout of a row's task: ``<instance_id>``, ``<owner>__<name>`` or ``<name>`` under ``repos_dir``.
+
+    Names come from the (untrusted) release: one that leaves ``repos_dir`` is never used.
+    """
+    for name in (row["instance_id"], row["repo"].replace("/", "__"), row["repo"].split("/")[-1]):
+        if name and is_inside(repos_dir, name) and (repos_dir / name).is_dir():
+            return inside(repos_dir, name)
+    return None
+
+
+def _limits(pr: Mapping[str, Any]) -> dict[str, Any]:
+    import json
+    if isinstance(pr.get("limits"), Mapping):
+        return dict(pr["limits"])
+    try:
+        return dict(json.loads(pr.get("extra") or "{}").get("limits") or {})
+    except (ValueError, AttributeError):
+        return {}
+
+
+def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_proof: Callable[..., Any] | None,
+            tasks: Mapping[str, Any] | None = None) -> None:
+    """Re-run and re-derive every question item once (errors go to ``report.errors``)."""
+    if repos_dir is None:
+        report.errors.append(VerifyError("--reprove needs the source repositories", kind="missing",
+                                         field="repos_dir", hint="pass --repos DIR (one checkout per instance id)"))
+        return
+    if run_proof is None:
+        # The core never imports the builder: the CLI passes builder.proofs.ProofRunner.
+        raise ConfigError("reprove needs a proof runner", field="run_proof",
+                          hint="use `swe-taskflow verify --reprove`, or pass run_proof=builder.proofs.run_proof")
+    repos_dir = Path(repos_dir)
+    items = list(_items(session_rows, repos_dir))
+    ran: dict[str, Any] = {}
+    run_many = getattr(run_proof, "run_many", None)
+    if callable(run_many):   # every re-run at once: a runner that keeps one environment per task batches them
+        todo = [(q, repo) for _, _, _, q, repo in items if repo is not None and q["proof_script"]]
+        results = run_many([(repo, q["proof_script"], _rerun_kwargs(q, augmented=(q.get("kind") or "qa") != "qa"))
+                            for q, repo in todo])
+        ran = {q["question_id"]: result for (q, _), result in zip(todo, results)}
+    for split, n, r, q, repo in items:
+        kind = q.get("kind") or "qa"
+        if repo is None and q["proof_script"]:     # a text-only item (planning) needs no checkout
+            report.errors.append(VerifyError("no checkout for this task's repository", kind="missing",
+                                             path=str(repos_dir), field=r["instance_id"]))
+            continue
+        where = dict(path=split, row=n)
+        result = None
+        if q["proof_script"]:
+            result = _rerun(q, repo, run_proof, report, where, augmented=kind != "qa", ran=ran)
+        if kind != "qa":
+            from .augment.recheck import recheck
+            task = (tasks or {}).get(r["instance_id"])
+            text = next((t["text"] for t in r["turns"] if t.get("question_id") == q["question_id"]), "")
+            for msg, fld in recheck(q, text, result=result, task=task, repo=repo):
+                report.errors.append(VerifyError(msg, kind="mismatch", field=f"questions[{q['question_id']}].{fld}",
+                                                 **where))
+            report.rechecked += 1
+
+
+def _items(session_rows: Mapping[str, list], repos_dir: Path):
+    """(split, row number, row, question, checkout or None) of every distinct question item, in release order."""
+    done: set[str] = set()
+    for split, rows in session_rows.items():
+        for n, r in enumerate(rows):
+            for q in r["questions"] or []:
+                if q["question_id"] in done:
+                    continue
+                done.add(q["question_id"])
+                yield split, n, r, q, find_repo(repos_dir, r)
+
+
+def _rerun_kwargs(q, *, augmented: bool) -> dict[str, Any]:
+    """How a proof is re-run: the image, sandbox and (for augmentation items) limits its report records."""
+    pr = q["proof_report"] or {}
+    kwargs: dict[str, Any] = {"image": pr.get("image") or None, "sandbox": pr.get("sandbox") or "auto",
+                              "timeout_s": DEFAULT_TIMEOUT_S}
+    limits = _limits(pr) if augmented else {}
+    if limits:
+        kwargs["timeout_s"] = limits.get("timeout_s") or DEFAULT_TIMEOUT_S
+        kwargs["limits"] = limits
+    return kwargs
+
+
+def _rerun(q, repo, run_proof, report, where, *, augmented: bool, ran: Mapping[str, Any]):
+    pr = q["proof_report"] or {}
+    if q["question_id"] in ran:   # re-run already, in a batch (``run_proof.run_many``)
+        result = ran[q["question_id"]]
+    else:
+        result = run_proof(repo, q["proof_script"], **_rerun_kwargs(q, augmented=augmented))
+    report.reproved += 1
+    field = f"questions[{q['question_id']}].proof_report"
+    if getattr(result, "status", None) != pr.get("status"):
+        report.errors.append(VerifyError("re-run proof ends differently from its published report", kind="mismatch",
+                                         field=f"{field}.status", expected=pr.get("status"),
+                                         actual=getattr(result, "status", None), **where))
+        return None
+    if pr.get("stdout_sha256") and getattr(result, "stdout_sha256", None) != pr["stdout_sha256"]:
+        # Same verdict, other evidence: the checkout or the image differs from the build's.
+        report.errors.append(VerifyError("re-run proof prints other evidence than its published report",
+                                         kind="mismatch", field=f"{field}.stdout_sha256", expected=pr["stdout_sha256"],
+                                         actual=getattr(result, "stdout_sha256", None),
+                                         hint="check that --repos holds the build's checkouts", **where))
+        return None
+    return result
+
+
+
 def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
                   run_proof: Callable[..., Any] | None = None, progress: bool = False,
                   tasks: Mapping[str, Any] | None = None) -> VerifyReport:
     """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
-    instance id, to reprove references derived from gold patches; see swe_taskflow.verify_reprove)."""
+    instance id, to reprove references derived from gold patches; see :func:`reprove_rows`)."""
     root = Path(root)
     report = VerifyReport(root=str(root))
     if not root.is_dir():
@@ -198,7 +438,7 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
                                       where=rel_m)
     report.questions = len(questions)
     if reprove:
-        verify_reprove.reprove(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
+        reprove_rows(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
 
 
@@ -225,4 +465,5 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
     return report
 
 
-__all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "download_release"]
+__all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "download_release", "reprove_rows",
+           "find_repo", "DEFAULT_TIMEOUT_S"]

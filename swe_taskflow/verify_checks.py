@@ -13,8 +13,6 @@ from .hashing import ROW_HASH_FIELD, json_sha256
 from .manifest import Manifest, compare_mappings
 from .release import SESSION_CONFIG, TRAJECTORY_CONFIG
 from .safepath import component_problem
-from .trajectory_checks import check_trajectory_turns
-
 
 
 def features_for(config: str):
@@ -136,6 +134,27 @@ def check_same_tasks(session_rows, manifest: Manifest) -> list[VerifyError]:
                 errors.append(VerifyError(f"instance derives from a different source task than in split '{seen[1]}'",
                                           kind="mismatch", path=where, row=n, field="source_task_sha256",
                                           expected=seen[0], actual=r["source_task_sha256"]))
+    return errors
+
+
+def check_trajectory_turns(traj: Mapping[str, Any], row: Mapping[str, Any] | None, where: str,
+                           n: int) -> list[VerifyError]:
+    """A trajectory's checkpoints must sit on issue turns of its row, its answers on the row's questions."""
+    if row is None:
+        return []
+    errors = []
+    issue_turns = {t["turn_index"] for t in row["turns"] if t["kind"] == "issue"}
+    for c in traj.get("checkpoints") or []:
+        if c["turn_index"] not in issue_turns:
+            errors.append(VerifyError("trajectory checkpoint is not on an issue turn of its row", kind="mismatch",
+                                      path=where, row=n, field="checkpoints.turn_index",
+                                      expected=sorted(issue_turns), actual=c["turn_index"]))
+    qids = {q["question_id"] for q in row.get("questions") or []}
+    for a in traj.get("qa_answers") or []:
+        if a["question_id"] not in qids:
+            errors.append(VerifyError("trajectory answers a question its row does not hold", kind="mismatch",
+                                      path=where, row=n, field="qa_answers.question_id", expected=sorted(qids),
+                                      actual=a["question_id"]))
     return errors
 
 

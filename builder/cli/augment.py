@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     sandbox, repos, images = None, {}, {}
     if args.repos:
         from builder.augment.sandbox import CheckSandbox
-        from swe_taskflow.verify_reprove import find_repo
+        from swe_taskflow.verify import find_repo
 
         sandbox = CheckSandbox(args.sandbox, image=args.image or None)
         for t in tasks:

@@ -74,7 +74,7 @@ def sandbox_setup(ctx, tasks, *, timeout_s: float) -> tuple[object | None, dict[
     repos.path). Images: the task's own (built locally for a bundled task), else the project's test image."""
     from builder.augment.sandbox import DEFAULT_CONFIG, CheckSandbox
     from builder.proofs.image import build_test_image
-    from swe_taskflow.verify_reprove import find_repo
+    from swe_taskflow.verify import find_repo
 
     recipe = ctx.recipe
     want = [t for t in tasks if t.test_command]

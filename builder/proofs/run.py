@@ -153,7 +153,7 @@ class ProofRunner:
     Called like :func:`run_proof`; ``sandbox`` (when given) replaces every call's own (proved by one sandbox,
     re-proved by another). Harbor proofs go through one :class:`~builder.proofs.harbor_runner.HarborSession`
     per Harbor environment: consecutive proofs of a task share its environment, and :meth:`run_many` (what
-    ``swe_taskflow.verify_reprove`` calls with every re-run at once) proves them grouped by task through the
+    ``swe_taskflow.verify.reprove_rows`` calls with every re-run at once) proves them grouped by task through the
     pool, one environment per task, ``concurrency`` tasks at once. Docker and bubblewrap proofs run one by one
     as :func:`run_proof` runs them. :meth:`close` (or leaving the ``with`` block) stops every environment.
     """

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from swe_taskflow.typed_records import MESSAGE, json_text
+from swe_taskflow.hashing import compact_json_text as json_text
+from swe_taskflow.typed_records import MESSAGE
 
 ATIF_ROLES = {"agent": "assistant", "user": "user", "system": "system"}
 ATIF_SOURCES = {v: k for k, v in ATIF_ROLES.items()}

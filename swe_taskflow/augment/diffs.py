@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..errors import InputError
 
@@ -145,7 +145,6 @@ def parse_patch(text: str, *, where: str = "patch") -> list[FilePatch]:
         i += 1
     flush()
     return [f for f in files if f.hunks or f.old_path != f.new_path]
-
 
 
 def _read_hunk(lines: list[str], i: int, h: re.Match, where: str) -> tuple[Hunk, int]:
@@ -311,25 +310,16 @@ def _anchor(fp: FilePatch, ln: Line) -> int:
     return 0
 
 
-def changed_files(patch: str, *, include_tests: bool = False) -> list[str]:
-    return [f.path for f in parse_patch(patch) if include_tests or not f.is_test]
-
-
 def identifiers(text: str) -> set[str]:
     """Code-like identifiers of a text: words with ``_`` or camelCase or dots, and backticked spans."""
     out = set()
     for m in re.finditer(r"`([^`\n]{1,80})`", text):
-        for tok in re.findall(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", m.group(1)):
-            out.add(tok)
+        out.update(re.findall(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", m.group(1)))
     for tok in re.findall(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", text):
         if "_" in tok or "." in tok or re.search(r"[a-z][A-Z]", tok):
             out.add(tok)
     return out
 
 
-def locations_from_dicts(items: Iterable[Mapping]) -> list[Location]:
-    return [Location.from_dict(d) for d in items]
-
-
 __all__ = ["Line", "Hunk", "FilePatch", "Location", "parse_patch", "definition_name", "python_symbol_at",
-           "symbol_of_line", "touched", "touched_locations", "changed_files", "identifiers", "is_test_path", "locations_from_dicts"]
+           "symbol_of_line", "touched", "touched_locations", "identifiers", "is_test_path"]

@@ -69,7 +69,6 @@ AUGMENT_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if k != "qa" 
 #: The stress-test kinds (docs/stress.md), in their fixed order.
 STRESS_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.stress)
 BY_LETTER = MappingProxyType({k.letter: k for k in KINDS.values()})
-ISSUE_LETTER = "I"
 
 assert tuple(KINDS) == ANSWER_KINDS, "schema.ANSWER_KINDS and the kinds registry must agree"
 assert all(k.intent in AUGMENTATION.get(k.name, ()) for k in KINDS.values() if not k.stress), \
@@ -82,15 +81,6 @@ def kind(name: str) -> AnswerKind:
         return KINDS[name]
     except KeyError:
         raise InputError("unknown answer kind", field="kind", actual=name, expected=tuple(KINDS)) from None
-
-
-def issue_turn_of_part(groups: Sequence[Sequence[int]], part: int) -> int:
-    """Index of the issue turn holding split part ``part`` (a turn without parts, the original prompt,
-    holds every part); -1 when no issue turn holds it."""
-    for t, g in enumerate(groups):
-        if not g or part in g:
-            return t
-    return -1
 
 
 def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: int = -1) -> tuple[int, ...]:
@@ -111,9 +101,9 @@ def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: 
         return (m,)
     if k.placement == "after-first-issue":
         return (1,)
-    t = issue_turn_of_part(groups, requirement_part)
-    return (t,) if t >= 0 else ()
+    # the issue turn holding the requirement's part (a turn without parts, the original prompt, holds every part)
+    return next(((t,) for t, g in enumerate(groups) if not g or requirement_part in g), ())
 
 
-__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "ISSUE_LETTER", "kind",
-           "issue_turn_of_part", "allowed_slots"]
+__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "kind",
+           "allowed_slots"]

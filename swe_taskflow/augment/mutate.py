@@ -27,7 +27,6 @@ CATALOGUE: Mapping[str, tuple[tuple[str, str], ...]] = {
     "off-by-one": ((r"(?<![\w.])(\d+)(?![\w.])", "+1"),),
     "arithmetic-swap": ((r" \+ ", " - "), (r" - ", " + "), (r" \* ", " / ")),
 }
-OPERATORS = tuple(CATALOGUE)
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|\"\"\"|''')")
 _STRING = re.compile(r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`)")
 
@@ -114,12 +113,8 @@ def review_diff(patch: str, site: Site) -> str:
 
 def find_site(patch: str, mutation: Mapping) -> Site | None:
     """The site a recorded mutation ``{"operator", "path", "line", "before", "after"}`` names, or None."""
-    for s in sites(patch):
-        if (s.operator, s.path, s.line, s.before, s.after) == (mutation.get("operator"), mutation.get("path"),
-                                                               mutation.get("line"), mutation.get("before"),
-                                                               mutation.get("after")):
-            return s
-    return None
+    want = tuple(mutation.get(k) for k in ("operator", "path", "line", "before", "after"))
+    return next((s for s in sites(patch) if (s.operator, s.path, s.line, s.before, s.after) == want), None)
 
 
-__all__ = ["CATALOGUE", "OPERATORS", "Site", "sites", "mutate", "review_diff", "find_site"]
+__all__ = ["CATALOGUE", "Site", "sites", "mutate", "review_diff", "find_site"]

@@ -53,13 +53,8 @@ def parse_outcomes(text: str) -> dict[str, str]:
 
     unittest results first (swe_taskflow.testlog, pytest-style ids), then pytest ids as printed and go
     test names; a test seen twice keeps its last outcome (pytest prints -v and -rA lines)."""
-    found: list[tuple[int, str, str]] = []
-    for m in _PYTEST_V.finditer(text):
-        found.append((m.start(), m.group("id"), _MAP[m.group("out")]))
-    for m in _PYTEST_RA.finditer(text):
-        found.append((m.start(), m.group("id"), _MAP[m.group("out")]))
-    for m in _GO.finditer(text):
-        found.append((m.start(), m.group("id"), _MAP[m.group("out")]))
+    found = [(m.start(), m.group("id"), _MAP[m.group("out")])
+             for rx in (_PYTEST_V, _PYTEST_RA, _GO) for m in rx.finditer(text)]
     out: dict[str, str] = dict(parse_unittest(text))
     for _, tid, res in sorted(found, key=lambda x: x[0]):
         out.pop(tid, None)

@@ -17,7 +17,7 @@ from .attribute import attribute, in_patch
 from .kinds import STRESS_KINDS
 from .diffs import Location, parse_patch
 from .mutate import find_site, review_diff
-from .reference import reproduce
+from .reference import fact_value, reproduce
 from .outcomes import same_test
 
 SANDBOX_KINDS = ("execute", "debug", "review")
@@ -31,10 +31,6 @@ def _sources(repo: Path | None, patch: str) -> dict[str, str]:
         if fp.old_path and fp.old_path.endswith(".py") and (repo / fp.old_path).is_file():
             out[fp.old_path] = (repo / fp.old_path).read_text(encoding="utf-8", errors="replace")
     return out
-
-
-def _fact(q: Mapping[str, Any], name: str) -> str:
-    return next((str(f["value"]) for f in q.get("facts") or () if f["name"] == name), "")
 
 
 def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: Any = None,
@@ -60,7 +56,7 @@ def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: A
             out.append((f"location {loc.get('path')}:{loc.get('symbol')} is not code the gold patch changes",
                         f"locations[{i}]"))
     if kind == "planning":
-        req = _fact(q, "requirement")
+        req = fact_value(q, "requirement")
         derived = {(x.path, x.symbol) for x in attribute(req, patch, sources=sources)}
         stored = {(str(x["path"]), str(x["symbol"])) for x in q.get("locations") or ()}
         gen = q.get("generator")
@@ -73,7 +69,7 @@ def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: A
             out.append(("the recorded defect is not a catalogue mutation of the gold patch", "mutation"))
         elif review_diff(patch, site) not in turn_text:
             out.append(("the turn's diff is not the gold patch with the recorded defect", "mutation"))
-    if kind == "debug" and not any(same_test(t, _fact(q, "test")) for t in getattr(task, "fail_to_pass", ())):
+    if kind == "debug" and not any(same_test(t, fact_value(q, "test")) for t in getattr(task, "fail_to_pass", ())):
         out.append(("the debugged test is not a FAIL_TO_PASS test of the source task", "facts"))
     return out
 

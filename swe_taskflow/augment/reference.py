@@ -27,6 +27,11 @@ def _fact(name: str, value: Any) -> dict[str, str]:
     return {"name": name, "value": str(value)}
 
 
+def fact_value(item: Mapping[str, Any], name: str) -> str:
+    """The value of ``item``'s first fact called ``name`` ("" when it has none)."""
+    return next((str(f.get("value", "")) for f in item.get("facts") or () if f.get("name") == name), "")
+
+
 def execute_facts(style: str, output: str) -> list[dict[str, str]]:
     """The facts an execute turn of ``style`` asks for, read from its script's output."""
     if style == "output":
@@ -92,8 +97,7 @@ def derive(item: Mapping[str, Any], output: str) -> list[dict[str, str]]:
     if kind == "execute":
         return execute_facts(execute_style(facts), output)
     if kind == "debug":
-        test = next((f["value"] for f in facts if f["name"] == "test"), "")
-        return debug_facts(test, output)[0]
+        return debug_facts(fact_value(item, "test"), output)[0]
     if kind == "review":
         return review_facts(output, [f["value"] for f in facts if f["name"] == "failing_test"])
     return []
@@ -108,5 +112,5 @@ def reproduce(item: Mapping[str, Any], output: str) -> list[str]:
     return missing + [f"new {x}" for x in extra]
 
 
-__all__ = ["MARK", "EXECUTE_STYLES", "exit_status", "execute_facts", "execute_style", "debug_facts",
+__all__ = ["MARK", "EXECUTE_STYLES", "exit_status", "fact_value", "execute_facts", "execute_style", "debug_facts",
            "failing_tests", "review_facts", "derive", "reproduce"]

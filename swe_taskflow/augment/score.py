@@ -16,6 +16,7 @@ with a value in [0, 1], whether it counts as correct, and what matched. Rules (d
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -195,9 +196,7 @@ def score_review(item: Mapping[str, Any], answer: str, *, repo_unchanged: bool |
 
 def _changed_fragment(before: str, after: str) -> str:
     """The mutated line's text around the change (what a reviewer would quote)."""
-    i = 0
-    while i < min(len(before), len(after)) and before[i] == after[i]:
-        i += 1
+    i = len(os.path.commonprefix([before, after]))
     lo = max(0, after.rfind(" ", 0, max(0, i - 1)) + 1)
     return after[lo:].strip()[:40] if after.strip() else ""
 

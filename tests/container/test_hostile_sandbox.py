@@ -87,7 +87,7 @@ def test_a_pool_row_cannot_choose_the_mounted_folder(tmp_path, how):
 
 
 def test_verify_reprove_never_uses_a_checkout_outside_repos(tmp_path):
-    from swe_taskflow.verify_reprove import find_repo
+    from swe_taskflow.verify import find_repo
 
     (tmp_path / "secret").mkdir()
     (tmp_path / "repos").mkdir()

@@ -16,7 +16,7 @@ from builder.release.card import render_card
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.release import open_release
 from swe_taskflow.verify import _check_tfas, verify_folder
-from swe_taskflow.verify_report import VerifyReport
+from swe_taskflow.verify import VerifyReport
 from tests.support.stress_reporting import DESTRUCTIVE_SPLIT, SECURITY_SPLIT, build_stress_release
 
 STRESS = (DESTRUCTIVE_SPLIT, SECURITY_SPLIT)

@@ -211,7 +211,7 @@ def test_a_proof_runner_batches_reproofs_per_task_with_each_ones_limits(workers,
 
 def test_reprove_with_run_many_gives_the_same_findings_in_the_same_order():
     """The core's reprove asks a batching runner for every re-run first; what it reports does not change."""
-    from swe_taskflow.verify_reprove import reprove
+    from swe_taskflow.verify import reprove_rows as reprove
 
     class Report:
         def __init__(self):
