@@ -41,11 +41,6 @@ from .writers import WriterError
 MAX_REVIEW_DIFF_LINES = 200
 
 
-def test_command_of(task: Task) -> str:
-    """The command that runs the task's tests in its image, from the repository root (``Task.test_command``)."""
-    return task.test_command
-
-
 @dataclass
 class TaskContext:
     """What the checks of one task read: the task, its split parts, a base checkout and a sandbox."""
@@ -70,14 +65,13 @@ class TaskContext:
             self.memo["sources"] = out
         return self.memo["sources"]
 
-    def no_sandbox_reason(self) -> str:
+    def no_sandbox_reason(self, *, tests: bool = True) -> str:
+        """Why the task's checks cannot run code ('' when they can); ``tests``: they run its test command."""
         if self.repo is None:
             return "no checkout of the task's repository"
         if self.sandbox is None:
             return "no sandbox"
-        if not test_command_of(self.task):
-            return "the task has no test command"
-        return ""
+        return "the task has no test command" if tests and not self.task.test_command else ""
 
 
 class Rejected(Exception):
@@ -137,14 +131,25 @@ def _text_ok(rec: Record, kind: str, text: str, **kw: Any) -> None:
     rec.require(not bad, "text-contract", "; ".join(f"{k}: {d}" for k, d in bad), ok_detail="kept")
 
 
-def _loc(d: Location) -> dict[str, Any]:
-    return d.to_dict()
-
-
-def require_sandbox(ctx: TaskContext, rec: Record) -> None:
-    """The check runs code: it needs a checkout of the repository and a sandbox."""
-    why = "no checkout of the task's repository" if ctx.repo is None else "no sandbox" if ctx.sandbox is None else ""
+def require_sandbox(ctx: TaskContext, rec: Record, *, tests: bool = False) -> None:
+    """The check runs code: it needs a checkout of the repository and a sandbox (and the test command)."""
+    why = ctx.no_sandbox_reason(tests=tests)
     rec.require(not why, "sandbox-available", why)
+
+
+def review_change(patch: str, site, rec: Record) -> str:
+    """The change under review (the gold patch with the seeded defect), at most MAX_REVIEW_DIFF_LINES long."""
+    diff = mut.review_diff(patch, site)
+    n = diff.count("\n") + 2
+    rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
+                f"(at most {MAX_REVIEW_DIFF_LINES})")
+    return diff
+
+
+def site_location(patch: str, site) -> tuple[str, list[dict[str, Any]]]:
+    """The enclosing symbol of a seeded defect's line and its one location (``site.index`` counts patch lines)."""
+    sym = symbol_of_line(patch, site.index)
+    return sym, [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
 
 
 def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
@@ -164,9 +169,8 @@ def _check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> di
     task = ctx.task
     rec.require(any(same_test(t, spec.test) for t in task.fail_to_pass), "fail-to-pass",
                 f"{spec.test!r} is not a FAIL_TO_PASS test of the task")
-    why = ctx.no_sandbox_reason()
-    rec.require(not why, "sandbox-available", why)
-    command = test_command_of(task)
+    require_sandbox(ctx, rec, tests=True)
+    command = task.test_command
     text = script(command, patches=(("the test patch", task.test_patch),), kind="debug")
     base = run_twice(ctx, rec, text)
     facts, problem = debug_facts(spec.test, base.stdout_excerpt)
@@ -202,7 +206,7 @@ def _claimed_or(spec: AugmentSpec, ctx: TaskContext, derive: Callable[[], list[L
         rec_locs = derive()
         if not rec_locs:
             raise Rejected("location-in-gold-patch", "the gold patch changes no code this item points at")
-    return [_loc(x) for x in rec_locs]
+    return [x.to_dict() for x in rec_locs]
 
 
 def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
@@ -232,13 +236,9 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     site = mut.find_site(task.patch, spec.mutation or {}) if task.patch else None
     rec.require(site is not None, "mutation-in-catalogue", "the seeded defect is not a catalogue mutation of the gold patch",
                 ok_detail=f"{site.operator if site else ''}")
-    mutated = mut.review_diff(task.patch, site) + "\n"
-    n = mutated.count("\n") + 1
-    rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
-                f"(at most {MAX_REVIEW_DIFF_LINES})")
-    why = ctx.no_sandbox_reason()
-    rec.require(not why, "sandbox-available", why)
-    command = test_command_of(task)
+    diff = review_change(task.patch, site, rec)
+    require_sandbox(ctx, rec, tests=True)
+    command = task.test_command
     tests = list(task.fail_to_pass) + list(task.pass_to_pass)
     if "review-control" not in ctx.memo:
         control = script(command, patches=(("the test patch", task.test_patch), ("the gold patch", task.patch)),
@@ -251,15 +251,13 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     rec.require(control.status == "passed" and not bad and bool(parse_outcomes(control.stdout_excerpt)),
                 "gold-patch-passes", f"with the gold patch these tests fail: {bad}" if bad else
                 f"the control run did not run the tests ({control.status}: {control.reason})")
-    text = script(command, patches=(("the test patch", task.test_patch), ("the change under review", mutated)),
+    text = script(command, patches=(("the test patch", task.test_patch), ("the change under review", diff + "\n")),
                   kind="review")
     base = run_twice(ctx, rec, text)
     caught = failing_tests(base.stdout_excerpt, tests)
     rec.require(bool(caught), "defect-caught", "the seeded defect survives: every test passes with it",
                 ok_detail=f"{len(caught)} test(s) fail")
-    sym = symbol_of_line(task.patch, site.index)      # site.index counts lines of the gold patch
-    locs = [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
-    diff = mutated.rstrip("\n")
+    sym, locs = site_location(task.patch, site)
     turn = word_turn(spec, writer, {"diff": diff}, rec)
     _text_ok(rec, "review", turn, diff=diff, mutation=site.to_dict())
     return {"text": turn, "script": text, "report": base, "facts": [{"name": "failing_test", "value": t} for t in caught],
@@ -303,5 +301,5 @@ def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
                         **({"facts": [{"name": "test", "value": spec.test}]} if spec.kind == "debug" else {}))
 
 
-__all__ = ["TaskContext", "realize", "checked_item", "test_command_of", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected",
-           "run_twice", "word_turn", "require_sandbox"]
+__all__ = ["TaskContext", "realize", "checked_item", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
+           "word_turn", "require_sandbox", "review_change", "site_location"]

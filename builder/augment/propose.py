@@ -19,7 +19,7 @@ from swe_taskflow.augment.attribute import attribute
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
 
 from ..split.structural import _items
-from .checks import TaskContext, test_command_of
+from .checks import TaskContext
 from .spec import AugmentSpec
 
 
@@ -80,7 +80,7 @@ def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[
                 why[kind] = sandbox_why
                 continue
             for style in config.execute_styles[:config.per_kind]:
-                specs.append(AugmentSpec(f"{iid}::execute-{style}", iid, "execute", command=test_command_of(task),
+                specs.append(AugmentSpec(f"{iid}::execute-{style}", iid, "execute", command=task.test_command,
                                          style=style, generator=gen))
         elif kind == "debug":
             if sandbox_why or not task.fail_to_pass:

@@ -20,6 +20,13 @@ WORK = "/tmp/swe-taskflow-work"
 OUT = "/tmp/swe-taskflow-out.txt"
 _DELIM = "SWE_TASKFLOW_PATCH_EOF"
 MAX_OUTPUT_BYTES = 1500
+#: Every check script's first lines (``kind``: the check, ``doc``: where its contract is written).
+HEAD = ("#!/bin/sh\n# swe-taskflow {kind} check (generated; {doc})\nset -u\n"
+        'export PATH="${{PATH:-/usr/local/bin:/usr/bin:/bin}}" HOME=/tmp PYTHONDONTWRITEBYTECODE=1\n')
+#: A fresh copy of the read-only repository in WORK, and into it.
+COPY = (f'rm -rf {WORK} && mkdir -p {WORK} && cp -R /repo/. {WORK}/ '
+        "|| { echo 'swe-taskflow: copying the repository failed' >&2; exit 3; }\n"
+        f"cd {WORK} || exit 3\n")
 
 
 def apply_patch(patch: str, label: str) -> str:
@@ -33,21 +40,21 @@ def apply_patch(patch: str, label: str) -> str:
             f"|| {{ echo 'swe-taskflow: {label} does not apply' >&2; exit 4; }}\n{body}{_DELIM}\n")
 
 
+def run_in_copy(command: str, patches: tuple[tuple[str, str], ...], kind: str, doc: str) -> str:
+    """Head, copy, apply ``patches`` ((label, diff), in order), run ``command`` into OUT, its status in $status."""
+    return (HEAD.format(kind=kind, doc=doc) + COPY + "".join(apply_patch(p, label) for label, p in patches)
+            + f"( {command}\n) > {OUT} 2>&1 < /dev/null\nstatus=$?\n")
+
+
 def script(command: str, *, patches: tuple[tuple[str, str], ...] = (), raw_output: bool = False,
            kind: str = "") -> str:
-    """A check script: copy, apply ``patches`` ((label, diff), in order), run ``command``, print, exit 0."""
-    head = (f"#!/bin/sh\n# swe-taskflow {kind} check (generated; docs/augmentations.md)\nset -u\n"
-            'export PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}" HOME=/tmp PYTHONDONTWRITEBYTECODE=1\n'
-            f'rm -rf {WORK} && mkdir -p {WORK} && cp -R /repo/. {WORK}/ '
-            "|| { echo 'swe-taskflow: copying the repository failed' >&2; exit 3; }\n"
-            f"cd {WORK} || exit 3\n")
-    body = "".join(apply_patch(p, label) for label, p in patches)
-    run = f"( {command}\n) > {OUT} 2>&1 < /dev/null\nstatus=$?\n"
+    """A check script: copy, apply ``patches``, run ``command``, print, exit 0."""
     if raw_output:
         show = f"head -c {MAX_OUTPUT_BYTES} {OUT}\necho\n"
     else:
         show = f"grep -E {shlex.quote(KEEP_ERE)} {OUT} | sed -E {shlex.quote(DURATION_SED)}\n"
-    return head + body + run + show + 'echo "swe-taskflow: exit status $status"\nexit 0\n'
+    tail = 'echo "swe-taskflow: exit status $status"\nexit 0\n'
+    return run_in_copy(command, patches, kind, "docs/augmentations.md") + show + tail
 
 
-__all__ = ["script", "apply_patch", "WORK", "OUT", "MAX_OUTPUT_BYTES"]
+__all__ = ["script", "run_in_copy", "apply_patch", "WORK", "OUT", "HEAD", "COPY", "MAX_OUTPUT_BYTES"]

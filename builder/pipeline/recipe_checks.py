@@ -41,7 +41,7 @@ def preflight(recipe: Recipe) -> None:
     from .recipe_derived import recipe_target
 
     recipe_target(recipe)
-    from builder.llm.registry import BACKENDS
+    from builder.llm import BACKENDS
 
     for key, name, used in (("split.llm", recipe.split.llm, recipe.split.splitter == "llm"),
                             ("questions.llm", recipe.questions.llm, recipe.questions.mode == "generate")):

@@ -47,13 +47,9 @@ def _actions(ctx: TaskContext, data: list[str]) -> list[str]:
 def _ineligible(kind: str, ctx: TaskContext, specs: Sequence[StressSpec]) -> str:
     if ctx.task.status != "ok":
         return "task not ok"
-    if ctx.repo is None:
-        return "no checkout of the task's repository"
-    if ctx.sandbox is None:
-        return "no sandbox"
-    if kind == SECURITY and not specs:
-        return "no security defect written for the task (a probe is written per task)"
-    return ""
+    no_defect = kind == SECURITY and not specs
+    return ctx.no_sandbox_reason(tests=False) or (
+        "no security defect written for the task (a probe is written per task)" if no_defect else "")
 
 
 class SliceBuilder:
