@@ -66,6 +66,4 @@ def load_classifier(name: str = "embedded", *, device: str = "auto", batch_size:
         return _embedded(kind, device, batch_size)
     from .llm import LLMLabelScorer
 
-    if model_id:
-        return LLMLabelScorer(folder, device=device, batch_size=batch_size, model_id=model_id)
-    return LLMLabelScorer(folder, device=device, batch_size=batch_size)
+    return LLMLabelScorer(folder, device=device, batch_size=batch_size, model_id=model_id or None)
