@@ -15,9 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swe_taskflow.atomic import write_text
 from swe_taskflow.errors import InputError
-from swe_taskflow.hashing import compact_json_text
 from swe_taskflow.taxonomy import INTENTS
 
 from .exemplars import DATA_DIR
@@ -91,9 +89,3 @@ def load_heads(path: str | Path = DEFAULT_HEADS) -> Heads:
         raise InputError("classifier heads file is not JSON", path=str(path), field=str(exc)) from None
     return Heads(LinearHead.from_dict(d["general"], where=str(path)), LinearHead.from_dict(d["issue"], where=str(path)),
                  hashlib.sha256(raw).hexdigest(), dict(d.get("training", {})))
-
-
-def save_heads(path: str | Path, general: LinearHead, issue: LinearHead, training: dict) -> None:
-    """Write the heads file (sorted keys, one trailing newline: byte-identical for identical fits)."""
-    text = compact_json_text({"general": general.to_dict(), "issue": issue.to_dict(), "training": training})
-    write_text(path, text + "\n")
