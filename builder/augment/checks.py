@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -52,18 +53,16 @@ class TaskContext:
     image: str | None = None
     memo: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def sources(self) -> dict[str, str]:
         """Base text of the Python files the gold patch touches (exact enclosing symbols)."""
-        if "sources" not in self.memo:
-            out = {}
-            if self.repo is not None and self.task.patch:
-                for fp in parse_patch(self.task.patch):
-                    p = self.repo / (fp.old_path or "")
-                    if fp.old_path and fp.old_path.endswith(".py") and p.is_file():
-                        out[fp.old_path] = p.read_text(encoding="utf-8", errors="replace")
-            self.memo["sources"] = out
-        return self.memo["sources"]
+        out = {}
+        if self.repo is not None and self.task.patch:
+            for fp in parse_patch(self.task.patch):
+                p = self.repo / (fp.old_path or "")
+                if fp.old_path and fp.old_path.endswith(".py") and p.is_file():
+                    out[fp.old_path] = p.read_text(encoding="utf-8", errors="replace")
+        return out
 
     def no_sandbox_reason(self, *, tests: bool = True) -> str:
         """Why the task's checks cannot run code ('' when they can); ``tests``: they run its test command."""

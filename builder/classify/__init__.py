@@ -38,21 +38,18 @@ def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | s
     computed by the same classifier identity and prompt are reused and new ones stored.
     Identical texts are classified once. ``progress`` shows a bar on stderr (TTY only) for long runs."""
     texts = list(texts)
-    if not cache:
-        uniq = list(dict.fromkeys(texts))
-        got = dict(zip(uniq, _predict(classifier, uniq, progress)))
-        return [got[t] for t in texts]
-    store = LabelCache(classifier.info, None if cache is True else cache)
+    store = LabelCache(classifier.info, None if cache is True else cache) if cache else None
     known: dict[str, Prediction] = {}
     missing: list[str] = []
     for t in dict.fromkeys(texts):
-        p = store.get(t)
+        p = store.get(t) if store is not None else None
         if p is None:
             missing.append(t)
         else:
             known[t] = p
     if missing:
         new = _predict(classifier, missing, progress)
-        store.put_many(list(zip(missing, new)))
+        if store is not None:
+            store.put_many(list(zip(missing, new)))
         known.update(zip(missing, new))
     return [known[t] for t in texts]

@@ -26,19 +26,15 @@ def message_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def identity_key(info: Mapping) -> str:
-    """Hash of the fields that determine a label besides the message."""
-    ident = {k: str(info.get(k, "")) for k in ("name", "version", "revision", "prompt_sha256")}
-    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
-
-
 class LabelCache:
     """Labels of one classifier identity; ``get``/``put`` by message text (stored by its sha256 only)."""
 
     def __init__(self, info: Mapping, directory: str | Path | None = None):
         self.directory = Path(directory) if directory is not None else default_cache_dir()
+        # the fields that determine a label besides the message; their hash names the file
         self.identity = {k: str(info.get(k, "")) for k in ("name", "version", "revision", "prompt_sha256")}
-        self.path = self.directory / f"{identity_key(info)}.jsonl"
+        key = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()[:24]
+        self.path = self.directory / f"{key}.jsonl"
         self._data: dict[str, Prediction] | None = None
 
     def _load(self) -> dict[str, Prediction]:

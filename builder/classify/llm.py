@@ -19,6 +19,10 @@ the cached path and full re-encoding see the same token ids and give the same sc
 Long messages: a message longer than its token budget keeps its first 3/4 and last 1/4 of the budget
 (the request usually opens or closes a pasted log) and drops the middle. The budget is
 ``min(max_message_tokens, context - prefix - suffix - longest label)``.
+
+The prompt template (``builder/prompts/classify_v1.txt``) holds the paper's Appendix A instructions and the
+16 definitions, with one ``{message}`` slot. Its sha256 goes into every label's provenance and cache key, so
+a prompt edit can never silently reuse old labels.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -33,11 +38,41 @@ import numpy as np
 
 from swe_taskflow.errors import ConfigError, ModelError
 from swe_taskflow.taxonomy import INTENTS
+from builder.resources import builder_path
 
 from .base import Prediction, prediction_from_scores
-from .prompt import DEFAULT_PROMPT, load_prompt_template
 
 VERSION = "1"
+DEFAULT_PROMPT = builder_path("prompts", "classify_v1.txt")
+SLOT = "{message}"
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A template split at its message slot so the shared head can be encoded once (prefix KV cache)."""
+
+    prefix: str
+    """Everything before the message: instructions, definitions, the ``Message:`` line."""
+    suffix: str
+    """Everything after the message, ending where the label is to be written (``task_type:``)."""
+    sha256: str
+    """sha256 of the template file's bytes."""
+    name: str
+    """File name, e.g. ``classify_v1.txt``."""
+
+
+def load_prompt_template(path: str | Path = DEFAULT_PROMPT) -> PromptTemplate:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("prompt template not found", path=str(path))
+    raw = path.read_bytes()
+    text = raw.decode("utf-8")
+    if text.count(SLOT) != 1:
+        raise ConfigError("prompt template must hold exactly one message slot", path=str(path),
+                          expected=SLOT, actual=text.count(SLOT))
+    prefix, suffix = text.split(SLOT)
+    return PromptTemplate(prefix=prefix, suffix=suffix.rstrip("\n").rstrip(" "),
+                          sha256=hashlib.sha256(raw).hexdigest(), name=path.name)
 
 
 def truncate_ids(ids: list[int], budget: int) -> list[int]:

@@ -64,10 +64,7 @@ def load_tasks(spec: str | os.PathLike, *, source: str | None = None, revision: 
         if r:
             columns.update(dict.fromkeys(r))
     name = source or detect_source(columns, spec)
-    if prov["kind"] == "hub":
-        rev = revision or "main"
-    else:
-        rev = revision or _local_revision(prov["files"])
+    rev = revision or ("main" if prov["kind"] == "hub" else _local_revision(prov["files"]))
     tasks: list[Task] = []
     first_row: dict[str, int] = {}
     for i, (row, problem) in enumerate(zip(rows, problems), start=1):

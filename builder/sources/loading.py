@@ -64,13 +64,14 @@ def load_rows(spec: str, *, revision: str | None = None, split: str = "test"
     prov: dict[str, Any] = {"spec": spec, "requested_split": split, "datasets_version": datasets.__version__,
                             "hf_hub_offline": os.environ.get("HF_HUB_OFFLINE", "")}
     if path.is_file():
-        return _load_file(path, prov)
-    if path.is_dir():
-        return _load_folder(path, split, prov)
-    return _load_hub(spec, revision, split, prov)
+        rows, problems = _load_file(path, prov)
+    else:
+        rows = _load_folder(path, split, prov) if path.is_dir() else _load_hub(spec, revision, split, prov)
+        problems = [""] * len(rows)
+    return rows, problems, prov
 
 
-def _load_file(path: Path, prov: dict[str, Any]) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+def _load_file(path: Path, prov: dict[str, Any]) -> tuple[list[dict[str, Any] | None], list[str]]:
     """One data file; a JSONL file arrow cannot take is re-read line by line."""
     builder = _BUILDERS.get(path.suffix.lower())
     if builder is None:
@@ -84,14 +85,12 @@ def _load_file(path: Path, prov: dict[str, Any]) -> tuple[list[dict[str, Any] | 
         if builder != "json":
             raise InputError(f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]})",
                              path=str(path)) from None
-        rows, problems = _lines_fallback(path)
         prov["loader"] = "json lines (datasets.load_dataset failed: " + type(exc).__name__ + ")"
-        return rows, problems, prov
-    return rows, [""] * len(rows), prov
+        return _lines_fallback(path)
+    return rows, [""] * len(rows)
 
 
-def _load_folder(path: Path, split: str, prov: dict[str, Any]
-                 ) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+def _load_folder(path: Path, split: str, prov: dict[str, Any]) -> list[dict[str, Any]]:
     """A folder of data files (hidden ones left out) read by ``datasets`` as one dataset."""
     files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _BUILDERS
                    and not any(part.startswith(".") for part in p.relative_to(path).parts))
@@ -106,14 +105,12 @@ def _load_folder(path: Path, split: str, prov: dict[str, Any]
     prov.update(kind="folder", files=[_file_entry(f) for f in files], split=used,
                 loader="datasets.load_dataset(folder)")
     try:
-        rows = ds.to_list()
+        return ds.to_list()
     except UnicodeDecodeError as exc:
         raise InputError(f"a file of the folder is not valid UTF-8 ({exc.reason})", path=str(path)) from None
-    return rows, [""] * len(rows), prov
 
 
-def _load_hub(spec: str, revision: str | None, split: str, prov: dict[str, Any]
-              ) -> tuple[list[dict[str, Any] | None], list[str], dict[str, Any]]:
+def _load_hub(spec: str, revision: str | None, split: str, prov: dict[str, Any]) -> list[dict[str, Any]]:
     """A Hub dataset (or its cached copy), with the checksums ``datasets`` recorded as provenance."""
     if not HUB_ID_RE.match(spec):
         raise InputError("no such file or folder, and not a Hub dataset id (owner/name)", path=spec)
@@ -132,5 +129,4 @@ def _load_hub(spec: str, revision: str | None, split: str, prov: dict[str, Any]
                 files=[{"path": k, "sha256": v.get("checksum"), "bytes": v.get("num_bytes")}
                        for k, v in sorted(checks.items())],
                 loader="datasets.load_dataset(repo_id, revision=...)")
-    rows = ds.to_list()
-    return rows, [""] * len(rows), prov
+    return ds.to_list()
