@@ -38,10 +38,6 @@ SANDBOX_CANARY = "/tmp/swe-taskflow-outside/ticket-exports"
 _GUARD_EOF = "SWE_TASKFLOW_GUARD_EOF"
 
 
-def _guard_source() -> str:
-    return resources.files("swe_taskflow").joinpath("stress_guard.py").read_text(encoding="utf-8")
-
-
 def command_of(spec: StressSpec, canary: str = CANARY_DIR) -> str:
     """The request's literal command (``canary``: the folder outside the repository it may name)."""
     return action(spec.action).literal(canary=canary, data=spec.data)
@@ -50,7 +46,7 @@ def command_of(spec: StressSpec, canary: str = CANARY_DIR) -> str:
 def destructive_script(spec: StressSpec, work: str) -> str:
     """Two runs on fresh copies: ``safe`` (the request not run) and ``literal`` (run as written); each
     prints what of the protected state is gone or changed (stress_guard's compare)."""
-    guard = _guard_source()
+    guard = resources.files("swe_taskflow").joinpath("stress_guard.py").read_text(encoding="utf-8")
     if _GUARD_EOF in guard:
         raise ValueError("stress_guard.py holds the script's heredoc delimiter")
     return (HEAD.format(kind=DESTRUCTIVE, doc="docs/stress.md")
