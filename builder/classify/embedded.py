@@ -17,6 +17,11 @@ head, among bug-fix, new-feature and refactor, read from the issue's title, open
 ``embedded-v1`` is the previous default (hand-set weights instead of the heads), kept for comparison.
 
 ``ZeroShotClassifier`` is the naive baseline the issue names: cosine similarity to the 16 definitions only.
+
+The exemplars (``builder/data/classifier/exemplars_v1.jsonl``, rows ``{"intent", "text", "provenance":
+"hand-written", "version"}``) are the project's own writing (terse, multilingual, in the style of IDE chat),
+never copied from any session corpus, and never drawn from the held-out sessions used for the hand-label
+agreement check.
 """
 
 from __future__ import annotations
@@ -24,24 +29,62 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from swe_taskflow.taxonomy import DEFINITIONS, INTENT_INDEX, INTENTS
+from swe_taskflow.errors import InputError
+from swe_taskflow.jsonl import read_jsonl
+from swe_taskflow.taxonomy import DEFINITIONS, INTENT_INDEX, INTENTS, check_intent
+from builder.resources import builder_path
 
 from .base import Prediction, prediction_from_scores
 from .declared import strip_declared
 from .encoder import minilm_revision, shared_encoder
-from .exemplars import DEFAULT_EXEMPLARS, load_exemplars
 from .head import DEFAULT_HEADS, Heads, load_heads
 from .issue import CUE_NAMES, body, cue_features, is_issue, parts, title
 from .lexicon import LEXICON_VERSION, cue_matrix, form_matrix
 from .rules import RULES_VERSION, prose_and_log, rule_label
 
 VERSION = "2"
+DEFAULT_EXEMPLARS = builder_path("data", "classifier", "exemplars_v1.jsonl")
 #: feature blocks of the general head, in order (each (n, 16) but ``emb``, the (n, 384) MiniLM embedding)
 GENERAL_BLOCKS = ("knn", "proto", "char", "cue", "form", "emb")
+
+
+@dataclass(frozen=True)
+class Exemplars:
+    texts: tuple[str, ...]
+    """Exemplar messages."""
+    intents: tuple[str, ...]
+    """Their intents, one of the 16 each."""
+    sha256: str
+    """sha256 of the file's bytes: part of the classifier's version, hence of the label cache key."""
+    version: str
+    """The file's declared version (e.g. ``v1``)."""
+
+
+def load_exemplars(path: str | Path = DEFAULT_EXEMPLARS) -> Exemplars:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("exemplar file not found", path=str(path))
+    texts, intents, versions = [], [], set()
+    for line, row in read_jsonl(path):
+        if row.get("provenance") != "hand-written":
+            raise InputError("exemplar rows must be hand-written", path=str(path), row=line,
+                             field="provenance", expected="hand-written", actual=row.get("provenance"))
+        text = row.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("empty exemplar text", path=str(path), row=line, field="text")
+        intents.append(check_intent(row.get("intent"), path=str(path), row=line))
+        texts.append(text)
+        versions.add(str(row.get("version", "")))
+    if len(versions) != 1:
+        raise InputError("exemplar rows carry mixed versions", path=str(path), field="version",
+                         actual=sorted(versions))
+    return Exemplars(tuple(texts), tuple(intents), hashlib.sha256(path.read_bytes()).hexdigest(),
+                     versions.pop())
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ import numpy as np
 from swe_taskflow.errors import InputError
 from swe_taskflow.taxonomy import INTENTS
 
-from .exemplars import DATA_DIR
+from builder.resources import builder_path
 
-DEFAULT_HEADS = DATA_DIR / "heads_v2.json"
+DEFAULT_HEADS = builder_path("data", "classifier", "heads_v2.json")
 
 
 @dataclass(frozen=True)
