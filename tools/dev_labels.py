@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.classify.declared import BUG, FEATURE
-from builder.classify.head import LinearHead
+from builder.classify.embedded import LinearHead
 from swe_taskflow.atomic import write_text
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import compact_json_text

@@ -155,7 +155,7 @@ def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, ou
     import sklearn
 
     from builder.classify.embedded import EmbeddedClassifier
-    from builder.classify.head import DEFAULT_HEADS, LinearHead
+    from builder.classify.embedded import DEFAULT_HEADS, LinearHead
     from tools.dev_labels import save_heads
     from builder.classify.issue import CUE_NAMES
 

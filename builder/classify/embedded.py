@@ -9,7 +9,7 @@ dropped) is embedded and described per intent by
 - the mean of its ``k`` best character-n-gram TF-IDF similarities (carries terse non-English messages
   where the English-trained MiniLM is weak),
 - multilingual cue words and the message's form (:mod:`.lexicon`),
-plus the MiniLM embedding itself. The general head (:mod:`.head`, fitted on development hand labels
+plus the MiniLM embedding itself. The general head (:class:`LinearHead`, fitted on development hand labels
 by tools/train_heads.py) turns these into probabilities over the 16 intents. An issue report
 (:mod:`.issue`: a SWE-Bench Pro prompt, a pasted tracker issue) instead gets its intent from the issue
 head, among bug-fix, new-feature and refactor, read from the issue's title, opening prose and structure.
@@ -22,6 +22,12 @@ The exemplars (``builder/data/classifier/exemplars_v1.jsonl``, rows ``{"intent",
 "hand-written", "version"}``) are the project's own writing (terse, multilingual, in the style of IDE chat),
 never copied from any session corpus, and never drawn from the held-out sessions used for the hand-label
 agreement check.
+
+The heads are linear (multinomial logistic), stored as plain numbers in JSON: a head maps a feature row to
+log-probabilities over its classes. Their weights are fitted by tools/train_heads.py on development hand
+labels (aggregate numbers only: no message text is stored) and shipped in
+``builder/data/classifier/heads_v2.json``; the file's sha256 is part of the classifier's version, hence of the
+label cache key.
 """
 
 from __future__ import annotations
@@ -42,13 +48,13 @@ from builder.resources import builder_path
 from .base import Prediction, prediction_from_scores
 from .declared import strip_declared
 from .encoder import minilm_revision, shared_encoder
-from .head import DEFAULT_HEADS, Heads, load_heads
 from .issue import CUE_NAMES, body, cue_features, is_issue, parts, title
 from .lexicon import LEXICON_VERSION, cue_matrix, form_matrix
 from .rules import RULES_VERSION, prose_and_log, rule_label
 
 VERSION = "2"
 DEFAULT_EXEMPLARS = builder_path("data", "classifier", "exemplars_v1.jsonl")
+DEFAULT_HEADS = builder_path("data", "classifier", "heads_v2.json")
 #: feature blocks of the general head, in order (each (n, 16) but ``emb``, the (n, 384) MiniLM embedding)
 GENERAL_BLOCKS = ("knn", "proto", "char", "cue", "form", "emb")
 
@@ -85,6 +91,74 @@ def load_exemplars(path: str | Path = DEFAULT_EXEMPLARS) -> Exemplars:
                          actual=sorted(versions))
     return Exemplars(tuple(texts), tuple(intents), hashlib.sha256(path.read_bytes()).hexdigest(),
                      versions.pop())
+
+
+@dataclass(frozen=True)
+class LinearHead:
+    classes: tuple[str, ...]
+    """Output labels, one per row of ``coef``."""
+    features: tuple[tuple[str, int], ...]
+    """(block name, width) of the input row, in order: the row is these blocks concatenated."""
+    coef: np.ndarray
+    """(classes, features) weights."""
+    intercept: np.ndarray
+    """(classes,) biases."""
+
+    @property
+    def width(self) -> int:
+        return sum(w for _, w in self.features)
+
+    def log_proba(self, x: np.ndarray) -> np.ndarray:
+        """(n, classes) log-probabilities of the rows of ``x``."""
+        z = np.asarray(x, dtype=np.float64) @ self.coef.T + self.intercept
+        z -= z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def to_dict(self) -> dict:
+        return {"classes": list(self.classes), "features": [[n, w] for n, w in self.features],
+                "coef": [[float(f"{v:.7g}") for v in row] for row in self.coef],
+                "intercept": [float(f"{v:.7g}") for v in self.intercept]}
+
+    @staticmethod
+    def from_dict(d: dict, *, where: str = "") -> "LinearHead":
+        try:
+            head = LinearHead(tuple(d["classes"]), tuple((str(n), int(w)) for n, w in d["features"]),
+                              np.asarray(d["coef"], dtype=np.float64), np.asarray(d["intercept"], dtype=np.float64))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError("malformed classifier head", path=where, field=str(exc)) from None
+        if head.coef.shape != (len(head.classes), head.width) or head.intercept.shape != (len(head.classes),):
+            raise InputError("classifier head shapes do not match", path=where, field="coef",
+                             expected=[len(head.classes), head.width], actual=list(head.coef.shape))
+        unknown = [c for c in head.classes if c not in INTENTS]
+        if unknown:
+            raise InputError("classifier head names unknown intents", path=where, field="classes", actual=unknown)
+        return head
+
+
+@dataclass(frozen=True)
+class Heads:
+    general: LinearHead
+    """Every message: the 16 intents from exemplar similarities, cue words, form and the MiniLM embedding."""
+    issue: LinearHead
+    """Issue reports only: how their bug-fix / new-feature / refactor mass is split (:mod:`.issue`)."""
+    sha256: str
+    """sha256 of the file's bytes."""
+    training: dict
+    """How the heads were fitted (label files and their sha256, counts, hyper-parameters)."""
+
+
+def load_heads(path: str | Path = DEFAULT_HEADS) -> Heads:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("classifier heads file not found", path=str(path),
+                         hint="python -m tools.train_heads")
+    raw = path.read_bytes()
+    try:
+        d = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError("classifier heads file is not JSON", path=str(path), field=str(exc)) from None
+    return Heads(LinearHead.from_dict(d["general"], where=str(path)), LinearHead.from_dict(d["issue"], where=str(path)),
+                 hashlib.sha256(raw).hexdigest(), dict(d.get("training", {})))
 
 
 @dataclass(frozen=True)

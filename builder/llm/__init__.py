@@ -12,8 +12,7 @@ from typing import Any
 from swe_taskflow.errors import ConfigError
 
 from .base import BackendConfig, BaseBackend, Ledger, LLMBackend, ReplayBackend, StageUsage
-from .requests import LLMReply, LLMRequest
-from .store import ResponseStore
+from .requests import LLMReply, LLMRequest, ResponseStore
 
 __all__ = ["BACKENDS", "BackendConfig", "BaseBackend", "LLMBackend", "LLMReply", "LLMRequest", "Ledger",
            "ReplayBackend", "ResponseStore", "StageUsage", "get_backend"]

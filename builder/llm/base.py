@@ -11,8 +11,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from swe_taskflow.errors import ConfigError, ReplayMissError
 
-from .requests import LLMReply, LLMRequest, Message, canonical_messages
-from .store import ResponseStore
+from .requests import LLMReply, LLMRequest, Message, ResponseStore, canonical_messages
 
 log = logging.getLogger("swe_taskflow.llm")
 

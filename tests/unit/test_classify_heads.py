@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from builder.classify import load_classifier
-from builder.classify.head import DEFAULT_HEADS, LinearHead, load_heads
+from builder.classify.embedded import DEFAULT_HEADS, LinearHead, load_heads
 from tools.dev_labels import save_heads
 from builder.classify.issue import ISSUE_INTENTS
 from swe_taskflow.errors import InputError
