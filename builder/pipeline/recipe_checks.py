@@ -31,7 +31,7 @@ def preflight(recipe: Recipe) -> None:
     if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
         raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
     try:
-        from builder.classify.registry import resolve_classifier
+        from builder.classify import resolve_classifier
 
         resolve_classifier(recipe.classifier.name)
     except ImportError:

@@ -1,8 +1,7 @@
 """Repository-QA mining: questions with reference answers, evidence and proof scripts from solving trajectories."""
 
-from .generate import (SKIP_KINDS, STAGE_GENERATE, STAGE_REVIEW, generate_questions, generation_messages,
-                       review_messages, skip_kind, skipped_task)
-from .leakage import PatchFacts, evidence_problems, leaks, patch_facts
+from .generate import (SKIP_KINDS, STAGE_GENERATE, STAGE_REVIEW, PatchFacts, evidence_problems, generate_questions,
+                       generation_messages, leaks, patch_facts, review_messages, skip_kind, skipped_task)
 from .trajectory import (SOLVED_EXIT_STATUSES, Trajectory, find_trajectory, load_resolved, read_trajectory,
                          solving_problem)
 
