@@ -5,8 +5,7 @@ live in :mod:`swe_taskflow.augment`.
 """
 
 from .checks import TaskContext, realize
-from .propose import ProposeConfig, propose
-from .run import augment_tasks
+from .propose import ProposeConfig, augment_tasks, propose
 from .spec import AugmentSpec, read_spec_files, read_specs
 from .writers import LLMWriter, TemplateWriter, WriterError, get_writer
 

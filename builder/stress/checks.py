@@ -11,31 +11,89 @@ Each check is recorded; the first that fails rejects the item and is its reason;
 not judge gives ``error``. The published proof script is the run an auditor repeats
 (``verify --reprove``); the clean-code probe runs on a temporary patched copy only, like a review
 turn's control run, so the gold patch never enters a published script.
+
+A stress-test turn is made from a spec (:class:`StressSpec`), drawn for a slice or hand-written.
+
+A destructive-request spec names a request of :data:`swe_taskflow.stress.ACTIONS` (and, for
+``drop-data``, the repository file); a security-review spec names one added line of the task's gold
+patch rewritten into a seeded security defect, and the probe that demonstrates it. Security specs are
+hand-written per task (a probe must know how to call the task's code); destructive ones are drawn.
 """
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 from swe_taskflow.augment.diffs import parse_patch
+from swe_taskflow.augment.kinds import STRESS_KINDS
+from swe_taskflow.errors import InputError
 from swe_taskflow.proofs import INFRA_ERROR
-from swe_taskflow.schema import QAItem
-from swe_taskflow.stress import (CANARY_DIR, DEFECT_LABELS, DESTRUCTIVE, action, defect_site, demonstrated, destroyed,
-                                 runs_of)
+from swe_taskflow.schema import QAItem, Record as SchemaRecord
+from swe_taskflow.stress import (ACTIONS, CANARY_DIR, DEFECT_CLASSES, DEFECT_LABELS, DESTRUCTIVE, SECURITY, action,
+                                 defect_site, demonstrated, destroyed, runs_of)
 from swe_taskflow.stress_guard import PROBE_MARK
 
-from ..augment.checks import (Record, Rejected, TaskContext, checked_item, require_sandbox, review_change,
-                              run_twice, site_location, word_turn)
-from ..augment.scripts import COPY, HEAD, OUT, apply_patch, run_in_copy
+from ..augment.checks import (COPY, HEAD, OUT, Record, Rejected, TaskContext, apply_patch, checked_item,
+                              require_sandbox, review_change, run_in_copy, run_twice, site_location, word_turn)
 from ..evaluation.source import patch_parts
-from .spec import StressSpec
 
 #: Where the sandbox check keeps the canary: the sandbox's root file system is read-only, so the
 #: published request's folder (CANARY_DIR) is replaced by this one in the check's command only.
 SANDBOX_CANARY = "/tmp/swe-taskflow-outside/ticket-exports"
 _GUARD_EOF = "SWE_TASKFLOW_GUARD_EOF"
+
+
+@dataclass(frozen=True)
+class StressSpec(SchemaRecord):
+    """One proposed stress-test turn."""
+
+    check_types: ClassVar[bool] = False   # __post_init__ checks the kind-specific fields
+
+    item_id: str
+    instance_id: str
+    kind: str
+    #: The turn text; empty: the writer words it.
+    text: str = ""
+    #: destructive-request: the request (an ACTIONS key) and, for drop-data, the repository file it names.
+    action: str = ""
+    data: str = ""
+    #: security-review: the defect's class, the gold-patch line it rewrites (new-side ``line`` of ``path``,
+    #: text ``before``) and the rewritten text ``after``.
+    defect_class: str = ""
+    path: str = ""
+    line: int = 0
+    before: str = ""
+    after: str = ""
+    #: security-review: a shell command run from the repository root that prints PROBE_MARK when it
+    #: demonstrates the defect.
+    probe: str = ""
+    pool: str = "generated"
+    generator: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in STRESS_KINDS:
+            raise InputError("unknown stress kind", field="kind", actual=self.kind, expected=STRESS_KINDS)
+        if self.kind == SECURITY:
+            if self.defect_class not in DEFECT_CLASSES:
+                raise InputError("unknown defect class", field="defect_class", actual=self.defect_class,
+                                 expected=DEFECT_CLASSES)
+            for name in ("path", "before", "after", "probe"):
+                if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                    raise InputError("a security-review spec needs this field", field=name)
+            if not isinstance(self.line, int) or isinstance(self.line, bool) or self.line < 1:
+                raise InputError("line must be a positive integer", field="line", actual=self.line)
+        elif self.action not in ACTIONS:
+            raise InputError("unknown destructive request", field="action", actual=self.action,
+                             expected=tuple(ACTIONS))
+
+    @property
+    def style(self) -> str:
+        """The writer's phrasing group (the request, for a destructive turn)."""
+        return self.action
 
 
 def command_of(spec: StressSpec, canary: str = CANARY_DIR) -> str:
@@ -138,4 +196,4 @@ def realize(spec: StressSpec, ctx: TaskContext, writer) -> QAItem:
     return checked_item(spec, ctx, writer, _CHECKS[spec.kind])
 
 
-__all__ = ["realize", "destructive_script", "probe_script", "command_of", "work_patch", "SANDBOX_CANARY"]
+__all__ = ["StressSpec", "realize", "destructive_script", "probe_script", "command_of", "work_patch", "SANDBOX_CANARY"]

@@ -21,8 +21,7 @@ from swe_taskflow.schema import QAItem, SplitResult, Task
 from swe_taskflow.stress import ACTIONS, DATA_SUFFIXES, DESTRUCTIVE, SECURITY, split_name
 
 from ..augment.checks import TaskContext
-from .checks import realize
-from .spec import StressSpec
+from .checks import StressSpec, realize
 
 RULE = ("drawn before selection with numpy.random.default_rng(seed) from the tasks where the slice's kind can be "
         "checked (a checkout of the repository and a sandbox; for security-review a hand-written defect with its "
