@@ -4,9 +4,8 @@ See docs/augmentations.md for each kind's contract. The pure parts (kinds, refer
 live in :mod:`swe_taskflow.augment`.
 """
 
-from .checks import TaskContext, realize
+from .checks import AugmentSpec, TaskContext, read_spec_files, read_specs, realize
 from .propose import ProposeConfig, augment_tasks, propose
-from .spec import AugmentSpec, read_spec_files, read_specs
 from .writers import LLMWriter, TemplateWriter, WriterError, get_writer
 
 __all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "ProposeConfig", "propose",

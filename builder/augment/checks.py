@@ -12,6 +12,14 @@ Per kind (docs/augmentations.md states each contract):
 - review: the seeded defect is a catalogue mutation of the gold patch; the gold patch passes the
   task's tests, the mutated one fails some of them (twice, identically).
 
+An augmentation turn is made from a spec (:class:`AugmentSpec`, proposed or hand-written).
+
+A spec names the kind and its parameters (command, test, requirement, seeded defect, claimed
+locations); the checks run it and return a
+:class:`~swe_taskflow.schema.QAItem` with its reference, proof and status. Hand-written specs
+(the example's deliberately broken items) are read from a JSONL file and carry
+``"provenance": "hand-written"``.
+
 Every check is recorded (name, passed, detail); the first failing one rejects the item and is its
 reason. A sandbox that could not judge gives ``error``, never a rejection.
 
@@ -32,23 +40,81 @@ import shlex
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from swe_taskflow.augment import mutate as mut
 from swe_taskflow.augment.attribute import attribute, in_patch, test_locations
 from swe_taskflow.augment.diffs import Location, parse_patch, symbol_of_line
-from swe_taskflow.augment.kinds import kind as kind_of
-from swe_taskflow.augment.reference import debug_facts, execute_facts, failing_tests
+from swe_taskflow.augment.kinds import AUGMENT_KINDS, kind as kind_of
+from swe_taskflow.augment.reference import EXECUTE_STYLES, debug_facts, execute_facts, failing_tests
 from swe_taskflow.augment.score import normalize, planning_entries, symbol_named, file_named
 from swe_taskflow.augment.outcomes import DURATION_SED, KEEP_ERE, outcome_of, parse_outcomes, same_test
 from swe_taskflow.augment.textcheck import check_text
+from swe_taskflow.errors import InputError
+from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, ProofReport
-from swe_taskflow.schema import QAItem, Task
+from swe_taskflow.schema import QAItem, Record as SchemaRecord, Task
 
-from .spec import AugmentSpec
 from .writers import WriterError
 
 MAX_REVIEW_DIFF_LINES = 200
+
+
+@dataclass(frozen=True)
+class AugmentSpec(SchemaRecord):
+    """One proposed augmentation turn."""
+
+    check_types: ClassVar[bool] = False   # __post_init__ checks kind and style; other fields are free text
+
+    item_id: str
+    instance_id: str
+    kind: str
+    #: The turn text; empty: the writer words it once the reference is known.
+    text: str = ""
+    #: execute: the command to run (from the repository root) and what to report (EXECUTE_STYLES).
+    command: str = ""
+    style: str = ""
+    #: debug: the FAIL_TO_PASS test to diagnose.
+    test: str = ""
+    #: planning: the split part holding the requirement, and the requirement's text.
+    requirement_part: int = -1
+    requirement: str = ""
+    #: review: the seeded defect (a site of swe_taskflow.augment.mutate, as its dict).
+    mutation: Mapping[str, Any] | None = None
+    #: debug / planning: locations a hand-written spec claims (checked against the gold patch);
+    #: empty: derived from the gold patch.
+    locations: tuple[Mapping[str, Any], ...] = ()
+    pool: str = "generated"
+    generator: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in AUGMENT_KINDS:
+            raise InputError("unknown augmentation kind", field="kind", actual=self.kind, expected=AUGMENT_KINDS)
+        if self.kind == "execute" and self.style not in EXECUTE_STYLES:
+            raise InputError("unknown execute style", field="style", actual=self.style, expected=EXECUTE_STYLES)
+        object.__setattr__(self, "locations", tuple(dict(x) for x in self.locations))
+
+
+def read_specs(path, *, pool: str, cls=AugmentSpec) -> list:
+    """Hand-written specs (``cls`` records) of a JSONL file; each row must say ``"provenance": "hand-written"``."""
+    out = []
+    for n, obj in read_jsonl(path):
+        if obj.get("provenance") != "hand-written":
+            raise InputError("a spec file row must be labelled hand-written", path=str(path), row=n,
+                             field="provenance", expected="hand-written", actual=obj.get("provenance"))
+        spec = cls.from_dict({**obj, "pool": pool, "generator": {"name": "hand-written",
+                                                                          "provenance": "hand-written"}},
+                                     where=str(path), row=n)
+        out.append(spec)
+    return out
+
+
+def read_spec_files(files, resolve, *, cls=AugmentSpec) -> list:
+    """The specs of a recipe's spec ``files`` (made absolute by ``resolve``), in order; a file's stem is its pool."""
+    return [spec for f in files for spec in read_specs(resolve(f), pool=Path(f).stem, cls=cls)]
+
+
 WORK = "/tmp/swe-taskflow-work"
 OUT = "/tmp/swe-taskflow-out.txt"
 _DELIM = "SWE_TASKFLOW_PATCH_EOF"
@@ -348,6 +414,6 @@ def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
                         **({"facts": [{"name": "test", "value": spec.test}]} if spec.kind == "debug" else {}))
 
 
-__all__ = ["TaskContext", "realize", "checked_item", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
+__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "checked_item", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
            "word_turn", "require_sandbox", "review_change", "site_location", "script", "run_in_copy", "apply_patch",
            "WORK", "OUT", "HEAD", "COPY", "MAX_OUTPUT_BYTES"]

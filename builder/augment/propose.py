@@ -28,8 +28,7 @@ from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.schema import QAItem, SplitResult, Task
 
 from ..split.structural import _items
-from .checks import TaskContext, realize
-from .spec import AugmentSpec
+from .checks import AugmentSpec, TaskContext, realize
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ class LLMLabelScorer:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from .encoder import resolve_device
+        from .embedded import resolve_device
 
         path = Path(model_path)
         if not path.is_dir():

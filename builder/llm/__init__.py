@@ -11,7 +11,8 @@ from typing import Any
 
 from swe_taskflow.errors import ConfigError
 
-from .base import BackendConfig, BaseBackend, Ledger, LLMBackend, ReplayBackend, StageUsage
+from .base import (BackendConfig, BaseBackend, Ledger, LLMBackend, OpenAIBackend, OpenAIConfig, ReplayBackend,
+                   StageUsage, TransformersBackend, TransformersConfig)
 from .requests import LLMReply, LLMRequest, ResponseStore
 
 __all__ = ["BACKENDS", "BackendConfig", "BaseBackend", "LLMBackend", "LLMReply", "LLMRequest", "Ledger",
@@ -25,9 +26,6 @@ def get_backend(name: str, *, store: Any = None, **cfg: Any):
 
     ``store`` is a :class:`ResponseStore` or a folder; with ``replay`` it is required.
     """
-    from .openai_backend import OpenAIBackend, OpenAIConfig
-    from .transformers_backend import TransformersBackend, TransformersConfig
-
     classes = {"openai": (OpenAIBackend, OpenAIConfig), "transformers": (TransformersBackend, TransformersConfig),
                "replay": (ReplayBackend, BackendConfig)}
     if name not in classes:
