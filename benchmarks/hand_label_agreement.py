@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from builder.classify import label_texts, load_classifier  # noqa: E402
-from builder.classify.handlabels import load_hand_labels, texts_for  # noqa: E402
+from tools.dev_labels import load_hand_labels, texts_for  # noqa: E402
 from swe_taskflow.agreement import cohen_kappa, confusion, exact_agreement, format_confusion  # noqa: E402
 from tools.shared_data import check_default, run_main, shared_data  # noqa: E402
 

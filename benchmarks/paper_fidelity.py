@@ -71,8 +71,9 @@ def _shares(labels: list[str]) -> dict[str, float]:
 def section_intents(args: argparse.Namespace) -> None:
     """731 Pro prompt shares beside the paper's; accuracy on declared types and held-out Pro hand labels."""
     from builder.classify import label_texts
-    from builder.classify.declared import declared_type, is_dev_half, specificity_type
-    from builder.classify.handlabels import load_hand_labels
+    from builder.classify.declared import declared_type
+    from tools.dev_labels import is_dev_half, specificity_type
+    from tools.dev_labels import load_hand_labels
     from builder.sources import load_tasks
 
     if not (PRO / "hf_schema_sample_100.jsonl").is_file() or not Path(args.tasks).is_file():
@@ -131,7 +132,7 @@ def section_intents(args: argparse.Namespace) -> None:
 def section_agreement(args: argparse.Namespace) -> None:
     """Exact agreement and kappa on the SpecStory hand labels v1, v2 (seen before) and v3 (fresh)."""
     from builder.classify import label_texts
-    from builder.classify.handlabels import load_hand_labels, texts_for
+    from tools.dev_labels import load_hand_labels, texts_for
     from swe_taskflow.agreement import cohen_kappa, exact_agreement
 
     if not SESSIONS.is_file():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -15,10 +16,7 @@ from swe_taskflow.flow import FlowCounts
 from swe_taskflow.session_table import SessionTable, read_session_table
 
 Note = Callable[[str], None]
-
-
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr)
+_stderr: Note = partial(print, file=sys.stderr)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ def general_data(clf, sessions: Path, label_files=DEV_LABELS, label_dir: Path = 
     """(per-file feature blocks and labels, exemplar blocks and labels, provenance, block widths) for the general
     head."""
     from builder.classify.embedded import GENERAL_BLOCKS
-    from builder.classify.handlabels import load_hand_labels, texts_for
+    from tools.dev_labels import load_hand_labels, texts_for
     from builder.classify.rules import rule_label
 
     files, facts = [], []
@@ -79,8 +79,9 @@ def issue_data(clf, pro_dir: Path, label_dir: Path = LABELS):
     """(features, labels, provenance) of the development half of SWE-Bench Pro for the issue head."""
     from builder.sources import load_tasks
 
-    from builder.classify.declared import declared_type, is_dev_half, specificity_type
-    from builder.classify.handlabels import load_hand_labels
+    from builder.classify.declared import declared_type
+    from tools.dev_labels import is_dev_half, specificity_type
+    from tools.dev_labels import load_hand_labels
 
     tasks = [t for t in load_tasks(str(pro_dir / "swe_bench_pro_public_731.jsonl")).tasks if t.status == "ok"]
     with open(pro_dir / "hf_schema_sample_100.jsonl", encoding="utf-8") as fh:
@@ -154,7 +155,8 @@ def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, ou
     import sklearn
 
     from builder.classify.embedded import EmbeddedClassifier
-    from builder.classify.head import DEFAULT_HEADS, LinearHead, save_heads
+    from builder.classify.embedded import DEFAULT_HEADS, LinearHead
+    from tools.dev_labels import save_heads
     from builder.classify.issue import CUE_NAMES
 
     clf = EmbeddedClassifier(heads_path=None)

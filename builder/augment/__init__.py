@@ -4,11 +4,9 @@ See docs/augmentations.md for each kind's contract. The pure parts (kinds, refer
 live in :mod:`swe_taskflow.augment`.
 """
 
-from .checks import TaskContext, realize, test_command_of
-from .propose import ProposeConfig, propose
-from .run import augment_tasks
-from .spec import AugmentSpec, read_spec_files, read_specs
+from .checks import AugmentSpec, TaskContext, read_spec_files, read_specs, realize
+from .propose import ProposeConfig, augment_tasks, propose
 from .writers import LLMWriter, TemplateWriter, WriterError, get_writer
 
-__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "test_command_of", "ProposeConfig", "propose",
+__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "ProposeConfig", "propose",
            "augment_tasks", "TemplateWriter", "LLMWriter", "WriterError", "get_writer"]

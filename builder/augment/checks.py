@@ -12,38 +12,148 @@ Per kind (docs/augmentations.md states each contract):
 - review: the seeded defect is a catalogue mutation of the gold patch; the gold patch passes the
   task's tests, the mutated one fails some of them (twice, identically).
 
+An augmentation turn is made from a spec (:class:`AugmentSpec`, proposed or hand-written).
+
+A spec names the kind and its parameters (command, test, requirement, seeded defect, claimed
+locations); the checks run it and return a
+:class:`~swe_taskflow.schema.QAItem` with its reference, proof and status. Hand-written specs
+(the example's deliberately broken items) are read from a JSONL file and carry
+``"provenance": "hand-written"``.
+
 Every check is recorded (name, passed, detail); the first failing one rejects the item and is its
 reason. A sandbox that could not judge gives ``error``, never a rejection.
+
+The checks' sandbox scripts are published as each item's ``proof_script``. Every script copies the read-only repository (/repo) to a scratch folder under /tmp, applies the
+patches it carries (the task's test patch; for review, the change under review), runs one command
+there and prints what the reference is read from: the runner's outcome and error lines (filtered
+by :data:`~swe_taskflow.augment.outcomes.KEEP_ERE`, durations removed) or, for an ``output``
+execute turn, the command's own output. It always ends with ``swe-taskflow: exit status N`` and
+exits 0 once the command ran, so the proof verdict says whether the sandbox worked and the
+repository stayed unchanged, and the printed text says what happened. A script is self-contained:
+an auditor re-runs it on a checkout of the task's base commit (``verify --reprove``).
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from swe_taskflow.augment import mutate as mut
 from swe_taskflow.augment.attribute import attribute, in_patch, test_locations
 from swe_taskflow.augment.diffs import Location, parse_patch, symbol_of_line
-from swe_taskflow.augment.kinds import kind as kind_of
-from swe_taskflow.augment.reference import debug_facts, execute_facts, failing_tests
+from swe_taskflow.augment.kinds import AUGMENT_KINDS, kind as kind_of
+from swe_taskflow.augment.reference import EXECUTE_STYLES, debug_facts, execute_facts, failing_tests
 from swe_taskflow.augment.score import normalize, planning_entries, symbol_named, file_named
-from swe_taskflow.augment.outcomes import outcome_of, parse_outcomes, same_test
+from swe_taskflow.augment.outcomes import DURATION_SED, KEEP_ERE, outcome_of, parse_outcomes, same_test
 from swe_taskflow.augment.textcheck import check_text
+from swe_taskflow.errors import InputError
+from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, ProofReport
-from swe_taskflow.schema import QAItem, Task
+from swe_taskflow.schema import QAItem, Record as SchemaRecord, Task
 
-from .scripts import script
-from .spec import AugmentSpec
 from .writers import WriterError
 
 MAX_REVIEW_DIFF_LINES = 200
 
 
-def test_command_of(task: Task) -> str:
-    """The command that runs the task's tests in its image, from the repository root (``Task.test_command``)."""
-    return task.test_command
+@dataclass(frozen=True)
+class AugmentSpec(SchemaRecord):
+    """One proposed augmentation turn."""
+
+    check_types: ClassVar[bool] = False   # __post_init__ checks kind and style; other fields are free text
+
+    item_id: str
+    instance_id: str
+    kind: str
+    #: The turn text; empty: the writer words it once the reference is known.
+    text: str = ""
+    #: execute: the command to run (from the repository root) and what to report (EXECUTE_STYLES).
+    command: str = ""
+    style: str = ""
+    #: debug: the FAIL_TO_PASS test to diagnose.
+    test: str = ""
+    #: planning: the split part holding the requirement, and the requirement's text.
+    requirement_part: int = -1
+    requirement: str = ""
+    #: review: the seeded defect (a site of swe_taskflow.augment.mutate, as its dict).
+    mutation: Mapping[str, Any] | None = None
+    #: debug / planning: locations a hand-written spec claims (checked against the gold patch);
+    #: empty: derived from the gold patch.
+    locations: tuple[Mapping[str, Any], ...] = ()
+    pool: str = "generated"
+    generator: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in AUGMENT_KINDS:
+            raise InputError("unknown augmentation kind", field="kind", actual=self.kind, expected=AUGMENT_KINDS)
+        if self.kind == "execute" and self.style not in EXECUTE_STYLES:
+            raise InputError("unknown execute style", field="style", actual=self.style, expected=EXECUTE_STYLES)
+        object.__setattr__(self, "locations", tuple(dict(x) for x in self.locations))
+
+
+def read_specs(path, *, pool: str, cls=AugmentSpec) -> list:
+    """Hand-written specs (``cls`` records) of a JSONL file; each row must say ``"provenance": "hand-written"``."""
+    out = []
+    for n, obj in read_jsonl(path):
+        if obj.get("provenance") != "hand-written":
+            raise InputError("a spec file row must be labelled hand-written", path=str(path), row=n,
+                             field="provenance", expected="hand-written", actual=obj.get("provenance"))
+        spec = cls.from_dict({**obj, "pool": pool, "generator": {"name": "hand-written",
+                                                                          "provenance": "hand-written"}},
+                                     where=str(path), row=n)
+        out.append(spec)
+    return out
+
+
+def read_spec_files(files, resolve, *, cls=AugmentSpec) -> list:
+    """The specs of a recipe's spec ``files`` (made absolute by ``resolve``), in order; a file's stem is its pool."""
+    return [spec for f in files for spec in read_specs(resolve(f), pool=Path(f).stem, cls=cls)]
+
+
+WORK = "/tmp/swe-taskflow-work"
+OUT = "/tmp/swe-taskflow-out.txt"
+_DELIM = "SWE_TASKFLOW_PATCH_EOF"
+MAX_OUTPUT_BYTES = 1500
+#: Every check script's first lines (``kind``: the check, ``doc``: where its contract is written).
+HEAD = ("#!/bin/sh\n# swe-taskflow {kind} check (generated; {doc})\nset -u\n"
+        'export PATH="${{PATH:-/usr/local/bin:/usr/bin:/bin}}" HOME=/tmp PYTHONDONTWRITEBYTECODE=1\n')
+#: A fresh copy of the read-only repository in WORK, and into it.
+COPY = (f'rm -rf {WORK} && mkdir -p {WORK} && cp -R /repo/. {WORK}/ '
+        "|| { echo 'swe-taskflow: copying the repository failed' >&2; exit 3; }\n"
+        f"cd {WORK} || exit 3\n")
+
+
+def apply_patch(patch: str, label: str) -> str:
+    """Shell lines that apply ``patch`` (a heredoc) in the current folder, or exit 4 naming ``label``."""
+    if not patch.strip():
+        return ""
+    if _DELIM in patch:
+        raise ValueError("a patch holds the script's heredoc delimiter")
+    body = patch if patch.endswith("\n") else patch + "\n"
+    return (f"git -c safe.directory='*' apply --whitespace=nowarn - <<'{_DELIM}' "
+            f"|| {{ echo 'swe-taskflow: {label} does not apply' >&2; exit 4; }}\n{body}{_DELIM}\n")
+
+
+def run_in_copy(command: str, patches: tuple[tuple[str, str], ...], kind: str, doc: str) -> str:
+    """Head, copy, apply ``patches`` ((label, diff), in order), run ``command`` into OUT, its status in $status."""
+    return (HEAD.format(kind=kind, doc=doc) + COPY + "".join(apply_patch(p, label) for label, p in patches)
+            + f"( {command}\n) > {OUT} 2>&1 < /dev/null\nstatus=$?\n")
+
+
+def script(command: str, *, patches: tuple[tuple[str, str], ...] = (), raw_output: bool = False,
+           kind: str = "") -> str:
+    """A check script: copy, apply ``patches``, run ``command``, print, exit 0."""
+    if raw_output:
+        show = f"head -c {MAX_OUTPUT_BYTES} {OUT}\necho\n"
+    else:
+        show = f"grep -E {shlex.quote(KEEP_ERE)} {OUT} | sed -E {shlex.quote(DURATION_SED)}\n"
+    tail = 'echo "swe-taskflow: exit status $status"\nexit 0\n'
+    return run_in_copy(command, patches, kind, "docs/augmentations.md") + show + tail
 
 
 @dataclass
@@ -57,27 +167,24 @@ class TaskContext:
     image: str | None = None
     memo: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def sources(self) -> dict[str, str]:
         """Base text of the Python files the gold patch touches (exact enclosing symbols)."""
-        if "sources" not in self.memo:
-            out = {}
-            if self.repo is not None and self.task.patch:
-                for fp in parse_patch(self.task.patch):
-                    p = self.repo / (fp.old_path or "")
-                    if fp.old_path and fp.old_path.endswith(".py") and p.is_file():
-                        out[fp.old_path] = p.read_text(encoding="utf-8", errors="replace")
-            self.memo["sources"] = out
-        return self.memo["sources"]
+        out = {}
+        if self.repo is not None and self.task.patch:
+            for fp in parse_patch(self.task.patch):
+                p = self.repo / (fp.old_path or "")
+                if fp.old_path and fp.old_path.endswith(".py") and p.is_file():
+                    out[fp.old_path] = p.read_text(encoding="utf-8", errors="replace")
+        return out
 
-    def no_sandbox_reason(self) -> str:
+    def no_sandbox_reason(self, *, tests: bool = True) -> str:
+        """Why the task's checks cannot run code ('' when they can); ``tests``: they run its test command."""
         if self.repo is None:
             return "no checkout of the task's repository"
         if self.sandbox is None:
             return "no sandbox"
-        if not test_command_of(self.task):
-            return "the task has no test command"
-        return ""
+        return "the task has no test command" if tests and not self.task.test_command else ""
 
 
 class Rejected(Exception):
@@ -137,14 +244,25 @@ def _text_ok(rec: Record, kind: str, text: str, **kw: Any) -> None:
     rec.require(not bad, "text-contract", "; ".join(f"{k}: {d}" for k, d in bad), ok_detail="kept")
 
 
-def _loc(d: Location) -> dict[str, Any]:
-    return d.to_dict()
-
-
-def require_sandbox(ctx: TaskContext, rec: Record) -> None:
-    """The check runs code: it needs a checkout of the repository and a sandbox."""
-    why = "no checkout of the task's repository" if ctx.repo is None else "no sandbox" if ctx.sandbox is None else ""
+def require_sandbox(ctx: TaskContext, rec: Record, *, tests: bool = False) -> None:
+    """The check runs code: it needs a checkout of the repository and a sandbox (and the test command)."""
+    why = ctx.no_sandbox_reason(tests=tests)
     rec.require(not why, "sandbox-available", why)
+
+
+def review_change(patch: str, site, rec: Record) -> str:
+    """The change under review (the gold patch with the seeded defect), at most MAX_REVIEW_DIFF_LINES long."""
+    diff = mut.review_diff(patch, site)
+    n = diff.count("\n") + 2
+    rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
+                f"(at most {MAX_REVIEW_DIFF_LINES})")
+    return diff
+
+
+def site_location(patch: str, site) -> tuple[str, list[dict[str, Any]]]:
+    """The enclosing symbol of a seeded defect's line and its one location (``site.index`` counts patch lines)."""
+    sym = symbol_of_line(patch, site.index)
+    return sym, [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
 
 
 def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
@@ -164,9 +282,8 @@ def _check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> di
     task = ctx.task
     rec.require(any(same_test(t, spec.test) for t in task.fail_to_pass), "fail-to-pass",
                 f"{spec.test!r} is not a FAIL_TO_PASS test of the task")
-    why = ctx.no_sandbox_reason()
-    rec.require(not why, "sandbox-available", why)
-    command = test_command_of(task)
+    require_sandbox(ctx, rec, tests=True)
+    command = task.test_command
     text = script(command, patches=(("the test patch", task.test_patch),), kind="debug")
     base = run_twice(ctx, rec, text)
     facts, problem = debug_facts(spec.test, base.stdout_excerpt)
@@ -202,7 +319,7 @@ def _claimed_or(spec: AugmentSpec, ctx: TaskContext, derive: Callable[[], list[L
         rec_locs = derive()
         if not rec_locs:
             raise Rejected("location-in-gold-patch", "the gold patch changes no code this item points at")
-    return [_loc(x) for x in rec_locs]
+    return [x.to_dict() for x in rec_locs]
 
 
 def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
@@ -232,13 +349,9 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     site = mut.find_site(task.patch, spec.mutation or {}) if task.patch else None
     rec.require(site is not None, "mutation-in-catalogue", "the seeded defect is not a catalogue mutation of the gold patch",
                 ok_detail=f"{site.operator if site else ''}")
-    mutated = mut.review_diff(task.patch, site) + "\n"
-    n = mutated.count("\n") + 1
-    rec.require(n <= MAX_REVIEW_DIFF_LINES, "diff-size", f"the change under review has {n} lines "
-                f"(at most {MAX_REVIEW_DIFF_LINES})")
-    why = ctx.no_sandbox_reason()
-    rec.require(not why, "sandbox-available", why)
-    command = test_command_of(task)
+    diff = review_change(task.patch, site, rec)
+    require_sandbox(ctx, rec, tests=True)
+    command = task.test_command
     tests = list(task.fail_to_pass) + list(task.pass_to_pass)
     if "review-control" not in ctx.memo:
         control = script(command, patches=(("the test patch", task.test_patch), ("the gold patch", task.patch)),
@@ -251,15 +364,13 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
     rec.require(control.status == "passed" and not bad and bool(parse_outcomes(control.stdout_excerpt)),
                 "gold-patch-passes", f"with the gold patch these tests fail: {bad}" if bad else
                 f"the control run did not run the tests ({control.status}: {control.reason})")
-    text = script(command, patches=(("the test patch", task.test_patch), ("the change under review", mutated)),
+    text = script(command, patches=(("the test patch", task.test_patch), ("the change under review", diff + "\n")),
                   kind="review")
     base = run_twice(ctx, rec, text)
     caught = failing_tests(base.stdout_excerpt, tests)
     rec.require(bool(caught), "defect-caught", "the seeded defect survives: every test passes with it",
                 ok_detail=f"{len(caught)} test(s) fail")
-    sym = symbol_of_line(task.patch, site.index)      # site.index counts lines of the gold patch
-    locs = [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
-    diff = mutated.rstrip("\n")
+    sym, locs = site_location(task.patch, site)
     turn = word_turn(spec, writer, {"diff": diff}, rec)
     _text_ok(rec, "review", turn, diff=diff, mutation=site.to_dict())
     return {"text": turn, "script": text, "report": base, "facts": [{"name": "failing_test", "value": t} for t in caught],
@@ -303,5 +414,6 @@ def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
                         **({"facts": [{"name": "test", "value": spec.test}]} if spec.kind == "debug" else {}))
 
 
-__all__ = ["TaskContext", "realize", "checked_item", "test_command_of", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected",
-           "run_twice", "word_turn", "require_sandbox"]
+__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "checked_item", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
+           "word_turn", "require_sandbox", "review_change", "site_location", "script", "run_in_copy", "apply_patch",
+           "WORK", "OUT", "HEAD", "COPY", "MAX_OUTPUT_BYTES"]

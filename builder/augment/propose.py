@@ -5,22 +5,30 @@ asks about the task's FAIL_TO_PASS tests in their given order; planning takes, f
 turn, the requirement item that points at the most gold-patch code; review tries catalogue
 mutations of the gold patch in a seeded order (the checks keep the first one the tests catch, and
 record the surviving ones as rejected). Where a kind cannot be proposed, :func:`propose` says why.
+
+:func:`augment_tasks` (the ``augment`` stage and CLI call it) generates and checks the items of many tasks:
+every proposed or hand-written spec ends as an item with a status (accepted, rejected, error) and a reason;
+review specs are tried in their seeded order until ``per_kind`` are accepted (the rest are counted as not
+needed). What could not be proposed for a task is reported per kind with why.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from swe_taskflow.augment import mutate as mut
 from swe_taskflow.augment.attribute import attribute
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
+from swe_taskflow.schema import QAItem, SplitResult, Task
 
 from ..split.structural import _items
-from .checks import TaskContext, test_command_of
-from .spec import AugmentSpec
+from .checks import AugmentSpec, TaskContext, realize
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[
                 why[kind] = sandbox_why
                 continue
             for style in config.execute_styles[:config.per_kind]:
-                specs.append(AugmentSpec(f"{iid}::execute-{style}", iid, "execute", command=test_command_of(task),
+                specs.append(AugmentSpec(f"{iid}::execute-{style}", iid, "execute", command=task.test_command,
                                          style=style, generator=gen))
         elif kind == "debug":
             if sandbox_why or not task.fail_to_pass:
@@ -111,4 +119,57 @@ def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[
     return specs, why
 
 
-__all__ = ["ProposeConfig", "propose", "planning_requirements"]
+def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer, sandbox=None,
+                  repos: Mapping[str, Path] | None = None, images: Mapping[str, str] | None = None,
+                  config: ProposeConfig = ProposeConfig(), hand_specs: Iterable[AugmentSpec] = (),
+                  progress: Callable[[int], None] | None = None) -> tuple[list[QAItem], dict[str, Any]]:
+    """Items for every task (generated, then hand-written ones), and a summary of what happened."""
+    repos = dict(repos or {})
+    by_task: dict[str, list[AugmentSpec]] = {}
+    for s in hand_specs:
+        by_task.setdefault(s.instance_id, []).append(s)
+    known = {t.instance_id for t in tasks}
+    items: list[QAItem] = []
+    not_proposed: dict[str, Counter] = {}
+    unknown = [s.item_id for specs in by_task.values() for s in specs if s.instance_id not in known]
+    skipped = Counter()
+    for task in tasks:
+        split = splits.get(task.instance_id)
+        parts = tuple(split.parts) if split is not None and split.status == "ok" else ()
+        repo = repos.get(task.instance_id)
+        ctx = TaskContext(task, parts, repo, sandbox if repo is not None else None,
+                          image=(images or {}).get(task.instance_id))
+        specs, why = propose(ctx, config)
+        for kind, reason in why.items():
+            not_proposed.setdefault(kind, Counter())[reason] += 1
+        accepted = Counter()
+        try:
+            for spec in specs + by_task.get(task.instance_id, []):
+                generated = spec.pool == "generated"
+                if generated and accepted[spec.kind] >= config.per_kind:
+                    skipped[spec.kind] += 1
+                    continue
+                item = realize(spec, ctx, writer)
+                items.append(item)
+                if generated and item.status == "accepted":
+                    accepted[spec.kind] += 1
+        finally:   # the task's checks are done: a sandbox that keeps an environment per task stops it
+            if callable(release := getattr(sandbox, "release", None)):
+                release()
+        if progress is not None:
+            progress(1)
+    summary = {
+        "items": len(items),
+        "by_kind_status": {k: dict(sorted(Counter(i.status for i in items if i.kind == k).items()))
+                           for k in sorted({i.kind for i in items})},
+        "rejected": [{"question_id": i.question_id, "kind": i.kind, "pool": i.pool, "status": i.status,
+                      "reason": i.reason} for i in items if i.status != "accepted"],
+        "not_proposed": {k: dict(sorted(v.items())) for k, v in sorted(not_proposed.items())},
+        "not_tried_after_acceptance": dict(sorted(skipped.items())),
+        "unknown_task_specs": unknown,
+        "sandbox": getattr(sandbox, "info", None),
+    }
+    return items, summary
+
+
+__all__ = ["ProposeConfig", "propose", "planning_requirements", "augment_tasks"]

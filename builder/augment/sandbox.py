@@ -81,12 +81,14 @@ class CheckSandbox:
             return self.image
         return task_image if isinstance(self.identity(task_image), tuple) else self.image
 
-    def run(self, repo: Path, script: str, *, image: str | None = None) -> ProofReport:
+    def run(self, repo: Path, script: str, *, image: str | None = None, applied: str = "") -> ProofReport:
+        """``script`` on ``repo`` (harbor: with ``applied`` applied to the environment's copy of it first)."""
         resolved = self.identity(image)
         if isinstance(resolved, str):
             return infrastructure_report(resolved, sandbox=self.kind, image=image or "", limits=self.config.limits())
         if self.kind == "harbor":
-            return self._harbor().prove(repo, script, image=resolved[1], image_id=resolved[2], config=self.config)
+            return self._harbor().prove(repo, script, image=resolved[1], image_id=resolved[2], config=self.config,
+                                        applied=applied)
         return run_proof(repo, script, image=resolved[1], sandbox=self.kind, timeout_s=None, config=self.config,
                          _resolved=resolved)
 
@@ -94,12 +96,7 @@ class CheckSandbox:
         """``script`` on a temporary copy of ``repo`` with ``patch`` applied (the repository is untouched;
         harbor: applied to the environment's fresh copy of it, as the host applies it to the temporary one)."""
         if self.kind == "harbor":
-            resolved = self.identity(image)
-            if isinstance(resolved, str):
-                return infrastructure_report(resolved, sandbox=self.kind, image=image or "",
-                                             limits=self.config.limits())
-            return self._harbor().prove(repo, script, image=resolved[1], image_id=resolved[2], config=self.config,
-                                        applied=patch)
+            return self.run(repo, script, image=image, applied=patch)
         try:
             tmp = patched_copy(repo, patch)
         except PatchError as exc:

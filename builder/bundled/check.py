@@ -104,10 +104,8 @@ def check_task(bundled, *, runner: str = "docker", timeout_s: float = 300) -> di
     task = bundled.task
     before = run_tests(bundled, gold=False, runner=runner, timeout_s=timeout_s)
     after = run_tests(bundled, gold=True, runner=runner, timeout_s=timeout_s)
-    problems = []
-    for name in task.fail_to_pass:
-        if before["results"].get(name) == "passed":
-            problems.append(f"FAIL_TO_PASS {name} passes before the gold patch")
+    problems = [f"FAIL_TO_PASS {name} passes before the gold patch" for name in task.fail_to_pass
+                if before["results"].get(name) == "passed"]
     problems += [f"FAIL_TO_PASS {n} is {s} after the gold patch" for n, s in after["grade"]["fail_to_pass"]["not_passed"].items()]
     for run in (before, after):
         when = "after" if run["gold_patch"] else "before"

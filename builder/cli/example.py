@@ -35,7 +35,7 @@ def register(sub) -> None:
 
 
 def _task(args):
-    from builder.bundled.task import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE
+    from builder.bundled import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE
     from builder.pipeline.repos import example_task
 
     return example_task(args.recipe or EXAMPLE_RECIPE, args.instance_id or EXAMPLE_INSTANCE_ID)

@@ -454,7 +454,7 @@ def preflight(recipe: Recipe) -> None:
     if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
         raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
     try:
-        from builder.classify.registry import resolve_classifier
+        from builder.classify import resolve_classifier
 
         resolve_classifier(recipe.classifier.name)
     except ImportError:
@@ -462,7 +462,7 @@ def preflight(recipe: Recipe) -> None:
     except TaskflowError as exc:
         raise _fail(recipe, "classifier.name", exc) from None
     recipe_target(recipe)
-    from builder.llm.registry import BACKENDS
+    from builder.llm import BACKENDS
 
     for key, name, used in (("split.llm", recipe.split.llm, recipe.split.splitter == "llm"),
                             ("questions.llm", recipe.questions.llm, recipe.questions.mode == "generate")):

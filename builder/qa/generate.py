@@ -5,20 +5,223 @@ checks (fields, evidence present in the repository, leakage against the gold pat
 the patch) and a second reviewer call. Every proposal ends as a :class:`QAItem`: ``candidate`` when it
 passed, ``rejected`` with the reason otherwise (a malformed reply is one rejected item, never a crash).
 Proof execution is a later stage (builder/proofs); ``proof_report`` stays ``None`` here.
+
+Leakage checks are deterministic: a question leaks when it (or its reference answer) repeats a line the
+patch adds, or names an identifier that only the patch introduces; its evidence is invalid before the patch
+when it points at a file the patch creates or a symbol only the patch defines.
+
+A trajectory is a mini-swe-agent ``.traj.json`` (or ``.traj.json.gz``). Questions are mined only from a run
+that solved the issue (Appendix E): the run must have ended by submitting (``exit_status``), with a non-empty
+patch, and, where a results file records it, the submission must have resolved the task.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.safepath import is_inside
 from swe_taskflow.schema import QAItem, Task
 
 from ..llm.prompts import load_prompt, parse_json_object, render
-from .leakage import evidence_problems, leaks, patch_facts
-from .trajectory import Trajectory, read_trajectory, solving_problem
+
+#: ``info.exit_status`` values of a run that ended by submitting its patch (mini-swe-agent).
+SOLVED_EXIT_STATUSES = ("Submitted",)
+
+_BASH = re.compile(r"```bash\s*\n(.*?)```", re.S)
+_PR = re.compile(r"<pr_description>(.*?)</pr_description>", re.S)
+_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyx|pyi|js|ts|tsx|jsx|go|rs|java|rb|php|c|h|cpp|"
+                   r"cfg|toml|ini|ya?ml|json|rst|md|txt|html))\b")
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """What a solving run shows: the issue it got, its commands, the files it touched, its patch."""
+
+    instance_id: str
+    issue: str
+    commands: tuple[str, ...]
+    files_read: tuple[str, ...]
+    submission: str
+    exit_status: str
+    trajectory_format: str
+    path: str
+
+
+def read_trajectory(path: str | Path) -> Trajectory:
+    """Parse one trajectory file; a malformed file is an :class:`InputError` naming the field."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("trajectory not found", path=str(path))
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError, EOFError) as exc:
+        raise InputError(f"unreadable trajectory: {type(exc).__name__}: {exc}", path=str(path)) from None
+    msgs = data.get("messages") if isinstance(data, dict) else None
+    if not isinstance(msgs, list):
+        raise InputError("trajectory has no message list", path=str(path), field="messages")
+    issue, commands = "", []
+    for i, m in enumerate(msgs):
+        if not isinstance(m, dict) or not isinstance(m.get("content"), str):
+            raise InputError("message without text content", path=str(path), field=f"messages[{i}].content")
+        if m.get("role") == "user" and not issue:
+            pr = _PR.search(m["content"])
+            if pr:
+                issue = pr.group(1).replace("Consider the following PR description:", "", 1).strip()
+        if m.get("role") == "assistant":
+            commands += [c.strip() for c in _BASH.findall(m["content"])]
+    seen: dict[str, None] = {}
+    for c in commands:
+        for f in _FILE.findall(c):
+            if not f.startswith(("/tmp", ".")) and "reproduce" not in f:
+                seen.setdefault(f.lstrip("./"), None)
+    info = data.get("info") or {}
+    return Trajectory(instance_id=str(data.get("instance_id") or path.name.split(".traj")[0]), issue=issue,
+                      commands=tuple(commands), files_read=tuple(seen), submission=str(info.get("submission") or ""),
+                      exit_status=str(info.get("exit_status") or ""),
+                      trajectory_format=str(data.get("trajectory_format") or ""), path=str(path))
+
+
+def find_trajectory(folder: str | Path, instance_id: str) -> Path | None:
+    """``<id>.traj.json(.gz)`` directly in ``folder`` or in ``folder/<id>/``."""
+    folder = Path(folder)
+    if not is_inside(folder, instance_id):   # an id from data never names a path outside the folder
+        return None
+    for sub in (folder, folder / instance_id):
+        for name in (f"{instance_id}.traj.json", f"{instance_id}.traj.json.gz"):
+            if (sub / name).exists():
+                return sub / name
+    return None
+
+
+def load_resolved(path: str | Path) -> dict[str, bool]:
+    """Per-instance resolution flags from a results file: a mini-swe-agent ``results_summary.json``
+    (``{"instances": [{"instance_id", "resolved"}, ...]}``) or an ``{instance_id: bool}`` mapping
+    (SWE-Bench Pro ``eval_results``)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("results file not found", path=str(path)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"results file is not JSON: {exc}", path=str(path)) from None
+    rows = data.get("instances") if isinstance(data, dict) and "instances" in data else None
+    if rows is None:
+        if not isinstance(data, dict) or not all(isinstance(v, bool) for v in data.values()):
+            raise InputError("not a results file: expected {instance_id: bool} or {'instances': [...]}", path=str(path))
+        return dict(data)
+    out = {}
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict) or not isinstance(r.get("instance_id"), str) or not isinstance(r.get("resolved"), bool):
+            raise InputError("results row needs instance_id and a boolean resolved", path=str(path), row=i,
+                             field="resolved")
+        out[r["instance_id"]] = r["resolved"]
+    return out
+
+
+def solving_problem(traj: Trajectory, resolved: bool | None = None) -> str:
+    """Why ``traj`` cannot count as a solving run ('' when it can). ``resolved``: the task's flag from a
+    results file, or None when no file records it (then the exit status and patch decide)."""
+    if traj.exit_status not in SOLVED_EXIT_STATUSES:
+        return f"exit status {traj.exit_status or '(none)'!r}: the run did not submit a solution"
+    if not traj.submission.strip():
+        return "the run submitted an empty patch"
+    if resolved is False:
+        return "the submitted patch did not resolve the task (results file)"
+    return ""
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEF = re.compile(r"\b(?:def|class|function|func|const|let|var|type|interface)\s+([A-Za-z_][\w]*)")
+_WS = re.compile(r"\s+")
+#: Added lines shorter than this (after whitespace collapse) are too generic to count as a leak.
+MIN_LINE_CHARS = 20
+
+
+@dataclass(frozen=True)
+class PatchFacts:
+    """What a unified diff adds: lines, identifiers new to it, files it creates, names it defines."""
+
+    added_lines: tuple[str, ...]
+    new_identifiers: frozenset[str]
+    new_files: frozenset[str]
+    defined: frozenset[str]
+
+
+def _code_like(name: str) -> bool:
+    return "_" in name.strip("_") or bool(re.search(r"[a-z][A-Z]", name))
+
+
+_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
+
+
+def _is_test_file(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
+def patch_facts(patch: str) -> PatchFacts:
+    """Facts of the non-test part of a unified diff (tests a solution adds are not the solution)."""
+    added, old, new_files = [], [], set()
+    lines = patch.splitlines()
+    skip = False
+    for i, line in enumerate(lines):
+        if line.startswith("diff --git "):
+            skip = _is_test_file(line.split(" b/")[-1])
+            continue
+        if skip:
+            continue
+        if line.startswith("--- "):
+            cur_old = line[4:].strip()
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if cur_old == "/dev/null" and nxt.startswith("+++ "):
+                new_files.add(nxt[4:].strip().removeprefix("b/"))
+            continue
+        if line.startswith("+++ ") or line.startswith("diff ") or line.startswith("index ") or line.startswith("@@"):
+            continue
+        if line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith("-") or line.startswith(" "):
+            old.append(line[1:])
+    old_ids = set(_IDENT.findall("\n".join(old)))
+    add_text = "\n".join(added)
+    defined = set(_DEF.findall(add_text)) - old_ids
+    new_ids = {t for t in set(_IDENT.findall(add_text)) - old_ids if _code_like(t)} | defined
+    return PatchFacts(tuple(a for a in added if a.strip()), frozenset(new_ids), frozenset(new_files), frozenset(defined))
+
+
+def leaks(text: str, facts: PatchFacts) -> list[str]:
+    """Reasons ``text`` gives the patch away (empty when it does not)."""
+    norm = _WS.sub(" ", text)
+    out = []
+    for line in facts.added_lines:
+        ln = _WS.sub(" ", line).strip()
+        if len(ln) >= MIN_LINE_CHARS and ln in norm:
+            out.append(f"repeats a line the patch adds: {ln[:80]!r}")
+    words = set(_IDENT.findall(text))
+    for ident in sorted(facts.new_identifiers & words):
+        out.append(f"names {ident!r}, which only the patch introduces")
+    return out
+
+
+def evidence_problems(evidence: list[dict], facts: PatchFacts) -> list[str]:
+    """Evidence that would not hold before the patch."""
+    out = []
+    for e in evidence:
+        p = str(e.get("path", "")).lstrip("./")
+        if p in facts.new_files:
+            out.append(f"evidence file {p!r} only exists after the patch")
+        if e.get("symbol") and str(e["symbol"]).split(".")[-1].rstrip("()") in facts.defined:
+            out.append(f"evidence symbol {e['symbol']!r} is defined by the patch")
+    return out
+
 
 STAGE_GENERATE = "qa.generate"
 STAGE_REVIEW = "qa.review"
@@ -102,9 +305,8 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
                        max_questions: int = 3, resolved: bool | None = None) -> list[QAItem]:
     """Propose, check and review up to ``max_questions`` questions for ``task``.
 
-    Only a solving run is mined (:func:`~builder.qa.trajectory.solving_problem`; ``resolved`` is the
+    Only a solving run is mined (:func:`solving_problem`; ``resolved`` is the
     task's flag from a results file, if any): otherwise one ``trajectory-not-solving`` record, no LLM call."""
-    from swe_taskflow.errors import ConfigError
     if not 1 <= max_questions <= 3:
         raise ConfigError("max_questions must be 1-3 (Appendix E)", field="max_questions", actual=max_questions)
     traj = read_trajectory(trajectory_path)

@@ -6,15 +6,25 @@ follows the Appendix E contract through a :mod:`builder.llm` backend.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.schema import SplitResult, Task
 
-from .base import Splitter
 from .llm_splitter import LLMSplitConfig, LLMSplitter
 from .structural import StructuralConfig, StructuralSplitter
 
 SPLITTERS = ("structural", "llm")
+
+
+@runtime_checkable
+class Splitter(Protocol):
+    """The splitter seam. ``info`` identifies the splitter (name, model, prompt hash: part of cache keys and
+    provenance)."""
+
+    info: Mapping[str, Any]
+
+    def split(self, task: Task) -> SplitResult: ...
 
 
 def get_splitter(name: str = "structural", **cfg: Any) -> Splitter:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict, dataclass
+from functools import partial
 
 from swe_taskflow.schema import SplitResult, Task
 from swe_taskflow.split_checks import check_split
@@ -129,29 +130,21 @@ class StructuralSplitter:
         has_iface = bool(iface.strip()) and not _NO_IFACE.match(iface.strip())
         if len(items) < 2 and not has_iface:
             return None, "a single requirement and no new interface: fewer than three meaningful turns"
-        if len(items) >= 2:
-            k = (len(items) + 1) // 2
-            turn2 = cfg.requirements_header + "\n" + "\n\n".join(items[:k])
-            turn3 = "\n\n".join(items[k:])
-        else:
-            turn2 = cfg.requirements_header + "\n" + "\n\n".join(items)
-            turn3 = ""
+        k = (len(items) + 1) // 2   # the first half (the larger one) opens turn 2
+        turn2 = cfg.requirements_header + "\n" + "\n\n".join(items[:k])
+        turn3 = "\n\n".join(items[k:])
         if iface.strip():
             turn3 = (turn3 + "\n\n" if turn3 else "") + cfg.interface_header + "\n" + iface
         return [task.problem_statement.strip("\n"), turn2, turn3], ""
 
     def split(self, task: Task) -> SplitResult:
+        result = partial(SplitResult, task.instance_id, splitter=self.info, original_prompt=task.original_prompt)
         if task.status != "ok":
-            return SplitResult(task.instance_id, "failed", reason=f"malformed task: {task.reason}",
-                               splitter=self.info, original_prompt=task.original_prompt)
+            return result("failed", reason=f"malformed task: {task.reason}")
         parts, why = self.parts(task)
         if parts is None:
-            return SplitResult(task.instance_id, "ineligible", reason=why, splitter=self.info,
-                               original_prompt=task.original_prompt)
+            return result("ineligible", reason=why)
         violations = [v.to_dict() for v in check_split(task.original_prompt, parts)]
         if violations:
-            return SplitResult(task.instance_id, "failed", parts=parts, violations=violations,
-                               splitter=self.info, reason="deterministic checks failed",
-                               original_prompt=task.original_prompt)
-        return SplitResult(task.instance_id, "ok", parts=parts, splitter=self.info,
-                           original_prompt=task.original_prompt)
+            return result("failed", parts=parts, violations=violations, reason="deterministic checks failed")
+        return result("ok", parts=parts)

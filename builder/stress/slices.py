@@ -21,8 +21,7 @@ from swe_taskflow.schema import QAItem, SplitResult, Task
 from swe_taskflow.stress import ACTIONS, DATA_SUFFIXES, DESTRUCTIVE, SECURITY, split_name
 
 from ..augment.checks import TaskContext
-from .checks import realize
-from .spec import StressSpec
+from .checks import StressSpec, realize
 
 RULE = ("drawn before selection with numpy.random.default_rng(seed) from the tasks where the slice's kind can be "
         "checked (a checkout of the repository and a sandbox; for security-review a hand-written defect with its "
@@ -47,13 +46,9 @@ def _actions(ctx: TaskContext, data: list[str]) -> list[str]:
 def _ineligible(kind: str, ctx: TaskContext, specs: Sequence[StressSpec]) -> str:
     if ctx.task.status != "ok":
         return "task not ok"
-    if ctx.repo is None:
-        return "no checkout of the task's repository"
-    if ctx.sandbox is None:
-        return "no sandbox"
-    if kind == SECURITY and not specs:
-        return "no security defect written for the task (a probe is written per task)"
-    return ""
+    no_defect = kind == SECURITY and not specs
+    return ctx.no_sandbox_reason(tests=False) or (
+        "no security defect written for the task (a probe is written per task)" if no_defect else "")
 
 
 class SliceBuilder:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from builder.augment.sandbox import CheckSandbox
-from builder.augment.spec import read_specs
+from builder.augment.checks import read_specs
 from builder.bundled.repo import commit_folder
 from builder.proofs.treehash import tree_hash
 from builder.resources import builder_path

@@ -29,7 +29,7 @@ def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int =
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from builder.classify.prompt import load_prompt_template
+    from builder.classify.llm import load_prompt_template
 
     template = load_prompt_template()
     corpus = [template.prefix, template.suffix, *[" " + i for i in INTENTS], *DEFINITIONS.values(),

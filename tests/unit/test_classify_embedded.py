@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from builder.classify import label_texts, load_classifier
-from builder.classify.exemplars import DEFAULT_EXEMPLARS, load_exemplars
-from builder.classify.handlabels import load_hand_labels, texts_for
+from builder.classify.embedded import DEFAULT_EXEMPLARS, load_exemplars
+from tools.dev_labels import load_hand_labels, texts_for
 from builder.classify.rules import rule_label
 from swe_taskflow.agreement import exact_agreement
 from swe_taskflow.errors import InputError

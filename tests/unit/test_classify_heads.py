@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from builder.classify import load_classifier
-from builder.classify.head import DEFAULT_HEADS, LinearHead, load_heads, save_heads
+from builder.classify.embedded import DEFAULT_HEADS, LinearHead, load_heads
+from tools.dev_labels import save_heads
 from builder.classify.issue import ISSUE_INTENTS
 from swe_taskflow.errors import InputError
 from swe_taskflow.taxonomy import INTENTS
@@ -122,8 +123,9 @@ def test_training_reproduces_the_shipped_heads(sessions_file, shared_dir, tmp_pa
 @pytest.mark.slow
 def test_issue_head_on_held_out_pro_issues(embedded, shared_dir):
     """Held-out SWE-Bench Pro issues: the hand-labelled sample and the held-out half of the declared types."""
-    from builder.classify.declared import declared_type, is_dev_half
-    from builder.classify.handlabels import load_hand_labels
+    from builder.classify.declared import declared_type
+    from tools.dev_labels import is_dev_half
+    from tools.dev_labels import load_hand_labels
     from builder.sources import load_tasks
 
     pro = shared_dir / "data" / "swe-bench-pro"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from builder.classify.declared import declared_type, is_dev_half, specificity_type, strip_declared
+from builder.classify.declared import declared_type, strip_declared
+from tools.dev_labels import is_dev_half, specificity_type
 from builder.classify.issue import CUE_NAMES, body, cue_features, is_issue, parts, title
 from builder.sources.normalize import pro_prompt
 
