@@ -35,7 +35,6 @@ class _Slice:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
-    task = example_task()
     dest = tmp_path_factory.mktemp("ticketdesk") / "repo"
     commit_folder(builder_path("data", "example", "repo"), dest)
     return dest
