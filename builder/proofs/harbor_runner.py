@@ -3,7 +3,7 @@
 Harbor needs Python >= 3.12 and lives in its own venv; the builder drives a worker there
 (:mod:`swe_taskflow_harbor.proof_worker`, JSON lines over a pipe; docs/proofs.md says why) through a
 :class:`Backend`. The scheduling is the builder's and is the same for every backend (the worker, or
-the simulated one of :mod:`.harbor_sim` that benchmarks/scale_bench.py measures):
+the simulated one of ``tests/support/harbor_sim.py`` that benchmarks/scale_bench.py measures):
 
 - a bounded pool over tasks (``concurrency``): each task's environment is started once, every proof of
   the task runs in it from a clean state (the worker resets ``/repo`` and checks its tree hash), then it
