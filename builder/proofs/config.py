@@ -1,11 +1,17 @@
-"""Limits every proof run gets, whatever the sandbox."""
+"""Limits every proof run gets, whatever the sandbox, and the key a proof report is cached under.
+
+``cache_key`` lives beside the limits it hashes so that ``run_proof`` (:mod:`.run`) and the Harbor sessions
+(:mod:`.harbor_runner`) give the same key without importing each other.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.hashing import sha256_hex
 
 #: Where a proof may run: ``auto`` picks docker when a daemon answers, else bubblewrap (never harbor:
 #: Harbor environments are chosen by name, see builder.proofs.harbor_runner).
@@ -53,3 +59,16 @@ class ProofConfig:
     def limits(self) -> dict[str, Any]:
         """The limits as recorded in a report (and hashed into the resume cache key)."""
         return asdict(self)
+
+
+def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
+              sandbox: str) -> str:
+    """sha256 of every input that determines a proof's outcome.
+
+    Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
+    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
+    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
+    """
+    blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
+                       "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
+    return sha256_hex(blob.encode())

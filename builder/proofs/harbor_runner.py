@@ -40,11 +40,9 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from .. import hygiene
 from ..resources import builder_path
-from .cachekey import cache_key   # the key run_proof gives, so the reports are the same
 from .capture import BoundedCapture, run_facts
-from .script import owner_write_refused
-from .config import ProofConfig
-from .script import script_command
+from .config import ProofConfig, cache_key   # the key run_proof gives, so the reports are the same
+from .script import owner_write_refused, script_command
 
 #: Where the ``builder`` package (and the ``swe_taskflow_harbor`` plugins beside it) is imported from: the
 #: worker's PYTHONPATH, and the default place of ``.harbor-venv`` in a source checkout.
@@ -482,7 +480,7 @@ class HarborSession:
                 setattr(self.progress, k, getattr(self.progress, k) + v)
 
     def _tree(self, repo: Path) -> str:
-        from .treehash import tree_hash
+        from .gitsafe import tree_hash
 
         if str(repo) not in self._trees:
             self._trees[str(repo)] = tree_hash(repo)

@@ -30,7 +30,7 @@ from .. import hygiene
 from ..json_cache import JsonCache
 from .config import ProofConfig
 from .run import cache_key, image_identity, resolve_sandbox, run_proof
-from .treehash import tree_hash
+from .gitsafe import tree_hash
 
 
 def _cached(cache: JsonCache | None, key: str) -> ProofReport | None:

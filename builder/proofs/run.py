@@ -12,12 +12,10 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from ..hygiene import sweep_host
 from . import bwrap_runner, docker_runner
-from .cachekey import cache_key
-from .config import SANDBOXES, ProofConfig
+from .config import SANDBOXES, ProofConfig, cache_key
 from .image import DEFAULT_IMAGE
-from .patch import PatchError, patched_copy
+from .gitsafe import PatchError, patched_copy, tree_hash
 from .sandbox import SANDBOX_ADAPTERS
-from .treehash import tree_hash
 
 
 def resolve_sandbox(sandbox: str) -> str:

@@ -119,7 +119,7 @@ def test_root_only_files_stay_unreadable(tmp_path, image):
 
 
 def test_a_hostile_repository_runs_nothing_on_the_host_and_its_tree_is_the_hosts(tmp_path, image):
-    from builder.proofs.treehash import tree_hash
+    from builder.proofs.gitsafe import tree_hash
 
     repo, markers = hostile_repo(tmp_path)
     patch = "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-two\n+three\n"
@@ -240,7 +240,7 @@ def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_pa
 
 def test_the_sandbox_seam_runs_one_script_as_docker_does(tmp_path, image):
     from builder.proofs.sandbox import SANDBOX_ADAPTERS
-    from builder.proofs.treehash import tree_hash
+    from builder.proofs.gitsafe import tree_hash
 
     repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
     script = "cat a.txt; echo oops >&2; exit 3\n"

@@ -17,7 +17,7 @@ from builder.augment.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig
 from tests.support.harbor_sim import SimulatedBackend
-from builder.proofs.treehash import tree_hash
+from builder.proofs.gitsafe import tree_hash
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import INFRA_ERROR
 from tests.support.augment_cart import FIX, cart_task
