@@ -36,7 +36,7 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
 from .. import hygiene
-from .capture import BoundedCapture, run_facts
+from .capture import BoundedCapture, captures, run_facts
 from .config import ProofConfig
 from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
 
@@ -111,20 +111,8 @@ class PidsCgroup:
         return str(self.path / "cgroup.procs") if self.path else ""
 
     def close(self) -> None:
-        if self.path is None:
-            return
-        for _ in range(50):
-            pids = [int(p) for p in _read(self.path / "cgroup.procs").split()]
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                time.sleep(0.02)
+        if self.path is not None:
+            hygiene.remove_cgroup(self.path)
 
 
 def _read(path: Path) -> str:
@@ -213,10 +201,9 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
                                 start_new_session=True)
-        kill, killed = _group_kill_once(proc)
+        kill, killed = hygiene.kill_once(os.killpg, proc.pid, signal.SIGKILL, ignore=(ProcessLookupError,))
         handle = hygiene.register(kill)
-        out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill)
-        err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes, on_limit=kill)
+        out, err = captures(config, on_limit=kill)
         readers = _pump_output(proc, out, err)
         rc = _wait_with_backstop(proc, config.timeout_s + 10, kill)
         duration = time.monotonic() - t0
@@ -251,21 +238,6 @@ def _make_mount_points(root: str) -> None:
     for name in ("repo", "proof"):
         os.mkdir(Path(root, name), 0o755)
     os.chmod(root, 0o755)
-
-
-def _group_kill_once(proc: subprocess.Popen) -> tuple[Callable[[], None], threading.Event]:
-    """A SIGKILL of the sandbox's process group that acts once, and the event saying it was sent."""
-    killed = threading.Event()
-
-    def kill() -> None:
-        if not killed.is_set():
-            killed.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-    return kill, killed
 
 
 def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCapture) -> list[threading.Thread]:

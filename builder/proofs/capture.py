@@ -7,6 +7,7 @@ from typing import Callable
 
 from swe_taskflow.proofs import RunFacts
 
+from .config import ProofConfig
 from .script import repo_write_blocked
 
 
@@ -59,6 +60,12 @@ class BoundedCapture:
 
     def tail_text(self) -> str:
         return bytes(self.tail).decode("utf-8", "replace")
+
+
+def captures(config: ProofConfig, on_limit: Callable[[], None] | None = None) -> tuple[BoundedCapture, BoundedCapture]:
+    """(stdout, stderr) of one run, as every sandbox keeps them: stdout's head (the excerpt), stderr's tail."""
+    return (BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=on_limit),
+            BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes, on_limit=on_limit))
 
 
 def run_facts(out: BoundedCapture, err: BoundedCapture, *, exit_code: int | None, timed_out: bool, oom_killed: bool,

@@ -22,7 +22,7 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
 from .. import hygiene
-from .capture import BoundedCapture, run_facts
+from .capture import captures, run_facts
 from .config import ProofConfig
 from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
 
@@ -83,7 +83,7 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
     t0 = time.monotonic()
     try:
         container = _create_container(client, image, command, repo, staged.name, config)
-        kill = _kill_once(client, container)
+        kill, _ = hygiene.kill_once(client.api.kill, container.id, ignore=(Exception,))   # it may have exited
         handle = hygiene.register(kill)
         out, err, stream, reader = _attach_bounded(client, container, config, kill)
         t0 = time.monotonic()
@@ -129,21 +129,6 @@ def _create_container(client, image: str, command: list[str], repo: str, staged_
         labels=hygiene.labels(**{"swe-taskflow.proof": "1"}))
 
 
-def _kill_once(client, container) -> Callable[[], None]:
-    """A kill of ``container`` that acts once however often it is called (limit, timeout, interrupt)."""
-    kill_once = threading.Event()
-
-    def kill() -> None:
-        if not kill_once.is_set():
-            kill_once.set()
-            try:
-                client.api.kill(container.id)
-            except Exception:  # noqa: BLE001 - it may have exited already
-                pass
-
-    return kill
-
-
 def _attach_bounded(client, container, config: ProofConfig, kill: Callable[[], None]):
     """Attach to ``container`` and pump its output into bounded captures: (out, err, stream, reader thread)."""
     def kill_async() -> None:
@@ -151,9 +136,7 @@ def _attach_bounded(client, container, config: ProofConfig, kill: Callable[[], N
         # call it from the reader thread
         threading.Thread(target=kill, daemon=True).start()
 
-    out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill_async)
-    err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes,
-                         on_limit=kill_async)
+    out, err = captures(config, on_limit=kill_async)
     # attach before start so that nothing printed early is lost; demux splits stdout from stderr
     stream = client.api.attach(container.id, stdout=True, stderr=True, stream=True, demux=True, logs=False)
 

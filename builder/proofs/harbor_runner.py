@@ -23,13 +23,14 @@ the simulated one of ``tests/support/harbor_sim.py`` that benchmarks/scale_bench
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import json
 import os
 import subprocess
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
@@ -40,7 +41,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from .. import hygiene
 from ..resources import builder_path
-from .capture import BoundedCapture, run_facts
+from .capture import captures, run_facts
 from .config import ProofConfig, cache_key   # the key run_proof gives, so the reports are the same
 from .script import owner_write_refused, script_command
 
@@ -114,6 +115,11 @@ class Progress:
     t0: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def bump(self, **counts: int) -> None:
+        with self.lock:
+            for k, v in counts.items():
+                setattr(self, k, getattr(self, k) + v)
+
     def eta_s(self) -> float | None:
         """Seconds left at the rate so far (None before the first item)."""
         if not self.items_done:
@@ -180,7 +186,8 @@ class WorkerBackend:
                 fut.set_result({"ok": False, "error": "the Harbor proof worker exited"})
             self._waiting.clear()
 
-    def request(self, op: str, **body: Any) -> dict[str, Any]:
+    def request(self, op: str, failed: str = "", **body: Any) -> dict[str, Any]:
+        """The worker's answer to ``op``; with ``failed``, one that is not ok raises EnvironmentFailed."""
         fut: Future = Future()
         with self._lock:
             rid = next(self._ids)
@@ -190,21 +197,21 @@ class WorkerBackend:
                 self.proc.stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 self._waiting.pop(rid, None)
-                return {"ok": False, "error": "the Harbor proof worker exited"}
-        return fut.result()
+                fut.set_result({"ok": False, "error": "the Harbor proof worker exited"})
+        got = fut.result()
+        if failed and not got.get("ok"):
+            raise EnvironmentFailed(got.get("error") or failed)
+        return got
 
     def start(self, task: HarborTask) -> tuple[str, str, str]:
-        got = self.request("start", environment=self.environment, kwargs=self.kwargs, image=task.image,
-                           repo_path=task.repo_path, upload=task.upload, label=task.key)
-        if not got.get("ok"):
-            raise EnvironmentFailed(got.get("error") or "the environment did not start")
+        got = self.request("start", "the environment did not start", environment=self.environment,
+                           kwargs=self.kwargs, image=task.image, repo_path=task.repo_path, upload=task.upload,
+                           label=task.key)
         return got["env"], got["tree"], got.get("head") or ""
 
     def run(self, env: str, script: str, patch: str, config: ProofConfig) -> dict[str, Any]:
-        got = self.request("run", env=env, script=script, patch=patch, limits=config.limits())
-        if not got.get("ok"):
-            raise EnvironmentFailed(got.get("error") or "the environment failed")
-        return got
+        return self.request("run", "the environment failed", env=env, script=script, patch=patch,
+                            limits=config.limits())
 
     def stop(self, env: str) -> None:
         self.request("stop", env=env)
@@ -230,8 +237,7 @@ def facts_of(got: dict[str, Any], config: ProofConfig, command: Sequence[str] = 
     """The worker's answer as the same facts a docker run gives (bounded capture, tree hashes from inside)."""
     if got.get("infra_error"):
         return RunFacts(infra_error=got["infra_error"])
-    out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4)
-    err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes)
+    out, err = captures(config)
     out.feed(base64.b64decode(got["stdout"]))
     err.feed(base64.b64decode(got["stderr"]))
     facts = run_facts(out, err, exit_code=got["exit_code"], timed_out=bool(got["timed_out"]), oom_killed=False,
@@ -360,11 +366,7 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
     progress = progress or Progress()
     progress.items_total += sum(len(items) for _, items in work)
     stopping = threading.Event()
-
-    def bump(**counts: int) -> None:
-        with progress.lock:
-            for k, v in counts.items():
-                setattr(progress, k, getattr(progress, k) + v)
+    bump = progress.bump
 
     def one_task(task: HarborTask, items: Sequence[HarborItem]) -> None:
         te = TaskEnvironment(backend, task, scheduling, sandbox=sandbox, image_id=image_ids.get(task.image, ""),
@@ -381,18 +383,9 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
             on_done(item.index, te.failure(item.config or config))
             bump(items_done=1)
 
-    pool = ThreadPoolExecutor(max_workers=max(1, int(scheduling.concurrency)))
-    try:
-        futures = [pool.submit(one_task, task, items) for task, items in work if items]
-        for fut in as_completed(futures):
-            fut.result()
-    except BaseException:   # Ctrl-C, SIGTERM: start nothing more; the worker stops every environment it started
-        stopping.set()
-        hygiene.kill_active()
-        pool.shutdown(wait=True, cancel_futures=True)
-        hygiene.CANCELLED.clear()
-        raise
-    pool.shutdown(wait=True)
+    # Ctrl-C, SIGTERM: start nothing more; the worker stops every environment it started
+    hygiene.run_threads([functools.partial(one_task, task, items) for task, items in work if items],
+                        max(1, int(scheduling.concurrency)), lambda _i, _r: None, stopping)
     return progress
 
 
@@ -474,11 +467,6 @@ class HarborSession:
             self._backend = WorkerBackend(self.environment, self.kwargs)
         return self._backend
 
-    def _bump(self, **counts: int) -> None:
-        with self.progress.lock:
-            for k, v in counts.items():
-                setattr(self.progress, k, getattr(self.progress, k) + v)
-
     def _tree(self, repo: Path) -> str:
         from .gitsafe import tree_hash
 
@@ -492,33 +480,36 @@ class HarborSession:
     def _task(self, repo: Path, image: str) -> HarborTask:
         return HarborTask(key=repo.name, image=image, upload=str(repo), expected_tree=self._tree(repo))
 
-    def _missing(self, repo: Path, image: str, config: ProofConfig) -> ProofReport:
-        return infrastructure_report(f"repository folder not found: {repo}", sandbox=self.sandbox, image=image,
-                                     limits=config.limits())
+    def _checkout(self, repo: str | os.PathLike, image: str, config: ProofConfig) -> tuple[Path, str] | ProofReport:
+        """(the resolved checkout, its tree hash), or the infrastructure report of a checkout that is not there."""
+        repo = Path(repo).resolve()
+        try:
+            if not repo.is_dir():
+                raise SandboxError(f"repository folder not found: {repo}")
+            return repo, self._tree(repo)
+        except SandboxError as exc:
+            return infrastructure_report(str(exc), sandbox=self.sandbox, image=image, limits=config.limits())
 
     def prove(self, repo: str | os.PathLike, script: str, *, image: str, image_id: str, config: ProofConfig,
               gold_patch: str = "", applied: str = "") -> ProofReport:
         """``script`` against ``repo`` in the task's open environment (started on its first proof); with
         ``gold_patch`` again after it (as ``run_proof``), with ``applied`` once on the patched repository."""
-        repo = Path(repo).resolve()
-        if not repo.is_dir():
-            return self._missing(repo, image, config)
-        try:
-            tree = self._tree(repo)
-        except SandboxError as exc:
-            return infrastructure_report(str(exc), sandbox=self.sandbox, image=image, limits=config.limits())
+        checked = self._checkout(repo, image, config)
+        if isinstance(checked, ProofReport):
+            return checked
+        repo, tree = checked
         key = (image, str(repo))
         te = self._open.pop(key, None)
         if te is None:
             te = TaskEnvironment(self.backend, self._task(repo, image), self.scheduling, sandbox=self.sandbox,
-                                 image_id=image_id, bump=self._bump)
+                                 image_id=image_id, bump=self.progress.bump)
         self._open[key] = te   # the most recently used last
         while len(self._open) > self.max_open:
             self._open.pop(next(iter(self._open))).close()
-        self._bump(items_total=1)
+        self.progress.bump(items_total=1)
         report = te.prove(HarborItem(0, script, gold_patch, "" if applied else
                                      self._key(script, image_id, tree, gold_patch, config), applied=applied), config)
-        self._bump(items_done=1)
+        self.progress.bump(items_done=1)
         if applied and report.tree_sha_before:   # keyed by the patched tree, as run_proof on a patched copy
             report = replace(report, cache_key=self._key(script, image_id, report.tree_sha_before, "", config))
         return report
@@ -528,16 +519,11 @@ class HarborSession:
         got: list[ProofReport | None] = [None] * len(calls)
         work: dict[tuple[str, str], tuple[HarborTask, list[HarborItem]]] = {}
         for i, call in enumerate(calls):
-            repo = Path(call.repo).resolve()
-            if not repo.is_dir():
-                got[i] = self._missing(repo, call.image, call.config)
+            checked = self._checkout(call.repo, call.image, call.config)
+            if isinstance(checked, ProofReport):
+                got[i] = checked
                 continue
-            try:
-                tree = self._tree(repo)
-            except SandboxError as exc:
-                got[i] = infrastructure_report(str(exc), sandbox=self.sandbox, image=call.image,
-                                               limits=call.config.limits())
-                continue
+            repo, tree = checked
             task, items = work.setdefault((call.image, str(repo)), (self._task(repo, call.image), []))
             items.append(HarborItem(i, call.script, call.gold_patch,
                                     self._key(call.script, call.image_id, tree, call.gold_patch, call.config),

@@ -11,10 +11,10 @@ instance id's ``owner__name-NNN`` prefix when no tasks file is given).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -187,22 +187,6 @@ def _prove(item: QAItem, task: ProofTask, *, repos_dir: Path, image: str | None,
     return _Outcome(report)
 
 
-def _run_parallel(todo: Sequence[int], prove: Callable[[int], _Outcome], jobs: int,
-                  on_done: Callable[[int, _Outcome], None]) -> None:
-    """Prove ``todo`` on ``jobs`` threads, calling ``on_done`` as each finishes; Ctrl-C stops every sandbox."""
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    try:
-        futures = {pool.submit(prove, i): i for i in todo}
-        for fut in as_completed(futures):
-            on_done(futures[fut], fut.result())
-    except BaseException:   # Ctrl-C, SIGTERM: stop the running sandboxes now, start no other
-        hygiene.kill_active()
-        pool.shutdown(wait=True, cancel_futures=True)
-        hygiene.CANCELLED.clear()
-        raise
-    pool.shutdown(wait=True)
-
-
 def _judge(item: QAItem, outcome: _Outcome | None, summary: PoolSummary) -> QAItem:
     """The item with its verdict (accepted / rejected / error, and why), counted into ``summary``."""
     def bump(counts: dict[str, int], key: str) -> None:
@@ -350,7 +334,7 @@ def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
     if images.kind == "harbor":
         _prove_on_harbor(items, todo, tasks, Path(repos_dir), image, images, cache, config, harbor or {}, done)
     else:
-        _run_parallel(todo, prove, int(jobs), done)
+        hygiene.run_threads([functools.partial(prove, i) for i in todo], int(jobs), lambda k, got: done(todo[k], got))
     for i, item in enumerate(items):
         if _rejected_before_proof(item):
             _judge(item, None, summary)
