@@ -16,7 +16,7 @@ import threading
 from collections import Counter
 from typing import Any
 
-from .environment import DockerEnvironment
+from swe_taskflow_harbor.environment import DockerEnvironment
 
 _STARTS: Counter = Counter()
 _LOCK = threading.Lock()
