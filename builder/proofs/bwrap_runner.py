@@ -1,22 +1,15 @@
-"""Run one untrusted proof script under bubblewrap, for machines without Docker.
+"""Run one untrusted proof script under bubblewrap, for machines without Docker (docs/proofs.md, "bubblewrap").
 
-The sandbox: all namespaces unshared (so only ``lo`` exists), the host's /usr read-only, the
-repository and the script read-only, a read-only root and /dev (bwrap's own root is a tmpfs as big
-as half the host's memory, writable by the sandbox user unless remounted read-only), two writable
-folders, /tmp and /dev/shm, each a tmpfs of ``tmpfs_mb`` (``--size``, bwrap >= 0.5) as in Docker, no
-environment (``--clearenv``), uid 65534, no capabilities, killed with its parent. Limits come from
-``prlimit`` (address space, processes, file size) and ``timeout -s KILL``. Run as root, bwrap itself
-is started as the host's uid 65534 (``setpriv``): bwrap maps the sandbox user onto the identity that
-starts it, so started as root the sandbox's uid 65534 would be host root and read root-only files.
-The repository and script folder are opened by this process and passed as file descriptors, so a
-repository under a folder only root may traverse still works. As root a pids cgroup (named with its
-owner, swept after a kill -9) caps the processes; otherwise RLIMIT_NPROC does. ``timeout`` dies with
-this process (``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed run leaves no sandbox
-behind.
+All namespaces unshared, the host's /usr, the repository and the script read-only, a read-only root and
+/dev, /tmp and /dev/shm a tmpfs of ``tmpfs_mb`` each, uid 65534, no capabilities, ``prlimit`` and
+``timeout -s KILL``. Run as root, bwrap itself is started as the host's uid 65534 (``setpriv``): bwrap maps
+the sandbox user onto the identity that starts it, so started as root the sandbox's uid 65534 would be host
+root. ``timeout`` dies with this process (``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed
+run leaves no sandbox behind.
 
 Weaker than Docker, and the report says so: memory is an address-space limit (a MemoryError, seen
 on stderr, stands for an OOM kill), CPU is not limited, and the process limit is shared by every
-process of uid 65534 on the host.
+process of uid 65534 on the host (as root a pids cgroup caps them instead).
 """
 
 from __future__ import annotations

@@ -3,21 +3,12 @@
 Harbor needs Python >= 3.12 and lives in its own venv; the builder drives a worker there
 (:mod:`swe_taskflow_harbor.proof_worker`, JSON lines over a pipe; docs/proofs.md says why) through a
 :class:`Backend`. The scheduling is the builder's and is the same for every backend (the worker, or
-the simulated one of ``tests/support/harbor_sim.py`` that benchmarks/scale_bench.py measures):
-
-- a bounded pool over tasks (``concurrency``): each task's environment is started once, every proof of
-  the task runs in it from a clean state (the worker resets ``/repo`` and checks its tree hash), then it
-  is stopped;
-- an environment that fails to start or dies is retried ``retries`` times with exponential backoff, on a
-  fresh environment, for the items not yet judged; after that each remaining item gets an
-  ``infrastructure-error`` report saying so (never a failed proof, never dropped);
-- a finished item's report is cached under a key computed before any environment starts (the host tree
-  hash when a checkout exists, else the image), so a rerun resumes where a build stopped, at any
-  concurrency; a task whose items are all cached starts no environment;
-- an interrupt closes the worker's input: the worker stops and removes every environment it started;
-- callers that prove one script at a time (the augmentation checks, ``run_proof``, ``verify --reprove``) keep a
-  :class:`HarborSession`: one environment per task across their calls, with the pool's per-task start and retry
-  code (:class:`TaskEnvironment`), or, for independent proofs, the pool itself (:meth:`HarborSession.prove_batch`).
+the simulated one of ``tests/support/harbor_sim.py`` that benchmarks/scale_bench.py measures): a bounded
+pool over tasks (:func:`prove_tasks`), each task's environment started once and retried on a fresh one
+(:class:`TaskEnvironment`), every item reported exactly once, reports cached under a key computed before
+any environment starts, and an interrupt closing the worker's input (it then stops every environment it
+started). Callers that prove one script at a time keep a :class:`HarborSession`. docs/proofs.md ("The
+harbor sandbox") describes each of these.
 """
 
 from __future__ import annotations
@@ -430,21 +421,15 @@ SESSION_SCHEDULING = Scheduling(concurrency=1, retries=1, backoff_s=1.0)
 class HarborSession:
     """Harbor environments kept open across calls: one per task (image + host checkout) for all its proofs.
 
-    The augmentation creation checks (:class:`builder.augment.sandbox.CheckSandbox`), ``run_proof``
-    (``proofs run``) and ``verify --reprove`` prove one script at a time, each against a host checkout
-    uploaded into an environment of the task's image. Starting an environment per script costs a worker, a
-    start and an upload each time (about a second on this machine's Docker daemon, tens of seconds on a
-    cloud); a session starts one on a task's first proof and runs every later proof of that task in it, each
-    from the worker's clean state (``/repo`` a fresh copy of the uploaded checkout, its tree hash checked,
-    ``/tmp`` and ``/dev/shm`` emptied, the script user's processes killed), so the evidence is what one
-    environment per proof gives. The uploaded tree must be the host checkout's (else every proof of the task
-    is an infrastructure error).
+    For the callers that prove one script at a time (the augmentation checks, ``run_proof``, ``verify
+    --reprove``): starting an environment per script costs a worker, a start and an upload each time. Each
+    proof runs from the worker's clean state, so the evidence is what one environment per proof gives; the
+    uploaded tree must be the host checkout's (else every proof of the task is an infrastructure error).
 
     At most ``max_open`` environments stay open (the least recently used is stopped first); :meth:`release`
     stops them when a caller is done with its task, :meth:`close` (or leaving the ``with`` block, also on an
     error or a KeyboardInterrupt) stops them and the worker. :meth:`prove_batch` proves independent proofs
-    through the pool (:func:`prove_tasks`: one environment per task, ``concurrency`` tasks at once). Not
-    thread-safe: one caller at a time. ``progress`` counts environments started, items and failures.
+    through the pool. Not thread-safe: one caller at a time.
     """
 
     def __init__(self, environment: str = DEFAULT_ENVIRONMENT, environment_kwargs: Mapping[str, Any] | None = None,
