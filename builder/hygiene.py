@@ -158,10 +158,8 @@ def kill_active() -> int:
     with _ACTIVE_LOCK:
         kills = list(_ACTIVE.values())
     for kill in kills:
-        try:
+        with contextlib.suppress(Exception):   # it may have ended already
             kill()
-        except Exception:  # noqa: BLE001 - it may have ended already
-            pass
     return len(kills)
 
 

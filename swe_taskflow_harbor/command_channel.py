@@ -15,6 +15,7 @@ does not come). When the helper's stream ends while commands run, those commands
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import marshal
 import socket
@@ -109,10 +110,8 @@ class CommandChannel:
     def kill(self, rid: int) -> None:
         """SIGKILL the process group of command ``rid`` (best effort: a gone helper has nothing to kill)."""
         self.forget(rid)
-        try:
+        with contextlib.suppress(OSError, ChannelClosed):
             self._send(b"T", rid)
-        except (OSError, ChannelClosed):
-            pass
 
     # ------------------------------------------------------------------ helper -> host
 
@@ -171,15 +170,12 @@ class CommandChannel:
                 waiting, self._waiting = self._waiting, {}
         self._ready.set()
         for loop, queue in waiting.values():
-            try:
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(queue.put_nowait, (b"", b""))
-            except RuntimeError:
-                pass
-        for fn in (lambda: self._sock.shutdown(socket.SHUT_RDWR), self._sock_obj.close):
-            try:
-                fn()
-            except OSError:
-                pass
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            self._sock_obj.close()
 
     def stderr_tail(self) -> str:
         return bytes(self._stderr).decode(errors="replace")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import shlex
 import sys
@@ -250,10 +251,8 @@ async def _amain() -> None:
 
 
 def main() -> None:
-    try:
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(_amain())
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        pass
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ process of uid 65534 on the host (as root a pids cgroup caps them instead).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -23,7 +24,6 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable
 
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
@@ -186,9 +186,11 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
     proc = None
     handle = None
     try:
-        if os.geteuid() == 0:
+        if os.geteuid() == 0:   # the empty folders the root-only bind mounts land on
             mounts = hygiene.scratch_temp("mnt-")
-            _make_mount_points(mounts.name)
+            for name in ("repo", "proof"):
+                os.mkdir(Path(mounts.name, name), 0o755)
+            os.chmod(mounts.name, 0o755)
         argv = bwrap_command(repo, staged.name, command, config, cgroup.procs if cgroup else "",
                              mounts.name if mounts else "")
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -198,7 +200,11 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         handle = hygiene.register(kill)
         out, err = captures(config, on_limit=kill)
         readers = _pump_output(proc, out, err)
-        rc = _wait_with_backstop(proc, config.timeout_s + 10, kill)
+        try:
+            rc = proc.wait(timeout=config.timeout_s + 10)   # `timeout -s KILL` fires first; this is a backstop
+        except subprocess.TimeoutExpired:
+            kill()
+            rc = proc.wait()
         duration = time.monotonic() - t0
         for r in readers:
             r.join(timeout=5)
@@ -214,23 +220,14 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         if handle is not None:
             hygiene.unregister(handle)
         if proc is not None and proc.poll() is None:   # interrupted: the sandbox must not run on
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             proc.wait()
         if cgroup is not None:
             cgroup.close()
         if mounts is not None:
             mounts.cleanup()
         staged.cleanup()
-
-
-def _make_mount_points(root: str) -> None:
-    """The empty ``repo`` and ``proof`` folders the root-only bind mounts land on."""
-    for name in ("repo", "proof"):
-        os.mkdir(Path(root, name), 0o755)
-    os.chmod(root, 0o755)
 
 
 def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCapture) -> list[threading.Thread]:
@@ -246,14 +243,6 @@ def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCaptur
     for r in readers:
         r.start()
     return readers
-
-
-def _wait_with_backstop(proc: subprocess.Popen, backstop_s: float, kill: Callable[[], None]) -> int:
-    try:
-        return proc.wait(timeout=backstop_s)   # `timeout -s KILL` fires first; this is a backstop
-    except subprocess.TimeoutExpired:
-        kill()
-        return proc.wait()
 
 
 def _exit_facts(out: BoundedCapture, err: BoundedCapture, rc: int, *, killed: bool, duration: float,

@@ -13,6 +13,7 @@ first time a later run talks to the daemon.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -90,7 +91,9 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
         container.start()
         timed_out = _wait_or_kill(container, config.timeout_s, t0, kill)
         duration = time.monotonic() - t0
-        _stop_reading(reader, stream)
+        reader.join(timeout=5)
+        with contextlib.suppress(Exception):
+            stream.close()
         container.reload()
         state = container.attrs.get("State", {})
         return run_facts(out, err, exit_code=state.get("ExitCode"), timed_out=timed_out,
@@ -105,10 +108,8 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
         if handle is not None:
             hygiene.unregister(handle)
         if container is not None:
-            try:
+            with contextlib.suppress(Exception):
                 container.remove(force=True)
-            except Exception:  # noqa: BLE001
-                pass
         staged.cleanup()
 
 
@@ -166,11 +167,3 @@ def _wait_or_kill(container, timeout_s: float, t0: float, kill: Callable[[], Non
         container.wait(timeout=30)
         return True
     return False
-
-
-def _stop_reading(reader: threading.Thread, stream) -> None:
-    reader.join(timeout=5)
-    try:
-        stream.close()
-    except Exception:  # noqa: BLE001
-        pass

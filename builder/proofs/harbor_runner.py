@@ -14,6 +14,7 @@ harbor sandbox") describes each of these.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import itertools
 import json
@@ -210,10 +211,8 @@ class WorkerBackend:
     def close(self) -> None:
         """End of input: the worker stops every environment it started, then exits."""
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.close()
-            except OSError:
-                pass
             try:
                 self.proc.wait(timeout=120)
             except subprocess.TimeoutExpired:
@@ -343,10 +342,8 @@ class TaskEnvironment:
         if env is None:
             return
         self.bump(environments_running=-1)
-        try:
+        with contextlib.suppress(EnvironmentFailed):
             self.backend.stop(env)
-        except EnvironmentFailed:
-            pass
 
 
 def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend: Backend, config: ProofConfig, *,
@@ -382,7 +379,7 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
 
 def run_once(repo: Path, script: str, *, image: str, config: ProofConfig,
              environment: str = DEFAULT_ENVIRONMENT) -> RunFacts:
-    """The :class:`builder.proofs.sandbox.Sandbox` seam: ``script`` once against the host folder ``repo``
+    """The :class:`builder.proofs.run.Sandbox` seam: ``script`` once against the host folder ``repo``
     (uploaded into one environment of ``image``), tree hashes from inside the environment."""
     backend = WorkerBackend(environment)
     try:

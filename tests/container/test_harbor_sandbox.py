@@ -239,7 +239,7 @@ def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_pa
 
 
 def test_the_sandbox_seam_runs_one_script_as_docker_does(tmp_path, image):
-    from builder.proofs.sandbox import SANDBOX_ADAPTERS
+    from builder.proofs.run import SANDBOX_ADAPTERS
     from builder.proofs.gitsafe import tree_hash
 
     repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
