@@ -62,23 +62,19 @@ def _start_time(pid: int) -> str | None:
     return stat[stat.rindex(")") + 2:].split()[19]
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=None)
+def _owner(pid: int) -> str:
+    return f"{pid}.{_start_time(pid) or 0}@{_boot_id()}.{_pid_ns()}"
+
+
 def owner_id() -> str:
-    """This process as an owner string (cached per process; a fork gets its own through the pid check)."""
-    return f"{os.getpid()}.{_start_time(os.getpid()) or 0}@{_boot_id()}.{_pid_ns()}"
-
-
-def _me() -> str:
-    mine = owner_id()
-    if not mine.startswith(f"{os.getpid()}."):   # forked: recompute
-        owner_id.cache_clear()
-        mine = owner_id()
-    return mine
+    """This process as an owner string (cached by pid, so a fork gets its own)."""
+    return _owner(os.getpid())
 
 
 def labels(**extra: str) -> dict[str, str]:
     """Labels for a container or image this process creates."""
-    return {OWNER_LABEL: _me(), **extra}
+    return {OWNER_LABEL: owner_id(), **extra}
 
 
 def owner_dead(owner: str) -> bool:
@@ -92,7 +88,7 @@ def owner_dead(owner: str) -> bool:
 def scratch_dir() -> Path:
     """This process's private temporary folder (0755: a sandbox user must read staged scripts); removed
     at a normal exit, swept by the next run after a ``kill -9``."""
-    path = Path(tempfile.gettempdir()) / f"{PREFIX}-{_me()}"
+    path = Path(tempfile.gettempdir()) / f"{PREFIX}-{owner_id()}"
     if not path.is_dir():
         path.mkdir(mode=0o755, exist_ok=True)
         os.chmod(path, 0o755)
@@ -108,7 +104,7 @@ def scratch_temp(prefix: str) -> tempfile.TemporaryDirectory:
 
 
 def cgroup_name(tag: str) -> str:
-    return f"{PREFIX}-{tag}-{_me()}-{os.urandom(4).hex()}"
+    return f"{PREFIX}-{tag}-{owner_id()}-{os.urandom(4).hex()}"
 
 
 # ---------------------------------------------------------------- running sandboxes

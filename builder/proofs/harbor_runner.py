@@ -112,15 +112,10 @@ class Progress:
             for k, v in counts.items():
                 setattr(self, k, getattr(self, k) + v)
 
-    def eta_s(self) -> float | None:
-        """Seconds left at the rate so far (None before the first item)."""
-        if not self.items_done:
-            return None
-        rate = (time.monotonic() - self.t0) / self.items_done
-        return rate * (self.items_total - self.items_done)
-
     def line(self) -> str:
-        eta = self.eta_s()
+        """The counts and the seconds left at the rate so far ("?" before the first item)."""
+        done = self.items_done
+        eta = (time.monotonic() - self.t0) / done * (self.items_total - done) if done else None
         return (f"environments running {self.environments_running}, items {self.items_done}/{self.items_total}, "
                 f"infrastructure failures {self.infra_failures}, retries {self.retries}, "
                 f"left ~{'?' if eta is None else f'{eta:.0f} s'}")
@@ -377,11 +372,10 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
     return progress
 
 
-def run_once(repo: Path, script: str, *, image: str, config: ProofConfig,
-             environment: str = DEFAULT_ENVIRONMENT) -> RunFacts:
+def run_once(repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
     """The :class:`builder.proofs.run.Sandbox` seam: ``script`` once against the host folder ``repo``
     (uploaded into one environment of ``image``), tree hashes from inside the environment."""
-    backend = WorkerBackend(environment)
+    backend = WorkerBackend()
     try:
         env, _, _ = backend.start(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())))
         try:
@@ -542,6 +536,6 @@ class HarborSession:
         self.close()
 
 
-__all__ = ["run_once", "sandbox_name", "Backend", "HarborSession", "ProofCall", "SESSION_SCHEDULING", "TaskEnvironment", "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask",
-           "Progress", "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python",
-           "prove_in", "prove_tasks"]
+__all__ = ["run_once", "sandbox_name", "Backend", "HarborSession", "ProofCall", "SESSION_SCHEDULING", "TaskEnvironment",
+           "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask", "Progress",
+           "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python", "prove_in", "prove_tasks"]
