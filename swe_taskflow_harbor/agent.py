@@ -222,7 +222,7 @@ class MiniSweAgent(BaseAgent):
         super().__init__(logs_dir=logs_dir, model_name=model_name, **kwargs)
         self._cfg = _config(config)
         mk = json.loads(model_kwargs) if isinstance(model_kwargs, str) else dict(model_kwargs or {})
-        model_cfg = {k: v for k, v in (self._cfg.get("model") or {}).items()}
+        model_cfg = dict(self._cfg.get("model") or {})
         model_cfg["model_kwargs"] = {**(model_cfg.get("model_kwargs") or {}), **mk}
         if model_class:
             model_cfg["model_class"] = model_class
@@ -287,12 +287,11 @@ class MiniSweAgent(BaseAgent):
 
     async def _write_trajectories(self, environment: BaseEnvironment) -> None:
         s = self._session
-        turns, t = [], -1
-        for m in [*s.messages]:
+        turns = []
+        for m in s.messages:
             extra = m.get("extra") or {}
             if "swe_taskflow_turn" in extra:
-                t = extra["swe_taskflow_turn"]
-                turns.append({"turn": t, "messages": 0, "exit_status": ""})
+                turns.append({"turn": extra["swe_taskflow_turn"], "messages": 0, "exit_status": ""})
             if turns:
                 turns[-1]["messages"] += 1
         for ex, rec in zip(s.exits + ([s.messages[-1]] if s.messages and s.messages[-1].get("role") == "exit" else []),

@@ -36,12 +36,8 @@ PASSWD, GROUP = "/etc/passwd", "/etc/group"
 _RESET = ("SIGPIPE", "SIGXFSZ", "SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD", "SIGQUIT")
 
 
-def header(kind, rid, size):
-    return kind + rid.to_bytes(4, "big") + size.to_bytes(8, "big")
-
-
 def send(kind, rid, data=b""):
-    buf = memoryview(header(kind, rid, len(data)) + data)
+    buf = memoryview(kind + rid.to_bytes(4, "big") + len(data).to_bytes(8, "big") + data)
     while buf:
         buf = buf[os.write(1, buf):]
 

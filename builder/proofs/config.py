@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from swe_taskflow.errors import ConfigError
@@ -43,15 +43,12 @@ class ProofConfig:
     fsize_mb: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("timeout_s", "mem_mb", "pids", "cpus", "tmpfs_mb", "max_output_bytes",
-                     "excerpt_chars", "stderr_bytes", "fsize_mb"):
-            value = getattr(self, name)
+        for f in fields(self):
+            value = getattr(self, f.name)
             if not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError("proof limits must be positive numbers", field=name, actual=value)
-        for name in ("timeout_s", "cpus"):   # 3 and 3.0 must give one cache key
-            object.__setattr__(self, name, float(getattr(self, name)))
-        for name in ("mem_mb", "pids", "tmpfs_mb", "max_output_bytes", "excerpt_chars", "stderr_bytes", "fsize_mb"):
-            object.__setattr__(self, name, int(getattr(self, name)))
+                raise ConfigError("proof limits must be positive numbers", field=f.name, actual=value)
+            # each field's own type: 3 and 3.0 must give one cache key
+            object.__setattr__(self, f.name, float(value) if f.type == "float" else int(value))
         if self.mem_mb < 16:
             raise ConfigError("memory limit below 16 MiB cannot start an interpreter", field="mem_mb",
                               actual=self.mem_mb)

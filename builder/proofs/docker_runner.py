@@ -1,14 +1,9 @@
-"""Run one untrusted proof script in a Docker container and record what it did.
+"""Run one untrusted proof script in a Docker container and record what it did (docs/proofs.md, "Docker").
 
-Every container: no network (``network_mode="none"``), read-only rootfs and repository, two small
-writable tmpfs folders (/tmp and /dev/shm, ``tmpfs_mb`` each: Docker's own /dev/shm would be 64 MiB
-whatever the report said), memory (no swap), pids and CPU limits, all capabilities dropped, no-new-privileges,
-uid 65534, nothing from the host environment, a wall-clock kill and output read through a bounded
-stream (the script is killed once stdout or stderr passes the byte limit). No network is ever created.
-
-Every container carries its owner's label (:mod:`builder.hygiene`) and is removed in ``finally``; an
-interrupted run kills it at once, and containers left by a run killed with ``kill -9`` are swept the
-first time a later run talks to the daemon.
+No network (``network_mode="none"``; no network is ever created), read-only rootfs and repository, /tmp and
+/dev/shm a tmpfs of ``tmpfs_mb`` each (Docker's own /dev/shm would be 64 MiB whatever the report said), and
+output read through a bounded stream. Every container carries its owner's label (:mod:`builder.hygiene`) and
+is removed in ``finally``; containers left by a run killed with ``kill -9`` are swept by a later run.
 """
 
 from __future__ import annotations

@@ -269,12 +269,10 @@ class Scheduling:
 class TaskEnvironment:
     """One task's environment, started on first use and kept for every run of the task until :meth:`close`.
 
-    The one place an environment's life is decided, for the pool (:func:`prove_tasks`) and for callers that
-    run a task's checks one at a time (:class:`HarborSession`): an environment that fails to start, or dies
-    during a run, is started again for the items not yet judged, up to ``scheduling.retries`` times with
-    backoff (the attempts are the task's, not the item's); after that every item gets an
-    ``infrastructure-error`` report saying so. An image whose repository is not the task's (commit or tree)
-    makes every item an infrastructure error, without retries: another start gives the same image.
+    The one place an environment's life is decided, for the pool and for :class:`HarborSession`: it is
+    started again, with backoff, up to ``scheduling.retries`` times (the attempts are the task's, not the
+    item's); an image whose repository is not the task's (commit or tree) is not retried: another start
+    gives the same image.
     """
 
     def __init__(self, backend: Backend, task: HarborTask, scheduling: Scheduling, *, sandbox: str,

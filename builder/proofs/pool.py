@@ -2,10 +2,6 @@
 
 :func:`validate_pool` takes typed items and returns typed results (the build's proofs stage calls it);
 :func:`validate_pool_file` is the same over JSONL files (``swe-taskflow proofs validate``).
-
-Repository lookup for a question: ``repos_dir/<instance_id>`` if that folder exists, else
-``repos_dir/<repo with "/" replaced by "__">`` (the repo name comes from the tasks file, or from the
-instance id's ``owner__name-NNN`` prefix when no tasks file is given).
 """
 
 from __future__ import annotations
@@ -43,9 +39,9 @@ def _cached(cache: JsonCache | None, key: str) -> ProofReport | None:
 
 
 def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path | None:
-    """The documented lookup: ``<instance_id>`` first, then ``<owner>__<name>``.
-
-    Both names come from data: one that leaves ``repos_dir`` (absolute, ``..``, a link out) raises
+    """The repository folder of a question: ``repos_dir/<instance_id>`` if that folder exists, else
+    ``repos_dir/<owner>__<name>`` (the repo name from the tasks file, else the instance id's ``owner__name-NNN``
+    prefix). Both names come from data: one that leaves ``repos_dir`` (absolute, ``..``, a link out) raises
     InputError naming the field, so a row can never choose which host folder a sandbox mounts.
     """
     direct = inside(repos_dir, instance_id, field="instance_id")
