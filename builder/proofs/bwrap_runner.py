@@ -29,9 +29,8 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
 from .. import hygiene
-from .capture import BoundedCapture, captures, run_facts
 from .config import ProofConfig
-from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
+from .script import PROOF_MOUNT, REPO_MOUNT, BoundedCapture, captures, run_facts, script_command, stage_script
 
 NOBODY = 65534
 #: A run whose stderr starts with one of these never reached the script: an infrastructure error.

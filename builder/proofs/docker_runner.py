@@ -18,9 +18,8 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
 from .. import hygiene
-from .capture import captures, run_facts
 from .config import ProofConfig
-from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
+from .script import PROOF_MOUNT, REPO_MOUNT, captures, run_facts, script_command, stage_script
 
 _CLIENT_LOCK = threading.Lock()
 _CLIENT: Any = None

@@ -33,9 +33,8 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from .. import hygiene
 from ..resources import builder_path
-from .capture import captures, run_facts
 from .config import ProofConfig, cache_key   # the key run_proof gives, so the reports are the same
-from .script import owner_write_refused, script_command
+from .script import captures, owner_write_refused, run_facts, script_command
 
 #: Where the ``builder`` package (and the ``swe_taskflow_harbor`` plugins beside it) is imported from: the
 #: worker's PYTHONPATH, and the default place of ``.harbor-venv`` in a source checkout.
