@@ -66,10 +66,9 @@ def image_info(client, image: str) -> tuple[str, str]:
                                 "`docker pull` / `docker load` the task image (see docs/proofs.md)") from exc
 
 
-def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: ProofConfig,
-                  client=None) -> RunFacts:
+def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
     """Run ``script`` once against ``repo_dir`` (mounted read-only at /repo); tree hashes are left to the caller."""
-    client = client or docker_client()
+    client = docker_client()
     repo = str(Path(repo_dir).resolve())
     command = script_command(script)
     staged = stage_script(script)

@@ -156,8 +156,7 @@ class WorkerBackend:
         if not ready:
             raise SandboxError("the Harbor proof worker did not start", hint=f"run {python} -m "
                                "swe_taskflow_harbor.proof_worker to see why")
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        threading.Thread(target=self._read, daemon=True).start()
         self._handle = hygiene.register(self.close)
 
     def _read(self) -> None:
