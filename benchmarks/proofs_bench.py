@@ -39,7 +39,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from builder.proofs import ProofConfig, build_test_image, run_proof, validate_pool_file
-    from builder.proofs.treehash import tree_hash
+    from builder.proofs.gitsafe import tree_hash
     from swe_taskflow.jsonl import write_jsonl
     from swe_taskflow.schema import QAItem
 

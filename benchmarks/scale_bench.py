@@ -3,7 +3,7 @@
 731 tasks x 3 proof items, each item run before and after its gold patch (2 commands); an environment
 takes 20 s to start and 2 s per command; 5% of environment starts fail (drawn per task and attempt,
 independent of order) and are retried with backoff (2 s, 4 s, 8 s). Nothing runs in a container:
-builder.proofs.harbor_sim.SimulatedBackend sleeps 1/1000 of each simulated second for real, and every time
+tests.support.harbor_sim.SimulatedBackend sleeps 1/1000 of each simulated second for real, and every time
 printed here is the measured wall time scaled back up by 1000 (so thread and sleep overheads of this
 machine are included, magnified 1000 times: the figures are an upper bound for the scheduler itself).
 The scheduler is the real one (builder.proofs.harbor_runner.prove_tasks).
@@ -20,7 +20,7 @@ import time
 
 from builder.proofs.config import ProofConfig
 from builder.proofs.harbor_runner import HarborItem, HarborTask, Scheduling, prove_tasks
-from builder.proofs.harbor_sim import SimulatedBackend
+from tests.support.harbor_sim import SimulatedBackend
 
 
 def work_list(tasks: int, items: int):

@@ -14,14 +14,18 @@ Catchable signals (SIGINT, SIGTERM, SIGHUP) interrupt the main thread, so ``fina
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 #: Docker label naming the owner process of a container.
 OWNER_LABEL = "swe-taskflow.owner"
@@ -58,23 +62,19 @@ def _start_time(pid: int) -> str | None:
     return stat[stat.rindex(")") + 2:].split()[19]
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=None)
+def _owner(pid: int) -> str:
+    return f"{pid}.{_start_time(pid) or 0}@{_boot_id()}.{_pid_ns()}"
+
+
 def owner_id() -> str:
-    """This process as an owner string (cached per process; a fork gets its own through the pid check)."""
-    return f"{os.getpid()}.{_start_time(os.getpid()) or 0}@{_boot_id()}.{_pid_ns()}"
-
-
-def _me() -> str:
-    mine = owner_id()
-    if not mine.startswith(f"{os.getpid()}."):   # forked: recompute
-        owner_id.cache_clear()
-        mine = owner_id()
-    return mine
+    """This process as an owner string (cached by pid, so a fork gets its own)."""
+    return _owner(os.getpid())
 
 
 def labels(**extra: str) -> dict[str, str]:
     """Labels for a container or image this process creates."""
-    return {OWNER_LABEL: _me(), **extra}
+    return {OWNER_LABEL: owner_id(), **extra}
 
 
 def owner_dead(owner: str) -> bool:
@@ -88,7 +88,7 @@ def owner_dead(owner: str) -> bool:
 def scratch_dir() -> Path:
     """This process's private temporary folder (0755: a sandbox user must read staged scripts); removed
     at a normal exit, swept by the next run after a ``kill -9``."""
-    path = Path(tempfile.gettempdir()) / f"{PREFIX}-{_me()}"
+    path = Path(tempfile.gettempdir()) / f"{PREFIX}-{owner_id()}"
     if not path.is_dir():
         path.mkdir(mode=0o755, exist_ok=True)
         os.chmod(path, 0o755)
@@ -104,7 +104,7 @@ def scratch_temp(prefix: str) -> tempfile.TemporaryDirectory:
 
 
 def cgroup_name(tag: str) -> str:
-    return f"{PREFIX}-{tag}-{_me()}-{os.urandom(4).hex()}"
+    return f"{PREFIX}-{tag}-{owner_id()}-{os.urandom(4).hex()}"
 
 
 # ---------------------------------------------------------------- running sandboxes
@@ -132,6 +132,21 @@ def unregister(handle: int) -> None:
         _ACTIVE.pop(handle, None)
 
 
+def kill_once(kill: Callable[..., object], *args: object,
+              ignore: tuple[type[BaseException], ...] = ()) -> tuple[Callable[[], None], threading.Event]:
+    """``kill(*args)`` made to act once however often it is called (output limit, timeout, interrupt), errors
+    in ``ignore`` dropped (it may have ended already); and the event saying it was called."""
+    killed = threading.Event()
+
+    def once() -> None:
+        if not killed.is_set():
+            killed.set()
+            with contextlib.suppress(*ignore):
+                kill(*args)
+
+    return once, killed
+
+
 def kill_active() -> int:
     """Stop every registered sandbox, and any that registers until :func:`CANCELLED` is cleared (called
     when the run is interrupted); returns how many were running."""
@@ -139,11 +154,28 @@ def kill_active() -> int:
     with _ACTIVE_LOCK:
         kills = list(_ACTIVE.values())
     for kill in kills:
-        try:
+        with contextlib.suppress(Exception):   # it may have ended already
             kill()
-        except Exception:  # noqa: BLE001 - it may have ended already
-            pass
     return len(kills)
+
+
+def run_threads(calls: Sequence[Callable[[], Any]], jobs: int, on_result: Callable[[int, Any], None],
+                stopping: threading.Event | None = None) -> None:
+    """``calls`` on ``jobs`` threads, ``on_result(index, value)`` as each finishes. An interrupt (Ctrl-C,
+    SIGTERM) sets ``stopping``, stops every registered sandbox now and starts no other call, then propagates."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = {pool.submit(call): i for i, call in enumerate(calls)}
+        for fut in as_completed(futures):
+            on_result(futures[fut], fut.result())
+    except BaseException:
+        if stopping is not None:
+            stopping.set()
+        kill_active()
+        pool.shutdown(wait=True, cancel_futures=True)
+        CANCELLED.clear()
+        raise
+    pool.shutdown(wait=True)
 
 
 # ---------------------------------------------------------------- sweeping dead owners
@@ -163,36 +195,33 @@ def sweep_folders(root: Path | None = None) -> list[str]:
     return removed
 
 
+def remove_cgroup(cg: Path) -> bool:
+    """Kill every process in the cgroup ``cg`` and remove it (tried for about a second); True when removed."""
+    for _ in range(50):
+        try:
+            pids = [int(x) for x in (cg / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            cg.rmdir()
+            return True
+        except OSError:
+            time.sleep(0.02)
+    return False
+
+
 def sweep_cgroups() -> list[str]:
     """Kill what is left in, and remove, the pids cgroups of dead owners."""
-    import signal
-    import time
-
     removed = []
     for base in CGROUP_ROOTS:
         try:
             entries = [p for p in base.iterdir() if p.name.startswith(f"{PREFIX}-") and p.is_dir()]
         except OSError:
             continue
-        for cg in entries:
-            if not owner_dead(cg.name):
-                continue
-            for _ in range(50):
-                try:
-                    pids = [int(x) for x in (cg / "cgroup.procs").read_text().split()]
-                except OSError:
-                    pids = []
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                try:
-                    cg.rmdir()
-                    removed.append(str(cg))
-                    break
-                except OSError:
-                    time.sleep(0.02)
+        removed += [str(cg) for cg in entries if owner_dead(cg.name) and remove_cgroup(cg)]
     return removed
 
 
@@ -236,6 +265,6 @@ def sweep_host() -> list[str]:
     return sweep_once("folders", sweep_folders) + sweep_once("cgroups", sweep_cgroups)
 
 
-__all__ = ["OWNER_LABEL", "IMAGE_LABEL", "owner_id", "labels", "owner_dead", "scratch_dir", "scratch_temp", "cgroup_name",
-           "register", "unregister", "kill_active", "CANCELLED", "sweep_folders", "sweep_cgroups", "sweep_containers",
-           "sweep_once", "sweep_host"]
+__all__ = ["OWNER_LABEL", "IMAGE_LABEL", "owner_id", "labels", "owner_dead", "scratch_dir", "scratch_temp",
+           "cgroup_name", "register", "unregister", "kill_once", "kill_active", "run_threads", "CANCELLED",
+           "sweep_folders", "remove_cgroup", "sweep_cgroups", "sweep_containers", "sweep_once", "sweep_host"]

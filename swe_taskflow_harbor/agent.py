@@ -6,7 +6,10 @@ any OpenAI-compatible endpoint, or mini-swe-agent's deterministic test model), e
 the task environment through Harbor's environment API (so the container keeps no network), and
 ``resume`` continues the same conversation with the next user turn. After every step it writes the
 cumulative conversation as an ATIF trajectory (``trajectory.json``) and as mini-swe-agent's own
-trajectory (``mini-swe-agent.trajectory.json``) into the agent log folder.
+trajectory (``mini-swe-agent.trajectory.json``) into the agent log folder. Harbor's own ATIF converter
+treats only the first user message as a user step; here every later user *turn* (marked
+``extra.swe_taskflow_turn``) is a user step too, and the other user/tool messages are observations of the
+preceding agent step (:func:`to_atif`).
 
 Use: ``harbor run -a swe_taskflow_harbor.agent:MiniSweAgent -m MODEL --resume-trajectory
 [--ak model_class=deterministic --ak outputs=FILE.json] [--ak model_kwargs='{"api_base": ...}']``.
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,8 @@ from harbor.agents.base import BaseAgent  # noqa: E402
 from harbor.agents.capabilities import AgentCapabilities  # noqa: E402
 from harbor.environments.base import BaseEnvironment  # noqa: E402
 from harbor.models.agent.context import AgentContext  # noqa: E402
+from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observation, ObservationResult,  # noqa: E402
+                                        Step, ToolCall, Trajectory)
 from harbor.models.trial.paths import EnvironmentPaths  # noqa: E402
 
 import minisweagent  # noqa: E402
@@ -34,12 +40,71 @@ from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
 
-from .atif import to_atif, usage  # noqa: E402
-
 #: A later user turn: the turn's text, and how to end it (mini-swe-agent stops on this command).
 FOLLOW_UP_TEMPLATE = ("{{task}}\n\nWhen you are done with this request, issue `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` "
                       "on its own.")
 ATIF_FILE, NATIVE_FILE = "trajectory.json", "mini-swe-agent.trajectory.json"
+SCHEMA_VERSION = "ATIF-v1.8"
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    return "" if content is None else str(content)
+
+
+def _ts(message: dict) -> str | None:
+    t = (message.get("extra") or {}).get("timestamp")
+    return datetime.fromtimestamp(t, tz=timezone.utc).isoformat() if isinstance(t, (int, float)) else None
+
+
+def usage(message: dict) -> tuple[int, int]:
+    """(prompt, completion) tokens a LiteLLM response reported; (0, 0) for a model that reports none."""
+    resp = (message.get("extra") or {}).get("response") or {}
+    u = resp.get("usage") or {}
+    return int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0)
+
+
+def to_atif(messages: list[dict], *, session_id: str, model_name: str, agent_version: str,
+            turns: list[dict], total_cost: float) -> dict:
+    steps: list[Step] = []
+    tin = tout = 0
+    for m in messages:
+        role = m.get("role")
+        extra = m.get("extra") or {}
+        if role == "exit":
+            continue
+        if role == "system":
+            steps.append(Step(step_id=len(steps) + 1, timestamp=_ts(m), source="system", message=_text(m.get("content"))))
+        elif role == "user" and "swe_taskflow_turn" in extra:
+            steps.append(Step(step_id=len(steps) + 1, timestamp=_ts(m), source="user", message=_text(m.get("content")),
+                              extra={"turn": extra["swe_taskflow_turn"]}))
+        elif role in ("user", "tool"):
+            if steps and steps[-1].source == "agent":
+                obs = steps[-1].observation or Observation(results=[])
+                obs.results.append(ObservationResult(source_call_id=m.get("tool_call_id"),
+                                                     content=_text(m.get("content"))))
+                steps[-1].observation = obs
+        elif role == "assistant":
+            p, c = usage(m)
+            tin, tout = tin + p, tout + c
+            calls = [ToolCall(tool_call_id=str(a.get("tool_call_id") or f"call_{len(steps) + 1}_{i}"),
+                              function_name="bash", arguments={"command": a.get("command", "")})
+                     for i, a in enumerate(extra.get("actions") or [])]
+            steps.append(Step(step_id=len(steps) + 1, timestamp=_ts(m), source="agent", model_name=model_name,
+                              message=_text(m.get("content")), tool_calls=calls or None,
+                              metrics=Metrics(prompt_tokens=p or None, completion_tokens=c or None,
+                                              cost_usd=float(extra.get("cost") or 0.0)),
+                              llm_call_count=1))
+    traj = Trajectory(schema_version=SCHEMA_VERSION, session_id=session_id,
+                      agent=Agent(name="swe-taskflow-mini-swe-agent", version=agent_version, model_name=model_name),
+                      steps=steps,
+                      final_metrics=FinalMetrics(total_prompt_tokens=tin, total_completion_tokens=tout,
+                                                 total_cost_usd=total_cost, total_steps=len(steps)),
+                      extra={"turns": turns})
+    return traj.to_json_dict()
 
 
 class HarborShell:
@@ -157,7 +222,7 @@ class MiniSweAgent(BaseAgent):
         super().__init__(logs_dir=logs_dir, model_name=model_name, **kwargs)
         self._cfg = _config(config)
         mk = json.loads(model_kwargs) if isinstance(model_kwargs, str) else dict(model_kwargs or {})
-        model_cfg = {k: v for k, v in (self._cfg.get("model") or {}).items()}
+        model_cfg = dict(self._cfg.get("model") or {})
         model_cfg["model_kwargs"] = {**(model_cfg.get("model_kwargs") or {}), **mk}
         if model_class:
             model_cfg["model_class"] = model_class
@@ -222,12 +287,11 @@ class MiniSweAgent(BaseAgent):
 
     async def _write_trajectories(self, environment: BaseEnvironment) -> None:
         s = self._session
-        turns, t = [], -1
-        for m in [*s.messages]:
+        turns = []
+        for m in s.messages:
             extra = m.get("extra") or {}
             if "swe_taskflow_turn" in extra:
-                t = extra["swe_taskflow_turn"]
-                turns.append({"turn": t, "messages": 0, "exit_status": ""})
+                turns.append({"turn": extra["swe_taskflow_turn"], "messages": 0, "exit_status": ""})
             if turns:
                 turns[-1]["messages"] += 1
         for ex, rec in zip(s.exits + ([s.messages[-1]] if s.messages and s.messages[-1].get("role") == "exit" else []),
@@ -247,4 +311,4 @@ class MiniSweAgent(BaseAgent):
                 await environment.upload_file(host, str(target))
 
 
-__all__ = ["MiniSweAgent", "SessionAgent", "HarborShell", "FOLLOW_UP_TEMPLATE"]
+__all__ = ["MiniSweAgent", "SessionAgent", "HarborShell", "FOLLOW_UP_TEMPLATE", "SCHEMA_VERSION", "to_atif", "usage"]

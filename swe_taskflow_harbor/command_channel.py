@@ -15,6 +15,7 @@ does not come). When the helper's stream ends while commands run, those commands
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import marshal
 import socket
@@ -30,6 +31,8 @@ _BOOT = ("#swe-taskflow command helper\nimport os,sys\nn=int(sys.argv[1]);b=b''\
          " c=os.read(0,n-len(b))\n if not c:raise SystemExit(3)\n b+=c\n"
          "exec(compile(b,'swe-taskflow-helper','exec'))")
 HANDSHAKE_S = 30.0
+#: The helper's source, sent on the exec's stdin (the image needs no copy of it).
+_SOURCE = Path(__file__).with_name("container_helper.py").read_bytes()
 
 
 class ChannelClosed(RuntimeError):
@@ -44,7 +47,6 @@ class CommandChannel:
     """A started helper in one container; thread-safe; requests may overlap."""
 
     def __init__(self, api: Any, container_id: str) -> None:
-        self._api, self._container_id = api, container_id
         self._ids = itertools.count(1)
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
         self._lock = threading.Lock()        # _waiting and _closed
@@ -53,23 +55,16 @@ class CommandChannel:
         self._stderr = bytearray()
         self._ready = threading.Event()
         self._hello: dict = {}
-        exec_id = api.exec_create(container_id, ["python3", "-I", "-S", "-B", "-c", _BOOT, str(len(self._source()))],
+        exec_id = api.exec_create(container_id, ["python3", "-I", "-S", "-B", "-c", _BOOT, str(len(_SOURCE))],
                                   stdin=True, user="root", workdir="/")["Id"]
-        self._exec_id = exec_id
-        sock = api.exec_start(exec_id, socket=True)
-        self._sock_obj = sock
+        self._sock_obj = sock = api.exec_start(exec_id, socket=True)
         self._sock: socket.socket = getattr(sock, "_sock", sock)
-        self._reader = threading.Thread(target=self._read_loop, name="swe-taskflow-helper-reader", daemon=True)
-        self._reader.start()
-        self._sock.sendall(self._source())
+        threading.Thread(target=self._read_loop, name="swe-taskflow-helper-reader", daemon=True).start()
+        self._sock.sendall(_SOURCE)
         if not self._ready.wait(HANDSHAKE_S) or self._closed:
             reason = bytes(self._stderr[-500:]).decode(errors="replace").strip() or "no handshake"
             self.close()
             raise ChannelClosed(f"the command helper did not start ({reason})")
-
-    @staticmethod
-    def _source() -> bytes:
-        return (Path(__file__).with_name("container_helper.py")).read_bytes()
 
     @property
     def alive(self) -> bool:
@@ -109,10 +104,8 @@ class CommandChannel:
     def kill(self, rid: int) -> None:
         """SIGKILL the process group of command ``rid`` (best effort: a gone helper has nothing to kill)."""
         self.forget(rid)
-        try:
+        with contextlib.suppress(OSError, ChannelClosed):
             self._send(b"T", rid)
-        except (OSError, ChannelClosed):
-            pass
 
     # ------------------------------------------------------------------ helper -> host
 
@@ -171,15 +164,12 @@ class CommandChannel:
                 waiting, self._waiting = self._waiting, {}
         self._ready.set()
         for loop, queue in waiting.values():
-            try:
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(queue.put_nowait, (b"", b""))
-            except RuntimeError:
-                pass
-        for fn in (lambda: self._sock.shutdown(socket.SHUT_RDWR), self._sock_obj.close):
-            try:
-                fn()
-            except OSError:
-                pass
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            self._sock_obj.close()
 
     def stderr_tail(self) -> str:
         return bytes(self._stderr).decode(errors="replace")

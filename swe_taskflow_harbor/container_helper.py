@@ -12,22 +12,12 @@ modules built into the interpreter or frozen in it (no ``subprocess``, ``json``,
 task images ship no bytecode, and compiling those took 0.4 s per start). Requests and replies are
 frames: a 13-byte header (kind, request id, payload length) and a ``marshal`` payload.
 
-Each command runs as ``docker exec`` runs it:
-
-- the user is resolved from the container's ``/etc/passwd`` and ``/etc/group`` as libcontainer does
-  (uid, primary gid, supplementary groups = the primary one plus every group listing the user; HOME
-  from passwd unless the environment sets it); the child drops to that user before it execs;
-- a new session (``docker exec`` processes are session leaders), stdin ``/dev/null``, stdout and
-  stderr two pipes relayed in arrival order, default signal dispositions, umask 022;
-- after the command exits, output still coming from processes it left behind is relayed for up to
-  ``GRACE_S`` (dockerd waits 2 s for an exec's streams too), then drained unseen (they never get SIGPIPE);
-- a kill request (the host's timeout or cancellation) SIGKILLs the command's process group.
-
-Anything the helper would do differently from ``docker exec`` (a user it cannot resolve, a user spec
-with a group, a working folder that is not a folder, a failed exec) is answered ``F`` (fall back)
-before the command starts, and the host runs that command with a plain exec. Uploads are written the
-way ``put_archive`` writes them (an existing non-folder is replaced, never written through a link;
-owner, mode and mtime from the host); downloads list folders and regular files without following links.
+Each command runs as ``docker exec`` runs it (user and groups from the container's passwd and group
+files, a new session, stdin ``/dev/null``, output relayed for up to ``GRACE_S`` after it exits; docs/evaluate.md
+lists every property). Anything the helper would do differently (a user it cannot resolve, a user spec
+with a group, a working folder that is not a folder, a failed exec) is answered ``F`` (fall back) before
+the command starts, and the host runs that command with a plain exec. Uploads are written as
+``put_archive`` writes them; downloads list folders and regular files without following links.
 """
 
 import _signal
@@ -46,12 +36,8 @@ PASSWD, GROUP = "/etc/passwd", "/etc/group"
 _RESET = ("SIGPIPE", "SIGXFSZ", "SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD", "SIGQUIT")
 
 
-def header(kind, rid, size):
-    return kind + rid.to_bytes(4, "big") + size.to_bytes(8, "big")
-
-
 def send(kind, rid, data=b""):
-    buf = memoryview(header(kind, rid, len(data)) + data)
+    buf = memoryview(kind + rid.to_bytes(4, "big") + len(data).to_bytes(8, "big") + data)
     while buf:
         buf = buf[os.write(1, buf):]
 

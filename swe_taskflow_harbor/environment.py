@@ -4,39 +4,14 @@
 cannot run offline (it needs the ``docker compose`` v2 plugin and first probes a registry image), and
 driving Harbor's compose orchestration through Debian's docker-compose 1.29 made a trial cost three to six
 times the commands it runs (benchmarks/harbor_bench.py): every command, upload and download was a
-subprocess (0.1-0.2 s each, 111 in the example's six-step oracle trial), start ran ``down`` + ``up`` + a readiness poll (3-5 s), and teardown waited
-out compose's 10 s stop timeout on a ``sleep`` that ignores SIGTERM. Here every operation is one or two
-Docker API calls on a shared client (the ``docker`` SDK, blocking calls in a thread pool):
-
-- start: the task's local image (``[environment] docker_image``; no registry, no build) is created with
-  ``network_mode="none"`` (no network is ever created), ``no-new-privileges``, the task's CPU and memory
-  limits and the project's owner label (:mod:`builder.hygiene`: ``<pid>.<start>@<boot>.<pid ns>``, so the
-  project's sweep removes what a ``kill -9`` of ``harbor run`` left); Harbor's log folders go in with the
-  same tar before the container starts; the container accepts commands as soon as ``start`` returns, so
-  nothing polls;
-- the command helper: right after start, one ``docker exec -i`` runs a small Python loop in the container
-  as root (:mod:`swe_taskflow_harbor.container_helper`, driven by
-  :mod:`swe_taskflow_harbor.command_channel`); every later command, upload and download is a frame over
-  its pipe and a fork in the container instead of a runc exec or an archive re-exec of dockerd (about
-  50-70 ms each on a loaded 2-core machine, about 100 per six-step trial, most of them Harbor's own
-  bookkeeping). Each command runs as ``docker exec`` would run it (the user and groups from the
-  container's passwd and group files, the environment dockerd builds, the folder, a new session,
-  stdin ``/dev/null``); what the helper cannot do exactly is handed to a plain exec; an image without
-  ``python3``, a helper killed with SIGKILL, or ``--ek command_helper=false`` leaves every call on the
-  Docker API below;
-- exec: through the helper, or ``exec_create`` + ``exec_start`` + ``exec_inspect``; stdout and stderr
-  interleaved in ``stdout`` in arrival order, as ``docker compose exec -T`` gave them; the user is
-  Harbor's (the task's non-root agent user while the agent works, root for the verifier); a command past
-  its timeout, or whose caller was cancelled, raises at once: through the helper its process group is
-  SIGKILLed, through a plain exec it is detached (it holds no worker thread and runs on until the
-  container is removed);
-- upload: through the helper (an existing non-folder is replaced, never written through a link, as
-  dockerd's extraction does), or one tar per call (``put_archive`` at ``/``); missing parent folders are
-  created, owner root;
-- download: through the helper (folders and regular files, links not followed), or one ``get_archive``
-  stream; only regular files and folders are written on the host (links, devices and names leaving the
-  target folder never are);
-- stop: ``remove(force=True)``: SIGKILL and removal in one call, no stop timeout to wait out.
+subprocess, start ran ``down`` + ``up`` + a readiness poll, and teardown waited out compose's 10 s stop
+timeout on a ``sleep`` that ignores SIGTERM. Here every operation is one or two Docker API calls on a shared
+client (the ``docker`` SDK, blocking calls in a thread pool), or a frame over the pipe of a resident command
+helper in the container (:mod:`swe_taskflow_harbor.container_helper`, driven by
+:mod:`swe_taskflow_harbor.command_channel`), which hands what it cannot do exactly as ``docker exec`` would
+to the Docker API path. Every container runs on ``network_mode="none"`` with the project's owner label
+(:mod:`builder.hygiene`), so the sweep removes what a ``kill -9`` of ``harbor run`` left. docs/evaluate.md
+("Harbor plugins") describes each operation: start, commands, files, stop.
 
 Only ``network_mode = "no-network"`` tasks run here; any other policy is refused before anything starts.
 """

@@ -1,11 +1,9 @@
 """The builder's container work on Harbor environments: a worker the builder drives over JSON lines on a pipe.
 
-Why a worker and not one venv: Harbor needs Python >= 3.12 and lives in its own venv (``.harbor-venv``),
-while the builder runs in ``.venv`` on Python 3.11 here (and on whatever its users have); moving the whole
-project to 3.12 would drop every 3.11 user for one stage's optional backend. So the builder
-(:mod:`builder.proofs.harbor_runner`) starts ``python -m swe_taskflow_harbor.proof_worker`` in Harbor's
-venv and sends it one JSON object per line on stdin; the worker answers one JSON object per line on
-stdout, tagged with the request's ``id``, and serves requests concurrently (one asyncio task each).
+Harbor needs Python >= 3.12 and its own venv (docs/proofs.md says why a worker and not one venv): the
+builder (:mod:`builder.proofs.harbor_runner`) starts ``python -m swe_taskflow_harbor.proof_worker`` there
+and sends it one JSON object per line on stdin; the worker answers one JSON object per line on stdout,
+tagged with the request's ``id``, and serves requests concurrently (one asyncio task each).
 
 Requests (``op``):
 
@@ -14,23 +12,17 @@ Requests (``op``):
   in the image, e.g. ``/app``), ``upload`` (a host folder to copy in instead, for images without the
   repository), ``label``. Answer: ``env`` (a handle), ``tree`` (the pristine repository's tree hash).
 - ``run``: ``env``, ``script``, ``patch`` (applied before the run, "" none), ``limits``. Each run starts from a
-  clean state: ``/repo`` is replaced by a fresh copy of the pristine repository (owned by root), ``/tmp``
-  and ``/dev/shm`` are emptied, every process of the script user (uid 65534) is killed; the tree hash is
-  checked against the pristine one before the patch is applied. The script runs as uid 65534 with
-  ``ulimit`` limits (address space, processes, file size), a ``timeout -s KILL`` and stdout/stderr each cut
-  at ``max_output_bytes + 1`` bytes (the script is then killed by SIGPIPE). Answer: the output bytes
-  (base64), exit code, whether the clock ran out, and the tree hashes before and after.
+  clean state (:data:`RESET`); the script runs as uid 65534 with ``ulimit`` limits, a ``timeout -s KILL``
+  and stdout/stderr each cut at ``max_output_bytes + 1`` bytes. Answer: the output bytes (base64), exit
+  code, whether the clock ran out, and the tree hashes before and after.
 - ``stop``: ``env``. End of input (the builder exited, even by ``kill -9``) stops every environment.
-
-The environments are Harbor's, so they run anywhere Harbor's do; the default is the project's
-:class:`swe_taskflow_harbor.environment.DockerEnvironment` (no network, owner-labelled containers swept
-after a ``kill -9``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import shlex
 import sys
@@ -38,6 +30,8 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+
+from builder import hygiene
 
 #: Where the working copy of the repository is placed for each run (as the docker sandbox mounts it).
 REPO = "/repo"
@@ -66,12 +60,17 @@ DROP = ("drop() { if setpriv --help 2>&1 | grep -q reuid; then setpriv --reuid=6
         "else echo 'no way to drop to uid 65534 (setpriv, python3)' >&2; return 126; fi; }")
 
 
-def _reset_command(limits: dict[str, Any]) -> str:
-    """A clean state: the script user's processes killed, /tmp and /dev/shm empty, /repo a fresh root-owned copy."""
-    return (f"set -e; {DROP}; drop /bin/sh -c 'kill -9 -1' 2>/dev/null || true; "
-            "find /tmp /dev/shm -mindepth 1 -delete 2>/dev/null || true; "
-            f"rm -rf {REPO} {STATE}/out; cp -a {STATE}/pristine {REPO}; chown -R 0:0 {REPO}; "
-            f"chmod -R go-w {REPO}; mkdir -m 700 {STATE}/out")
+#: A clean state: the script user's processes killed, /tmp and /dev/shm empty, /repo a fresh root-owned copy;
+#: then the tree hash of that copy.
+RESET = (f"set -e; {DROP}; drop /bin/sh -c 'kill -9 -1' 2>/dev/null || true; "
+         "find /tmp /dev/shm -mindepth 1 -delete 2>/dev/null || true; "
+         f"rm -rf {REPO} {STATE}/out; cp -a {STATE}/pristine {REPO}; chown -R 0:0 {REPO}; "
+         f"chmod -R go-w {REPO}; mkdir -m 700 {STATE}/out\n{GIT_PRELUDE}{TREE}")
+
+
+def _last_line(res: Any) -> str:
+    """The last line a command printed (a tree hash, a commit), "" when it failed or printed nothing."""
+    return "" if res.return_code else ((res.stdout or "").strip().splitlines() or [""])[-1]
 
 
 def _run_command(limits: dict[str, Any]) -> str:
@@ -106,8 +105,6 @@ class Worker:
         from harbor.models.task.config import EnvironmentConfig, NetworkMode, NetworkPolicy
         from harbor.models.trial.paths import TrialPaths
         from harbor.utils.import_path import import_class
-
-        from builder import hygiene
 
         # in this process's owner-labelled scratch folder: swept by the project's next command if the worker
         # itself is killed with kill -9
@@ -149,17 +146,17 @@ class Worker:
                                      f"cp -a {src} {STATE}/pristine", user="root")
                 if res.return_code:
                     raise RuntimeError(f"no repository at {src} in {req['image']}: {(res.stdout or '')[-300:]}")
-            res = await env.exec(_reset_command({}) + "\n" + GIT_PRELUDE + TREE, user="root")
+            res = await env.exec(RESET, user="root")
             if res.return_code:
                 raise RuntimeError(f"hashing the repository failed: {(res.stdout or '')[-300:]}")
-            self.pristine_tree[handle] = (res.stdout or "").strip().splitlines()[-1]
-            res = await env.exec(f"cd {REPO} && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME=/nonexistent "
-                                 f"{GIT} rev-parse --verify -q HEAD 2>/dev/null || true", user="root")
-            head = (res.stdout or "").strip().splitlines()[-1:] or [""]
+            self.pristine_tree[handle] = _last_line(res)
+            head = _last_line(await env.exec(f"cd {REPO} && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null "
+                                             f"HOME=/nonexistent {GIT} rev-parse --verify -q HEAD 2>/dev/null || true",
+                                             user="root"))
         except BaseException:
             await self.stop({"env": handle})
             raise
-        return {"env": handle, "tree": self.pristine_tree[handle], "head": head[0]}
+        return {"env": handle, "tree": self.pristine_tree[handle], "head": head}
 
     async def stop(self, req: dict[str, Any]) -> dict[str, Any]:
         env = self.envs.pop(req["env"], None)
@@ -177,14 +174,12 @@ class Worker:
 
     async def run(self, req: dict[str, Any]) -> dict[str, Any]:
         env, limits = self.envs[req["env"]], req["limits"]
-        res = await env.exec(_reset_command(limits) + "\n" + GIT_PRELUDE + TREE, user="root")
+        res = await env.exec(RESET, user="root")
         if res.return_code:
             return {"infra_error": f"resetting the repository failed: {(res.stdout or '')[-300:]}"}
-        clean = (res.stdout or "").strip().splitlines()[-1]
-        if clean != self.pristine_tree[req["env"]]:
-            return {"infra_error": f"the reset repository's tree {clean} is not the pristine {self.pristine_tree[req['env']]}"}
-        from builder import hygiene
-
+        clean, pristine = _last_line(res), self.pristine_tree[req["env"]]
+        if clean != pristine:
+            return {"infra_error": f"the reset repository's tree {clean} is not the pristine {pristine}"}
         with hygiene.scratch_temp("harbor-run-") as tmp:
             script = Path(tmp, "script")
             script.write_text(req["script"], encoding="utf-8")
@@ -199,8 +194,7 @@ class Worker:
                                      f"rm -f {STATE}/out/patch", user="root")
                 if res.return_code:
                     return {"patch_error": f"git apply failed: {(res.stdout or '').strip()[-300:]}"}
-            res = await env.exec(GIT_PRELUDE + TREE, user="root")
-            before = (res.stdout or "").strip().splitlines()[-1] if not res.return_code else ""
+            before = _last_line(await env.exec(GIT_PRELUDE + TREE, user="root"))
             t0 = time.monotonic()
             res = await env.exec(_run_command(limits), user="root", timeout_sec=int(limits["timeout_s"]) + 120)
             duration = time.monotonic() - t0
@@ -208,8 +202,7 @@ class Worker:
             for name in ("out", "err", "rc"):
                 await env.download_file(f"{STATE}/out/{name}", Path(tmp, name))
                 got[name] = Path(tmp, name).read_bytes()
-            res = await env.exec(GIT_PRELUDE + TREE, user="root")
-            after = (res.stdout or "").strip().splitlines()[-1] if not res.return_code else ""
+            after = _last_line(await env.exec(GIT_PRELUDE + TREE, user="root"))
         rc = int(got["rc"].strip() or -1)
         timed_out = rc in (124, 137) and duration >= float(limits["timeout_s"]) * 0.95
         return {"stdout": base64.b64encode(got["out"]).decode(), "stderr": base64.b64encode(got["err"]).decode(),
@@ -258,10 +251,8 @@ async def _amain() -> None:
 
 
 def main() -> None:
-    try:
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(_amain())
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        pass
 
 
 if __name__ == "__main__":

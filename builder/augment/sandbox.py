@@ -2,7 +2,7 @@
 
 Docker when a daemon answers (in the task's own image when it is available locally), bubblewrap
 otherwise; the same limits, no network, the repository read-only. Runs on a patched copy (the
-gold patch applied on the host, never in the repository) use :func:`builder.proofs.patch.patched_copy`.
+gold patch applied on the host, never in the repository) use :func:`builder.proofs.gitsafe.patched_copy`.
 
 With the ``harbor`` sandbox a task's checks share one Harbor environment
 (:class:`builder.proofs.harbor_runner.HarborSession`): started on the task's first check, each check run from
@@ -20,7 +20,7 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import ProofReport, infrastructure_report
 
 from ..proofs.config import ProofConfig
-from ..proofs.patch import PatchError, patched_copy
+from ..proofs.gitsafe import PatchError, patched_copy
 from ..proofs.run import image_identity, resolve_sandbox, run_proof
 
 DEFAULT_CONFIG = ProofConfig(timeout_s=120.0, mem_mb=1024, pids=128, tmpfs_mb=256, excerpt_chars=4000)

@@ -8,7 +8,7 @@ from .config import SANDBOXES, ProofConfig
 from .image import DEFAULT_IMAGE, build_test_image
 from .pool import PoolResult, PoolSummary, ProofTask, validate_pool, validate_pool_file
 from .run import ProofRunner, resolve_sandbox, run_proof
-from .treehash import tree_hash
+from .gitsafe import tree_hash
 
 __all__ = ["DEFAULT_IMAGE", "PoolResult", "PoolSummary", "ProofConfig", "ProofRunner", "ProofTask", "SANDBOXES",
            "build_test_image", "resolve_sandbox", "run_proof", "tree_hash", "validate_pool", "validate_pool_file"]

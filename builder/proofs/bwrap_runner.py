@@ -1,26 +1,20 @@
-"""Run one untrusted proof script under bubblewrap, for machines without Docker.
+"""Run one untrusted proof script under bubblewrap, for machines without Docker (docs/proofs.md, "bubblewrap").
 
-The sandbox: all namespaces unshared (so only ``lo`` exists), the host's /usr read-only, the
-repository and the script read-only, a read-only root and /dev (bwrap's own root is a tmpfs as big
-as half the host's memory, writable by the sandbox user unless remounted read-only), two writable
-folders, /tmp and /dev/shm, each a tmpfs of ``tmpfs_mb`` (``--size``, bwrap >= 0.5) as in Docker, no
-environment (``--clearenv``), uid 65534, no capabilities, killed with its parent. Limits come from
-``prlimit`` (address space, processes, file size) and ``timeout -s KILL``. Run as root, bwrap itself
-is started as the host's uid 65534 (``setpriv``): bwrap maps the sandbox user onto the identity that
-starts it, so started as root the sandbox's uid 65534 would be host root and read root-only files.
-The repository and script folder are opened by this process and passed as file descriptors, so a
-repository under a folder only root may traverse still works. As root a pids cgroup (named with its
-owner, swept after a kill -9) caps the processes; otherwise RLIMIT_NPROC does. ``timeout`` dies with
-this process (``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed run leaves no sandbox
-behind.
+All namespaces unshared, the host's /usr, the repository and the script read-only, a read-only root and
+/dev, /tmp and /dev/shm a tmpfs of ``tmpfs_mb`` each, uid 65534, no capabilities, ``prlimit`` and
+``timeout -s KILL``. Run as root, bwrap itself is started as the host's uid 65534 (``setpriv``): bwrap maps
+the sandbox user onto the identity that starts it, so started as root the sandbox's uid 65534 would be host
+root. ``timeout`` dies with this process (``setpriv --pdeathsig``) and bwrap with ``timeout``, so a killed
+run leaves no sandbox behind.
 
 Weaker than Docker, and the report says so: memory is an address-space limit (a MemoryError, seen
 on stderr, stands for an OOM kill), CPU is not limited, and the process limit is shared by every
-process of uid 65534 on the host.
+process of uid 65534 on the host (as root a pids cgroup caps them instead).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -30,15 +24,13 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable
 
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
 from .. import hygiene
-from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
-from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
+from .script import PROOF_MOUNT, REPO_MOUNT, BoundedCapture, captures, run_facts, script_command, stage_script
 
 NOBODY = 65534
 #: A run whose stderr starts with one of these never reached the script: an infrastructure error.
@@ -111,20 +103,8 @@ class PidsCgroup:
         return str(self.path / "cgroup.procs") if self.path else ""
 
     def close(self) -> None:
-        if self.path is None:
-            return
-        for _ in range(50):
-            pids = [int(p) for p in _read(self.path / "cgroup.procs").split()]
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                time.sleep(0.02)
+        if self.path is not None:
+            hygiene.remove_cgroup(self.path)
 
 
 def _read(path: Path) -> str:
@@ -205,20 +185,25 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
     proc = None
     handle = None
     try:
-        if os.geteuid() == 0:
+        if os.geteuid() == 0:   # the empty folders the root-only bind mounts land on
             mounts = hygiene.scratch_temp("mnt-")
-            _make_mount_points(mounts.name)
+            for name in ("repo", "proof"):
+                os.mkdir(Path(mounts.name, name), 0o755)
+            os.chmod(mounts.name, 0o755)
         argv = bwrap_command(repo, staged.name, command, config, cgroup.procs if cgroup else "",
                              mounts.name if mounts else "")
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
                                 start_new_session=True)
-        kill, killed = _group_kill_once(proc)
+        kill, killed = hygiene.kill_once(os.killpg, proc.pid, signal.SIGKILL, ignore=(ProcessLookupError,))
         handle = hygiene.register(kill)
-        out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill)
-        err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes, on_limit=kill)
+        out, err = captures(config, on_limit=kill)
         readers = _pump_output(proc, out, err)
-        rc = _wait_with_backstop(proc, config.timeout_s + 10, kill)
+        try:
+            rc = proc.wait(timeout=config.timeout_s + 10)   # `timeout -s KILL` fires first; this is a backstop
+        except subprocess.TimeoutExpired:
+            kill()
+            rc = proc.wait()
         duration = time.monotonic() - t0
         for r in readers:
             r.join(timeout=5)
@@ -234,38 +219,14 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         if handle is not None:
             hygiene.unregister(handle)
         if proc is not None and proc.poll() is None:   # interrupted: the sandbox must not run on
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             proc.wait()
         if cgroup is not None:
             cgroup.close()
         if mounts is not None:
             mounts.cleanup()
         staged.cleanup()
-
-
-def _make_mount_points(root: str) -> None:
-    """The empty ``repo`` and ``proof`` folders the root-only bind mounts land on."""
-    for name in ("repo", "proof"):
-        os.mkdir(Path(root, name), 0o755)
-    os.chmod(root, 0o755)
-
-
-def _group_kill_once(proc: subprocess.Popen) -> tuple[Callable[[], None], threading.Event]:
-    """A SIGKILL of the sandbox's process group that acts once, and the event saying it was sent."""
-    killed = threading.Event()
-
-    def kill() -> None:
-        if not killed.is_set():
-            killed.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-    return kill, killed
 
 
 def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCapture) -> list[threading.Thread]:
@@ -281,14 +242,6 @@ def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCaptur
     for r in readers:
         r.start()
     return readers
-
-
-def _wait_with_backstop(proc: subprocess.Popen, backstop_s: float, kill: Callable[[], None]) -> int:
-    try:
-        return proc.wait(timeout=backstop_s)   # `timeout -s KILL` fires first; this is a backstop
-    except subprocess.TimeoutExpired:
-        kill()
-        return proc.wait()
 
 
 def _exit_facts(out: BoundedCapture, err: BoundedCapture, rc: int, *, killed: bool, duration: float,

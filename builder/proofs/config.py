@@ -1,11 +1,17 @@
-"""Limits every proof run gets, whatever the sandbox."""
+"""Limits every proof run gets, whatever the sandbox, and the key a proof report is cached under.
+
+``cache_key`` lives beside the limits it hashes so that ``run_proof`` (:mod:`.run`) and the Harbor sessions
+(:mod:`.harbor_runner`) give the same key without importing each other.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import json
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.hashing import sha256_hex
 
 #: Where a proof may run: ``auto`` picks docker when a daemon answers, else bubblewrap (never harbor:
 #: Harbor environments are chosen by name, see builder.proofs.harbor_runner).
@@ -37,15 +43,12 @@ class ProofConfig:
     fsize_mb: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("timeout_s", "mem_mb", "pids", "cpus", "tmpfs_mb", "max_output_bytes",
-                     "excerpt_chars", "stderr_bytes", "fsize_mb"):
-            value = getattr(self, name)
+        for f in fields(self):
+            value = getattr(self, f.name)
             if not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError("proof limits must be positive numbers", field=name, actual=value)
-        for name in ("timeout_s", "cpus"):   # 3 and 3.0 must give one cache key
-            object.__setattr__(self, name, float(getattr(self, name)))
-        for name in ("mem_mb", "pids", "tmpfs_mb", "max_output_bytes", "excerpt_chars", "stderr_bytes", "fsize_mb"):
-            object.__setattr__(self, name, int(getattr(self, name)))
+                raise ConfigError("proof limits must be positive numbers", field=f.name, actual=value)
+            # each field's own type: 3 and 3.0 must give one cache key
+            object.__setattr__(self, f.name, float(value) if f.type == "float" else int(value))
         if self.mem_mb < 16:
             raise ConfigError("memory limit below 16 MiB cannot start an interpreter", field="mem_mb",
                               actual=self.mem_mb)
@@ -53,3 +56,16 @@ class ProofConfig:
     def limits(self) -> dict[str, Any]:
         """The limits as recorded in a report (and hashed into the resume cache key)."""
         return asdict(self)
+
+
+def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, config: ProofConfig,
+              sandbox: str) -> str:
+    """sha256 of every input that determines a proof's outcome.
+
+    Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
+    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
+    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
+    """
+    blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
+                       "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
+    return sha256_hex(blob.encode())

@@ -1,18 +1,14 @@
-"""Run one untrusted proof script in a Docker container and record what it did.
+"""Run one untrusted proof script in a Docker container and record what it did (docs/proofs.md, "Docker").
 
-Every container: no network (``network_mode="none"``), read-only rootfs and repository, two small
-writable tmpfs folders (/tmp and /dev/shm, ``tmpfs_mb`` each: Docker's own /dev/shm would be 64 MiB
-whatever the report said), memory (no swap), pids and CPU limits, all capabilities dropped, no-new-privileges,
-uid 65534, nothing from the host environment, a wall-clock kill and output read through a bounded
-stream (the script is killed once stdout or stderr passes the byte limit). No network is ever created.
-
-Every container carries its owner's label (:mod:`builder.hygiene`) and is removed in ``finally``; an
-interrupted run kills it at once, and containers left by a run killed with ``kill -9`` are swept the
-first time a later run talks to the daemon.
+No network (``network_mode="none"``; no network is ever created), read-only rootfs and repository, /tmp and
+/dev/shm a tmpfs of ``tmpfs_mb`` each (Docker's own /dev/shm would be 64 MiB whatever the report said), and
+output read through a bounded stream. Every container carries its owner's label (:mod:`builder.hygiene`) and
+is removed in ``finally``; containers left by a run killed with ``kill -9`` are swept by a later run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -22,9 +18,8 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
 from .. import hygiene
-from .capture import BoundedCapture, run_facts
 from .config import ProofConfig
-from .script import PROOF_MOUNT, REPO_MOUNT, script_command, stage_script
+from .script import PROOF_MOUNT, REPO_MOUNT, captures, run_facts, script_command, stage_script
 
 _CLIENT_LOCK = threading.Lock()
 _CLIENT: Any = None
@@ -71,10 +66,9 @@ def image_info(client, image: str) -> tuple[str, str]:
                                 "`docker pull` / `docker load` the task image (see docs/proofs.md)") from exc
 
 
-def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: ProofConfig,
-                  client=None) -> RunFacts:
+def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
     """Run ``script`` once against ``repo_dir`` (mounted read-only at /repo); tree hashes are left to the caller."""
-    client = client or docker_client()
+    client = docker_client()
     repo = str(Path(repo_dir).resolve())
     command = script_command(script)
     staged = stage_script(script)
@@ -83,14 +77,16 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
     t0 = time.monotonic()
     try:
         container = _create_container(client, image, command, repo, staged.name, config)
-        kill = _kill_once(client, container)
+        kill, _ = hygiene.kill_once(client.api.kill, container.id, ignore=(Exception,))   # it may have exited
         handle = hygiene.register(kill)
         out, err, stream, reader = _attach_bounded(client, container, config, kill)
         t0 = time.monotonic()
         container.start()
         timed_out = _wait_or_kill(container, config.timeout_s, t0, kill)
         duration = time.monotonic() - t0
-        _stop_reading(reader, stream)
+        reader.join(timeout=5)
+        with contextlib.suppress(Exception):
+            stream.close()
         container.reload()
         state = container.attrs.get("State", {})
         return run_facts(out, err, exit_code=state.get("ExitCode"), timed_out=timed_out,
@@ -105,10 +101,8 @@ def run_in_docker(repo_dir: str | Path, script: str, *, image: str, config: Proo
         if handle is not None:
             hygiene.unregister(handle)
         if container is not None:
-            try:
+            with contextlib.suppress(Exception):
                 container.remove(force=True)
-            except Exception:  # noqa: BLE001
-                pass
         staged.cleanup()
 
 
@@ -129,21 +123,6 @@ def _create_container(client, image: str, command: list[str], repo: str, staged_
         labels=hygiene.labels(**{"swe-taskflow.proof": "1"}))
 
 
-def _kill_once(client, container) -> Callable[[], None]:
-    """A kill of ``container`` that acts once however often it is called (limit, timeout, interrupt)."""
-    kill_once = threading.Event()
-
-    def kill() -> None:
-        if not kill_once.is_set():
-            kill_once.set()
-            try:
-                client.api.kill(container.id)
-            except Exception:  # noqa: BLE001 - it may have exited already
-                pass
-
-    return kill
-
-
 def _attach_bounded(client, container, config: ProofConfig, kill: Callable[[], None]):
     """Attach to ``container`` and pump its output into bounded captures: (out, err, stream, reader thread)."""
     def kill_async() -> None:
@@ -151,9 +130,7 @@ def _attach_bounded(client, container, config: ProofConfig, kill: Callable[[], N
         # call it from the reader thread
         threading.Thread(target=kill, daemon=True).start()
 
-    out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4, on_limit=kill_async)
-    err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes,
-                         on_limit=kill_async)
+    out, err = captures(config, on_limit=kill_async)
     # attach before start so that nothing printed early is lost; demux splits stdout from stderr
     stream = client.api.attach(container.id, stdout=True, stderr=True, stream=True, demux=True, logs=False)
 
@@ -183,11 +160,3 @@ def _wait_or_kill(container, timeout_s: float, t0: float, kill: Callable[[], Non
         container.wait(timeout=30)
         return True
     return False
-
-
-def _stop_reading(reader: threading.Thread, stream) -> None:
-    reader.join(timeout=5)
-    try:
-        stream.close()
-    except Exception:  # noqa: BLE001
-        pass

@@ -3,33 +3,26 @@
 Harbor needs Python >= 3.12 and lives in its own venv; the builder drives a worker there
 (:mod:`swe_taskflow_harbor.proof_worker`, JSON lines over a pipe; docs/proofs.md says why) through a
 :class:`Backend`. The scheduling is the builder's and is the same for every backend (the worker, or
-the simulated one of :mod:`.harbor_sim` that benchmarks/scale_bench.py measures):
-
-- a bounded pool over tasks (``concurrency``): each task's environment is started once, every proof of
-  the task runs in it from a clean state (the worker resets ``/repo`` and checks its tree hash), then it
-  is stopped;
-- an environment that fails to start or dies is retried ``retries`` times with exponential backoff, on a
-  fresh environment, for the items not yet judged; after that each remaining item gets an
-  ``infrastructure-error`` report saying so (never a failed proof, never dropped);
-- a finished item's report is cached under a key computed before any environment starts (the host tree
-  hash when a checkout exists, else the image), so a rerun resumes where a build stopped, at any
-  concurrency; a task whose items are all cached starts no environment;
-- an interrupt closes the worker's input: the worker stops and removes every environment it started;
-- callers that prove one script at a time (the augmentation checks, ``run_proof``, ``verify --reprove``) keep a
-  :class:`HarborSession`: one environment per task across their calls, with the pool's per-task start and retry
-  code (:class:`TaskEnvironment`), or, for independent proofs, the pool itself (:meth:`HarborSession.prove_batch`).
+the simulated one of ``tests/support/harbor_sim.py`` that benchmarks/scale_bench.py measures): a bounded
+pool over tasks (:func:`prove_tasks`), each task's environment started once and retried on a fresh one
+(:class:`TaskEnvironment`), every item reported exactly once, reports cached under a key computed before
+any environment starts, and an interrupt closing the worker's input (it then stops every environment it
+started). Callers that prove one script at a time keep a :class:`HarborSession`. docs/proofs.md ("The
+harbor sandbox") describes each of these.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import functools
 import itertools
 import json
 import os
 import subprocess
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
@@ -40,11 +33,8 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from .. import hygiene
 from ..resources import builder_path
-from .cachekey import cache_key   # the key run_proof gives, so the reports are the same
-from .capture import BoundedCapture, run_facts
-from .script import owner_write_refused
-from .config import ProofConfig
-from .script import script_command
+from .config import ProofConfig, cache_key   # the key run_proof gives, so the reports are the same
+from .script import captures, owner_write_refused, run_facts, script_command
 
 #: Where the ``builder`` package (and the ``swe_taskflow_harbor`` plugins beside it) is imported from: the
 #: worker's PYTHONPATH, and the default place of ``.harbor-venv`` in a source checkout.
@@ -116,15 +106,15 @@ class Progress:
     t0: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def eta_s(self) -> float | None:
-        """Seconds left at the rate so far (None before the first item)."""
-        if not self.items_done:
-            return None
-        rate = (time.monotonic() - self.t0) / self.items_done
-        return rate * (self.items_total - self.items_done)
+    def bump(self, **counts: int) -> None:
+        with self.lock:
+            for k, v in counts.items():
+                setattr(self, k, getattr(self, k) + v)
 
     def line(self) -> str:
-        eta = self.eta_s()
+        """The counts and the seconds left at the rate so far ("?" before the first item)."""
+        done = self.items_done
+        eta = (time.monotonic() - self.t0) / done * (self.items_total - done) if done else None
         return (f"environments running {self.environments_running}, items {self.items_done}/{self.items_total}, "
                 f"infrastructure failures {self.infra_failures}, retries {self.retries}, "
                 f"left ~{'?' if eta is None else f'{eta:.0f} s'}")
@@ -166,8 +156,7 @@ class WorkerBackend:
         if not ready:
             raise SandboxError("the Harbor proof worker did not start", hint=f"run {python} -m "
                                "swe_taskflow_harbor.proof_worker to see why")
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        threading.Thread(target=self._read, daemon=True).start()
         self._handle = hygiene.register(self.close)
 
     def _read(self) -> None:
@@ -182,7 +171,8 @@ class WorkerBackend:
                 fut.set_result({"ok": False, "error": "the Harbor proof worker exited"})
             self._waiting.clear()
 
-    def request(self, op: str, **body: Any) -> dict[str, Any]:
+    def request(self, op: str, failed: str = "", **body: Any) -> dict[str, Any]:
+        """The worker's answer to ``op``; with ``failed``, one that is not ok raises EnvironmentFailed."""
         fut: Future = Future()
         with self._lock:
             rid = next(self._ids)
@@ -192,21 +182,21 @@ class WorkerBackend:
                 self.proc.stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 self._waiting.pop(rid, None)
-                return {"ok": False, "error": "the Harbor proof worker exited"}
-        return fut.result()
+                fut.set_result({"ok": False, "error": "the Harbor proof worker exited"})
+        got = fut.result()
+        if failed and not got.get("ok"):
+            raise EnvironmentFailed(got.get("error") or failed)
+        return got
 
     def start(self, task: HarborTask) -> tuple[str, str, str]:
-        got = self.request("start", environment=self.environment, kwargs=self.kwargs, image=task.image,
-                           repo_path=task.repo_path, upload=task.upload, label=task.key)
-        if not got.get("ok"):
-            raise EnvironmentFailed(got.get("error") or "the environment did not start")
+        got = self.request("start", "the environment did not start", environment=self.environment,
+                           kwargs=self.kwargs, image=task.image, repo_path=task.repo_path, upload=task.upload,
+                           label=task.key)
         return got["env"], got["tree"], got.get("head") or ""
 
     def run(self, env: str, script: str, patch: str, config: ProofConfig) -> dict[str, Any]:
-        got = self.request("run", env=env, script=script, patch=patch, limits=config.limits())
-        if not got.get("ok"):
-            raise EnvironmentFailed(got.get("error") or "the environment failed")
-        return got
+        return self.request("run", "the environment failed", env=env, script=script, patch=patch,
+                            limits=config.limits())
 
     def stop(self, env: str) -> None:
         self.request("stop", env=env)
@@ -214,10 +204,8 @@ class WorkerBackend:
     def close(self) -> None:
         """End of input: the worker stops every environment it started, then exits."""
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.close()
-            except OSError:
-                pass
             try:
                 self.proc.wait(timeout=120)
             except subprocess.TimeoutExpired:
@@ -232,8 +220,7 @@ def facts_of(got: dict[str, Any], config: ProofConfig, command: Sequence[str] = 
     """The worker's answer as the same facts a docker run gives (bounded capture, tree hashes from inside)."""
     if got.get("infra_error"):
         return RunFacts(infra_error=got["infra_error"])
-    out = BoundedCapture(config.max_output_bytes, keep_head=config.excerpt_chars * 4)
-    err = BoundedCapture(config.max_output_bytes, keep_head=0, keep_tail=config.stderr_bytes)
+    out, err = captures(config)
     out.feed(base64.b64decode(got["stdout"]))
     err.feed(base64.b64decode(got["stderr"]))
     facts = run_facts(out, err, exit_code=got["exit_code"], timed_out=bool(got["timed_out"]), oom_killed=False,
@@ -280,12 +267,10 @@ class Scheduling:
 class TaskEnvironment:
     """One task's environment, started on first use and kept for every run of the task until :meth:`close`.
 
-    The one place an environment's life is decided, for the pool (:func:`prove_tasks`) and for callers that
-    run a task's checks one at a time (:class:`HarborSession`): an environment that fails to start, or dies
-    during a run, is started again for the items not yet judged, up to ``scheduling.retries`` times with
-    backoff (the attempts are the task's, not the item's); after that every item gets an
-    ``infrastructure-error`` report saying so. An image whose repository is not the task's (commit or tree)
-    makes every item an infrastructure error, without retries: another start gives the same image.
+    The one place an environment's life is decided, for the pool and for :class:`HarborSession`: it is
+    started again, with backoff, up to ``scheduling.retries`` times (the attempts are the task's, not the
+    item's); an image whose repository is not the task's (commit or tree) is not retried: another start
+    gives the same image.
     """
 
     def __init__(self, backend: Backend, task: HarborTask, scheduling: Scheduling, *, sandbox: str,
@@ -348,10 +333,8 @@ class TaskEnvironment:
         if env is None:
             return
         self.bump(environments_running=-1)
-        try:
+        with contextlib.suppress(EnvironmentFailed):
             self.backend.stop(env)
-        except EnvironmentFailed:
-            pass
 
 
 def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend: Backend, config: ProofConfig, *,
@@ -362,11 +345,7 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
     progress = progress or Progress()
     progress.items_total += sum(len(items) for _, items in work)
     stopping = threading.Event()
-
-    def bump(**counts: int) -> None:
-        with progress.lock:
-            for k, v in counts.items():
-                setattr(progress, k, getattr(progress, k) + v)
+    bump = progress.bump
 
     def one_task(task: HarborTask, items: Sequence[HarborItem]) -> None:
         te = TaskEnvironment(backend, task, scheduling, sandbox=sandbox, image_id=image_ids.get(task.image, ""),
@@ -383,26 +362,16 @@ def prove_tasks(work: Sequence[tuple[HarborTask, Sequence[HarborItem]]], backend
             on_done(item.index, te.failure(item.config or config))
             bump(items_done=1)
 
-    pool = ThreadPoolExecutor(max_workers=max(1, int(scheduling.concurrency)))
-    try:
-        futures = [pool.submit(one_task, task, items) for task, items in work if items]
-        for fut in as_completed(futures):
-            fut.result()
-    except BaseException:   # Ctrl-C, SIGTERM: start nothing more; the worker stops every environment it started
-        stopping.set()
-        hygiene.kill_active()
-        pool.shutdown(wait=True, cancel_futures=True)
-        hygiene.CANCELLED.clear()
-        raise
-    pool.shutdown(wait=True)
+    # Ctrl-C, SIGTERM: start nothing more; the worker stops every environment it started
+    hygiene.run_threads([functools.partial(one_task, task, items) for task, items in work if items],
+                        max(1, int(scheduling.concurrency)), lambda _i, _r: None, stopping)
     return progress
 
 
-def run_once(repo: Path, script: str, *, image: str, config: ProofConfig,
-             environment: str = DEFAULT_ENVIRONMENT) -> RunFacts:
-    """The :class:`builder.proofs.sandbox.Sandbox` seam: ``script`` once against the host folder ``repo``
+def run_once(repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
+    """The :class:`builder.proofs.run.Sandbox` seam: ``script`` once against the host folder ``repo``
     (uploaded into one environment of ``image``), tree hashes from inside the environment."""
-    backend = WorkerBackend(environment)
+    backend = WorkerBackend()
     try:
         env, _, _ = backend.start(HarborTask(key=Path(repo).name, image=image, upload=str(Path(repo).resolve())))
         try:
@@ -439,21 +408,15 @@ SESSION_SCHEDULING = Scheduling(concurrency=1, retries=1, backoff_s=1.0)
 class HarborSession:
     """Harbor environments kept open across calls: one per task (image + host checkout) for all its proofs.
 
-    The augmentation creation checks (:class:`builder.augment.sandbox.CheckSandbox`), ``run_proof``
-    (``proofs run``) and ``verify --reprove`` prove one script at a time, each against a host checkout
-    uploaded into an environment of the task's image. Starting an environment per script costs a worker, a
-    start and an upload each time (about a second on this machine's Docker daemon, tens of seconds on a
-    cloud); a session starts one on a task's first proof and runs every later proof of that task in it, each
-    from the worker's clean state (``/repo`` a fresh copy of the uploaded checkout, its tree hash checked,
-    ``/tmp`` and ``/dev/shm`` emptied, the script user's processes killed), so the evidence is what one
-    environment per proof gives. The uploaded tree must be the host checkout's (else every proof of the task
-    is an infrastructure error).
+    For the callers that prove one script at a time (the augmentation checks, ``run_proof``, ``verify
+    --reprove``): starting an environment per script costs a worker, a start and an upload each time. Each
+    proof runs from the worker's clean state, so the evidence is what one environment per proof gives; the
+    uploaded tree must be the host checkout's (else every proof of the task is an infrastructure error).
 
     At most ``max_open`` environments stay open (the least recently used is stopped first); :meth:`release`
     stops them when a caller is done with its task, :meth:`close` (or leaving the ``with`` block, also on an
     error or a KeyboardInterrupt) stops them and the worker. :meth:`prove_batch` proves independent proofs
-    through the pool (:func:`prove_tasks`: one environment per task, ``concurrency`` tasks at once). Not
-    thread-safe: one caller at a time. ``progress`` counts environments started, items and failures.
+    through the pool. Not thread-safe: one caller at a time.
     """
 
     def __init__(self, environment: str = DEFAULT_ENVIRONMENT, environment_kwargs: Mapping[str, Any] | None = None,
@@ -476,13 +439,8 @@ class HarborSession:
             self._backend = WorkerBackend(self.environment, self.kwargs)
         return self._backend
 
-    def _bump(self, **counts: int) -> None:
-        with self.progress.lock:
-            for k, v in counts.items():
-                setattr(self.progress, k, getattr(self.progress, k) + v)
-
     def _tree(self, repo: Path) -> str:
-        from .treehash import tree_hash
+        from .gitsafe import tree_hash
 
         if str(repo) not in self._trees:
             self._trees[str(repo)] = tree_hash(repo)
@@ -494,33 +452,36 @@ class HarborSession:
     def _task(self, repo: Path, image: str) -> HarborTask:
         return HarborTask(key=repo.name, image=image, upload=str(repo), expected_tree=self._tree(repo))
 
-    def _missing(self, repo: Path, image: str, config: ProofConfig) -> ProofReport:
-        return infrastructure_report(f"repository folder not found: {repo}", sandbox=self.sandbox, image=image,
-                                     limits=config.limits())
+    def _checkout(self, repo: str | os.PathLike, image: str, config: ProofConfig) -> tuple[Path, str] | ProofReport:
+        """(the resolved checkout, its tree hash), or the infrastructure report of a checkout that is not there."""
+        repo = Path(repo).resolve()
+        try:
+            if not repo.is_dir():
+                raise SandboxError(f"repository folder not found: {repo}")
+            return repo, self._tree(repo)
+        except SandboxError as exc:
+            return infrastructure_report(str(exc), sandbox=self.sandbox, image=image, limits=config.limits())
 
     def prove(self, repo: str | os.PathLike, script: str, *, image: str, image_id: str, config: ProofConfig,
               gold_patch: str = "", applied: str = "") -> ProofReport:
         """``script`` against ``repo`` in the task's open environment (started on its first proof); with
         ``gold_patch`` again after it (as ``run_proof``), with ``applied`` once on the patched repository."""
-        repo = Path(repo).resolve()
-        if not repo.is_dir():
-            return self._missing(repo, image, config)
-        try:
-            tree = self._tree(repo)
-        except SandboxError as exc:
-            return infrastructure_report(str(exc), sandbox=self.sandbox, image=image, limits=config.limits())
+        checked = self._checkout(repo, image, config)
+        if isinstance(checked, ProofReport):
+            return checked
+        repo, tree = checked
         key = (image, str(repo))
         te = self._open.pop(key, None)
         if te is None:
             te = TaskEnvironment(self.backend, self._task(repo, image), self.scheduling, sandbox=self.sandbox,
-                                 image_id=image_id, bump=self._bump)
+                                 image_id=image_id, bump=self.progress.bump)
         self._open[key] = te   # the most recently used last
         while len(self._open) > self.max_open:
             self._open.pop(next(iter(self._open))).close()
-        self._bump(items_total=1)
+        self.progress.bump(items_total=1)
         report = te.prove(HarborItem(0, script, gold_patch, "" if applied else
                                      self._key(script, image_id, tree, gold_patch, config), applied=applied), config)
-        self._bump(items_done=1)
+        self.progress.bump(items_done=1)
         if applied and report.tree_sha_before:   # keyed by the patched tree, as run_proof on a patched copy
             report = replace(report, cache_key=self._key(script, image_id, report.tree_sha_before, "", config))
         return report
@@ -530,16 +491,11 @@ class HarborSession:
         got: list[ProofReport | None] = [None] * len(calls)
         work: dict[tuple[str, str], tuple[HarborTask, list[HarborItem]]] = {}
         for i, call in enumerate(calls):
-            repo = Path(call.repo).resolve()
-            if not repo.is_dir():
-                got[i] = self._missing(repo, call.image, call.config)
+            checked = self._checkout(call.repo, call.image, call.config)
+            if isinstance(checked, ProofReport):
+                got[i] = checked
                 continue
-            try:
-                tree = self._tree(repo)
-            except SandboxError as exc:
-                got[i] = infrastructure_report(str(exc), sandbox=self.sandbox, image=call.image,
-                                               limits=call.config.limits())
-                continue
+            repo, tree = checked
             task, items = work.setdefault((call.image, str(repo)), (self._task(repo, call.image), []))
             items.append(HarborItem(i, call.script, call.gold_patch,
                                     self._key(call.script, call.image_id, tree, call.gold_patch, call.config),
@@ -576,6 +532,6 @@ class HarborSession:
         self.close()
 
 
-__all__ = ["run_once", "sandbox_name", "Backend", "HarborSession", "ProofCall", "SESSION_SCHEDULING", "TaskEnvironment", "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask",
-           "Progress", "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python",
-           "prove_in", "prove_tasks"]
+__all__ = ["run_once", "sandbox_name", "Backend", "HarborSession", "ProofCall", "SESSION_SCHEDULING", "TaskEnvironment",
+           "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask", "Progress",
+           "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python", "prove_in", "prove_tasks"]

@@ -246,9 +246,7 @@ def image_summary(info: dict) -> str:
     return f"image {info['tag']} is up to date (id {short}, same content; --force rebuilds it)"
 
 
-def build_test_image(tag: str = DEFAULT_IMAGE, *, client=None, force: bool = False,
-                     include_git: bool = True) -> dict:
+def build_test_image(tag: str = DEFAULT_IMAGE, *, force: bool = False) -> dict:
     """Build (or reuse) the local proof image; returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``."""
-    return import_rootfs(tag, lambda f: write_rootfs_tar(f, include_git=include_git),
-                         changes=["ENV PATH=/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /repo"],
-                         client=client, force=force)
+    return import_rootfs(tag, write_rootfs_tar, changes=["ENV PATH=/usr/bin:/bin", "ENV LANG=C.UTF-8", "WORKDIR /repo"],
+                         force=force)

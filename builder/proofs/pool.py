@@ -2,19 +2,15 @@
 
 :func:`validate_pool` takes typed items and returns typed results (the build's proofs stage calls it);
 :func:`validate_pool_file` is the same over JSONL files (``swe-taskflow proofs validate``).
-
-Repository lookup for a question: ``repos_dir/<instance_id>`` if that folder exists, else
-``repos_dir/<repo with "/" replaced by "__">`` (the repo name comes from the tasks file, or from the
-instance id's ``owner__name-NNN`` prefix when no tasks file is given).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -30,7 +26,7 @@ from .. import hygiene
 from ..json_cache import JsonCache
 from .config import ProofConfig
 from .run import cache_key, image_identity, resolve_sandbox, run_proof
-from .treehash import tree_hash
+from .gitsafe import tree_hash
 
 
 def _cached(cache: JsonCache | None, key: str) -> ProofReport | None:
@@ -43,9 +39,9 @@ def _cached(cache: JsonCache | None, key: str) -> ProofReport | None:
 
 
 def repo_for(repos_dir: Path, instance_id: str, repo_name: str | None) -> Path | None:
-    """The documented lookup: ``<instance_id>`` first, then ``<owner>__<name>``.
-
-    Both names come from data: one that leaves ``repos_dir`` (absolute, ``..``, a link out) raises
+    """The repository folder of a question: ``repos_dir/<instance_id>`` if that folder exists, else
+    ``repos_dir/<owner>__<name>`` (the repo name from the tasks file, else the instance id's ``owner__name-NNN``
+    prefix). Both names come from data: one that leaves ``repos_dir`` (absolute, ``..``, a link out) raises
     InputError naming the field, so a row can never choose which host folder a sandbox mounts.
     """
     direct = inside(repos_dir, instance_id, field="instance_id")
@@ -185,22 +181,6 @@ def _prove(item: QAItem, task: ProofTask, *, repos_dir: Path, image: str | None,
     if cache is not None and report.cache_key and report.status != INFRA_ERROR:   # infrastructure errors: never
         cache.put(report.cache_key, report.to_dict())
     return _Outcome(report)
-
-
-def _run_parallel(todo: Sequence[int], prove: Callable[[int], _Outcome], jobs: int,
-                  on_done: Callable[[int, _Outcome], None]) -> None:
-    """Prove ``todo`` on ``jobs`` threads, calling ``on_done`` as each finishes; Ctrl-C stops every sandbox."""
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    try:
-        futures = {pool.submit(prove, i): i for i in todo}
-        for fut in as_completed(futures):
-            on_done(futures[fut], fut.result())
-    except BaseException:   # Ctrl-C, SIGTERM: stop the running sandboxes now, start no other
-        hygiene.kill_active()
-        pool.shutdown(wait=True, cancel_futures=True)
-        hygiene.CANCELLED.clear()
-        raise
-    pool.shutdown(wait=True)
 
 
 def _judge(item: QAItem, outcome: _Outcome | None, summary: PoolSummary) -> QAItem:
@@ -350,7 +330,7 @@ def validate_pool(items: Sequence[QAItem], repos_dir: str | os.PathLike, *,
     if images.kind == "harbor":
         _prove_on_harbor(items, todo, tasks, Path(repos_dir), image, images, cache, config, harbor or {}, done)
     else:
-        _run_parallel(todo, prove, int(jobs), done)
+        hygiene.run_threads([functools.partial(prove, i) for i in todo], int(jobs), lambda k, got: done(todo[k], got))
     for i, item in enumerate(items):
         if _rejected_before_proof(item):
             _judge(item, None, summary)

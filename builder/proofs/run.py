@@ -1,10 +1,15 @@
-"""``run_proof``: one question's proof, before and (with a gold patch) after the patch."""
+"""``run_proof``: one question's proof, before and (with a gold patch) after the patch.
+
+Where the script runs once is the sandbox seam (:data:`SANDBOX_ADAPTERS`): docker, bubblewrap and harbor
+behind one small protocol; the docker SDK stays lazy inside the docker adapter (a missing SDK or daemon is
+one SandboxError line).
+"""
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from swe_taskflow.errors import ConfigError, SandboxError
 from swe_taskflow.hashing import sha256_hex
@@ -12,12 +17,43 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from ..hygiene import sweep_host
 from . import bwrap_runner, docker_runner
-from .cachekey import cache_key
-from .config import SANDBOXES, ProofConfig
+from .config import SANDBOXES, ProofConfig, cache_key
 from .image import DEFAULT_IMAGE
-from .patch import PatchError, patched_copy
-from .sandbox import SANDBOX_ADAPTERS
-from .treehash import tree_hash
+from .gitsafe import PatchError, patched_copy, tree_hash
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Runs ``script`` once against ``repo`` (read-only at /repo); tree hashes are the caller's."""
+
+    name: str
+
+    def run(self, repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts: ...
+
+
+@dataclass(frozen=True)
+class _Adapter:
+    name: str
+    runner: Callable[..., RunFacts]
+
+    def run(self, repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
+        return self.runner(repo, script, image=image, config=config)
+
+
+def _in_bwrap(repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
+    return bwrap_runner.run_in_bwrap(repo, script, config=config)   # the host toolchain: the report says ``host``
+
+
+def _in_harbor(repo: Path, script: str, *, image: str, config: ProofConfig) -> RunFacts:
+    """One fresh Harbor environment of ``image`` (the pool and ``run_proof`` keep one per task instead)."""
+    from .harbor_runner import run_once   # lazy: it starts a worker in Harbor's venv
+
+    return run_once(repo, script, image=image, config=config)
+
+
+#: The resolved sandboxes (``auto`` resolves to one of them, see :func:`resolve_sandbox`).
+SANDBOX_ADAPTERS: dict[str, Sandbox] = {"docker": _Adapter("docker", docker_runner.run_in_docker),
+                                        "bwrap": _Adapter("bwrap", _in_bwrap), "harbor": _Adapter("harbor", _in_harbor)}
 
 
 def resolve_sandbox(sandbox: str) -> str:

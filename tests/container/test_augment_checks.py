@@ -12,7 +12,7 @@ from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_ta
 from builder.augment.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
-from builder.proofs.treehash import tree_hash
+from builder.proofs.gitsafe import tree_hash
 from builder.split.structural import StructuralSplitter
 from swe_taskflow.augment import reference, score
 from tests.support.augment_cart import FIX, cart_task

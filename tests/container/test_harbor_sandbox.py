@@ -119,7 +119,7 @@ def test_root_only_files_stay_unreadable(tmp_path, image):
 
 
 def test_a_hostile_repository_runs_nothing_on_the_host_and_its_tree_is_the_hosts(tmp_path, image):
-    from builder.proofs.treehash import tree_hash
+    from builder.proofs.gitsafe import tree_hash
 
     repo, markers = hostile_repo(tmp_path)
     patch = "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-two\n+three\n"
@@ -207,7 +207,7 @@ def test_kill_9_of_a_build_mid_stage_then_the_rerun_gives_the_uninterrupted_resu
 
 
 def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_path, image):
-    """A flaky environment (swe_taskflow_harbor.simulated) that always fails to start: every item ends as an
+    """A flaky environment (tests/support/harbor_flaky_env.py) that always fails to start: every item ends as an
     infrastructure error after the bounded retries, none is lost or called a failed proof."""
     from builder.proofs import validate_pool
     from builder.proofs import harbor_runner
@@ -225,7 +225,7 @@ def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_pa
     harbor_runner.prove_tasks = fast_backoff
     try:
         result = validate_pool(items, tmp_path / "repos", image=image, sandbox="harbor", config=CFG,
-                               harbor={"environment": "swe_taskflow_harbor.simulated:SlowFlakyEnvironment",
+                               harbor={"environment": "tests.support.harbor_flaky_env:SlowFlakyEnvironment",
                                        "environment_kwargs": {"failure_rate": 1.0, "start_latency_s": 0.1},
                                        "concurrency": 2})
     finally:
@@ -234,13 +234,13 @@ def test_environments_that_never_start_are_retried_then_reported_per_item(tmp_pa
     assert all("did not start" in q.proof_report["reason"] and "simulated start failure" in q.proof_report["reason"]
                for q in result.items)
     assert sleeps == [2.0, 4.0, 8.0] and result.summary.error == 3
-    assert result.summary.sandbox == "harbor:swe_taskflow_harbor.simulated:SlowFlakyEnvironment"
+    assert result.summary.sandbox == "harbor:tests.support.harbor_flaky_env:SlowFlakyEnvironment"
     assert proof_containers() == []
 
 
 def test_the_sandbox_seam_runs_one_script_as_docker_does(tmp_path, image):
-    from builder.proofs.sandbox import SANDBOX_ADAPTERS
-    from builder.proofs.treehash import tree_hash
+    from builder.proofs.run import SANDBOX_ADAPTERS
+    from builder.proofs.gitsafe import tree_hash
 
     repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
     script = "cat a.txt; echo oops >&2; exit 3\n"

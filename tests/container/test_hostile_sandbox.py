@@ -146,8 +146,7 @@ def hostile_repo(tmp_path: Path) -> tuple[Path, list[Path]]:
 
 
 def test_a_hostile_repository_runs_nothing_on_the_host(tmp_path):
-    from builder.proofs.patch import patched_copy
-    from builder.proofs.treehash import tree_hash
+    from builder.proofs.gitsafe import patched_copy, tree_hash
 
     repo, markers = hostile_repo(tmp_path)
     first = tree_hash(repo)

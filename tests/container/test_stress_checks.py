@@ -14,7 +14,7 @@ import pytest
 from builder.augment.sandbox import CheckSandbox
 from builder.augment.checks import read_specs
 from builder.bundled.repo import commit_folder
-from builder.proofs.treehash import tree_hash
+from builder.proofs.gitsafe import tree_hash
 from builder.resources import builder_path
 from builder.split.structural import StructuralSplitter
 from builder.stress import StressSpec, build_slices

@@ -8,7 +8,7 @@ import sys
 
 from builder.classify.base import Classifier
 from builder.proofs.config import SANDBOXES
-from builder.proofs.sandbox import SANDBOX_ADAPTERS, Sandbox
+from builder.proofs.run import SANDBOX_ADAPTERS, Sandbox
 from builder.sources import TaskSource, load_tasks
 from builder.split import SPLITTERS, Splitter, get_splitter
 

@@ -12,7 +12,7 @@ import pytest
 
 from builder.proofs.config import ProofConfig
 from builder.proofs.harbor_runner import HarborItem, HarborTask, Progress, Scheduling, prove_tasks
-from builder.proofs.harbor_sim import SimulatedBackend
+from tests.support.harbor_sim import SimulatedBackend
 from swe_taskflow.proofs import INFRA_ERROR, PASSED
 
 CFG = ProofConfig()

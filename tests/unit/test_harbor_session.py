@@ -16,8 +16,8 @@ from builder.augment import AugmentSpec, ProposeConfig, TemplateWriter, augment_
 from builder.augment.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig
-from builder.proofs.harbor_sim import SimulatedBackend
-from builder.proofs.treehash import tree_hash
+from tests.support.harbor_sim import SimulatedBackend
+from builder.proofs.gitsafe import tree_hash
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import INFRA_ERROR
 from tests.support.augment_cart import FIX, cart_task

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.proofs.capture import BoundedCapture
+from builder.proofs.script import BoundedCapture, repo_write_blocked
 from builder.proofs.config import ProofConfig
-from builder.proofs.script import repo_write_blocked
-from builder.proofs.treehash import tree_hash
+from builder.proofs.gitsafe import tree_hash
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.proofs import ProofFacts, ProofReport, RunFacts, classify_outcome, classify_run
 from swe_taskflow.schema import PROOF_STATUSES

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .config import ProofConfig
-from .harbor_runner import EnvironmentFailed, HarborTask
+from builder.proofs.config import ProofConfig
+from builder.proofs.harbor_runner import EnvironmentFailed, HarborTask
 
 
 def _draw(seed: int, *parts: object) -> float:

@@ -4,7 +4,7 @@
 latency per command and a start failure rate (``environment_kwargs = {start_latency_s = 20,
 command_latency_s = 2, failure_rate = 0.05, seed = 0}``). Which starts fail is drawn from the seed, the
 environment's name and how many starts of that name this process has made, so a rerun fails alike
-whatever order the tasks start in. For 731 tasks without containers, see builder/proofs/harbor_sim.py.
+whatever order the tasks start in. For 731 tasks without containers, see tests/support/harbor_sim.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 from collections import Counter
 from typing import Any
 
-from .environment import DockerEnvironment
+from swe_taskflow_harbor.environment import DockerEnvironment
 
 _STARTS: Counter = Counter()
 _LOCK = threading.Lock()
