@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow.augment.diffs import parse_patch
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.safepath import is_inside
 from swe_taskflow.schema import QAItem, Task
@@ -167,33 +168,17 @@ def _is_test_file(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
-def patch_facts(patch: str) -> PatchFacts:
-    """Facts of the non-test part of a unified diff (tests a solution adds are not the solution)."""
-    added, old, new_files = [], [], set()
-    lines = patch.splitlines()
-    skip = False
-    for i, line in enumerate(lines):
-        if line.startswith("diff --git "):
-            skip = _is_test_file(line.split(" b/")[-1])
-            continue
-        if skip:
-            continue
-        if line.startswith("--- "):
-            cur_old = line[4:].strip()
-            nxt = lines[i + 1] if i + 1 < len(lines) else ""
-            if cur_old == "/dev/null" and nxt.startswith("+++ "):
-                new_files.add(nxt[4:].strip().removeprefix("b/"))
-            continue
-        if line.startswith("+++ ") or line.startswith("diff ") or line.startswith("index ") or line.startswith("@@"):
-            continue
-        if line.startswith("+"):
-            added.append(line[1:])
-        elif line.startswith("-") or line.startswith(" "):
-            old.append(line[1:])
-    old_ids = set(_IDENT.findall("\n".join(old)))
+def patch_facts(patch: str, *, where: str = "patch") -> PatchFacts:
+    """Facts of the non-test part of a unified diff (tests a solution adds are not the solution);
+    a malformed diff is an InputError naming ``where`` and the line."""
+    files = [fp for fp in parse_patch(patch, where=where) if not _is_test_file(fp.path)]
+    lines = [ln for fp in files for h in fp.hunks for ln in h.lines]
+    added = [ln.text for ln in lines if ln.op == "+"]
+    old_ids = set(_IDENT.findall("\n".join(ln.text for ln in lines if ln.op != "+")))
     add_text = "\n".join(added)
     defined = set(_DEF.findall(add_text)) - old_ids
     new_ids = {t for t in set(_IDENT.findall(add_text)) - old_ids if _code_like(t)} | defined
+    new_files = {fp.new_path for fp in files if fp.old_path is None}
     return PatchFacts(tuple(a for a in added if a.strip()), frozenset(new_ids), frozenset(new_files), frozenset(defined))
 
 
@@ -329,7 +314,8 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
         return [QAItem(question_id=f"{task.instance_id}::generation-failed", instance_id=task.instance_id,
                        question="", reference_answer="", generator=generator, status="rejected",
                        reason=f"malformed-response: {STAGE_GENERATE}: {why}")]
-    facts = patch_facts(task.patch or traj.submission)
+    facts = patch_facts(task.patch or traj.submission, where=f"{task.instance_id}: gold patch" if task.patch
+                        else f"{traj.path}: info.submission")
     generator["leakage_reference"] = "gold patch" if task.patch else "trajectory submission"
     return [_checked_item(task, i, q, max_questions=max_questions, facts=facts, repo=repo, llm=llm,
                           rev_sha=rev_sha, generator=generator) for i, q in enumerate(qs, start=1)]

@@ -104,8 +104,11 @@ def _strip_prefix(p: str) -> str | None:
 
 
 def parse_patch(text: str, *, where: str = "patch") -> list[FilePatch]:
-    """Parse a unified (git) diff; a hunk whose line counts do not add up is an InputError."""
-    lines = text.splitlines()
+    """Parse a unified (git) diff; a hunk whose line counts do not add up is an InputError.
+
+    Lines end at "\\n" only, as in git: ``str.splitlines`` would also break at form feeds and other
+    separators that a changed line may hold (and ``Line.index`` must count the lines ``mutate`` counts)."""
+    lines = text.removesuffix("\n").split("\n") if text else []
     files: list[FilePatch] = []
     i, n = 0, len(lines)
     old = new = None

@@ -75,7 +75,7 @@ def test_patch_facts_skip_tests_and_find_the_added_line(traj):
 
 
 def test_leaks_on_a_handmade_patch():
-    patch = ("diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,3 +1,5 @@\n"
+    patch = ("diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,3 @@\n"
              " def load(path):\n-    return read(path)\n+    return read_cached(path, max_age=CACHE_TTL)\n"
              "+def read_cached(path, max_age): ...\n"
              "diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/new.py\n"
@@ -87,6 +87,21 @@ def test_leaks_on_a_handmade_patch():
     assert leaks("How does `load` in pkg/mod.py read a file?", facts) == []
     assert any("read_cached" in x for x in leaks("Why does load call read_cached?", facts))
     assert leaks("It does return read_cached(path, max_age=CACHE_TTL) now", facts)
+
+
+def test_patch_facts_read_hunks_not_header_look_alikes_and_see_files_without_hunks():
+    # a removed SQL comment "-- ..." is the diff line "--- ...": it is code, not a file header
+    patch = ("diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n"
+             "--- uses legacy_total\n-SELECT 1;\n+SELECT legacy_total FROM t;\n"
+             "diff --git a/pkg/__init__.py b/pkg/__init__.py\nnew file mode 100644\nindex 0000000..e69de29\n"
+             "diff --git a/data.bin b/data.bin\nnew file mode 100644\nindex 0000000..1b2c3d4\n"
+             "Binary files /dev/null and b/data.bin differ\n")
+    facts = patch_facts(patch)
+    assert "legacy_total" not in facts.new_identifiers       # the base already named it
+    assert facts.added_lines == ("SELECT legacy_total FROM t;",)
+    assert facts.new_files == {"pkg/__init__.py", "data.bin"}  # empty and binary new files exist only after
+    with pytest.raises(InputError, match=r"gold\.diff:8: field 'patch': hunk ends early"):
+        patch_facts(patch.replace("@@ -1,2 +1 @@", "@@ -1,2 +1,2 @@"), where="gold.diff")
 
 
 def test_generate_check_review(task, traj_path, traj, repo, llm, store):

@@ -127,6 +127,16 @@ def test_patch_with_wrong_counts_is_an_input_error():
         parse_patch(bad)
 
 
+def test_parse_patch_splits_lines_at_newline_only():
+    # a changed line may hold a form feed or record separators (str.splitlines breaks there, git does not)
+    patch = ("diff --git a/d.mrc b/d.mrc\n--- a/d.mrc\n+++ b/d.mrc\n@@ -1,2 +1,2 @@\n"
+             "-rec\x1eone\x1dend\n+rec\x1etwo\x0cend\n ctx\r\n")
+    [fp] = parse_patch(patch)
+    assert [(ln.op, ln.text, ln.index) for ln in fp.hunks[0].lines] == [
+        ("-", "rec\x1eone\x1dend", 4), ("+", "rec\x1etwo\x0cend", 5), (" ", "ctx\r", 6)]
+    assert patch.split("\n")[5] == "+" + fp.hunks[0].lines[1].text     # Line.index counts what mutate counts
+
+
 def test_attribution_by_symbol_use_and_file():
     src = {"pkg/store.py": BASE}
     assert attribute("Paging should read `get_setting('page_size')`.", GOLD, sources=src) == \
