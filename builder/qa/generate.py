@@ -298,6 +298,11 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
     why = solving_problem(traj, resolved)
     if why:
         return [skipped_task(task.instance_id, "trajectory-not-solving", why)]
+    try:    # the leakage reference is read first: an unreadable one rejects the task before any LLM call
+        facts = patch_facts(task.patch or traj.submission, where=f"{task.instance_id}: gold patch" if task.patch
+                            else f"{traj.path}: info.submission")
+    except InputError as exc:
+        return [skipped_task(task.instance_id, "reference-patch-unreadable", str(exc))]
     repo = Path(repo_dir) if repo_dir is not None else None
     _, gen_sha = load_prompt("qa_generate")
     _, rev_sha = load_prompt("qa_review")
@@ -314,8 +319,6 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
         return [QAItem(question_id=f"{task.instance_id}::generation-failed", instance_id=task.instance_id,
                        question="", reference_answer="", generator=generator, status="rejected",
                        reason=f"malformed-response: {STAGE_GENERATE}: {why}")]
-    facts = patch_facts(task.patch or traj.submission, where=f"{task.instance_id}: gold patch" if task.patch
-                        else f"{traj.path}: info.submission")
     generator["leakage_reference"] = "gold patch" if task.patch else "trajectory submission"
     return [_checked_item(task, i, q, max_questions=max_questions, facts=facts, repo=repo, llm=llm,
                           rev_sha=rev_sha, generator=generator) for i, q in enumerate(qs, start=1)]

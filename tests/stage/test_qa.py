@@ -4,6 +4,8 @@ hand-written)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 
 import pytest
@@ -150,6 +152,13 @@ def test_malformed_generation_is_a_recorded_failure(task, traj_path, traj, llm, 
     put(llm, store, generation_messages(task, traj, None, 3), "qa_generate_not_json.json", STAGE_GENERATE)
     items = generate_questions(task, traj_path, None, llm)
     assert len(items) == 1 and items[0].status == "rejected" and "not JSON" in items[0].reason
+
+
+def test_unreadable_gold_patch_is_a_recorded_rejection_before_any_llm_call(task, traj_path, llm):
+    bad = dataclasses.replace(task, patch="diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n")
+    items = generate_questions(bad, traj_path, None, llm)    # the replay store is empty: a call would raise
+    assert [(i.status, i.question_id) for i in items] == [("rejected", f"{IID}::reference-patch-unreadable")]
+    assert f"{IID}: gold patch:4: field 'patch': hunk line counts do not match" in items[0].reason
 
 
 def test_bad_inputs(task, traj_path, llm, tmp_path):
