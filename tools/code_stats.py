@@ -1,6 +1,7 @@
 """Size and shape of the product code, for before/after comparisons of a restructuring (issue 23).
 
-    python -m tools.code_stats [ROOT]     # ROOT: a checkout (default: this one)
+    python -m tools.code_stats [ROOT]                 # ROOT: a checkout (default: this one)
+    python -m tools.code_stats --commits REV..REV     # product lines each first-parent commit adds or removes
 
 Product = swe_taskflow/, builder/ and swe_taskflow_harbor/ Python modules (package data such as the example's
 own repository left out). Prints lines, modules, modules under 60 lines and the import circles among the
@@ -9,6 +10,7 @@ swe_taskflow/builder modules (their strongly connected components, lazy imports 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -40,8 +42,34 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
+PRODUCT_PATHS = ("swe_taskflow/*.py", "builder/*.py", "swe_taskflow_harbor/*.py", ":(exclude)*/data/*")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+
+
+def commit_deltas(revs: str) -> list[tuple[str, int, str]]:
+    """(commit, product lines added minus removed against its first parent, subject) for each first-parent commit
+    of ``revs``: a merge counts as the whole branch it brings in, so features and clean-ups can be told apart."""
+    out = []
+    for line in _git("log", "--first-parent", "--reverse", "--format=%h %s", revs).splitlines():
+        commit, _, subject = line.partition(" ")
+        stat = _git("diff", "--numstat", f"{commit}^1", commit, "--", *PRODUCT_PATHS)
+        delta = sum(int(a) - int(r) for a, r, _ in (ln.split("\t", 2) for ln in stat.splitlines()) if a != "-")
+        out.append((commit, delta, subject))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    root = Path((argv or sys.argv[1:] or ["."])[0]).resolve()
+    args = argv if argv is not None else sys.argv[1:]
+    if args[:1] == ["--commits"] and len(args) == 2:
+        rows = commit_deltas(args[1])
+        for commit, delta, subject in rows:
+            print(f"{delta:+6d}  {commit}  {subject[:100]}")
+        print(f"{sum(d for _, d, _ in rows):+6d}  in all ({len(rows)} commits)")
+        return 0
+    root = Path((args or ["."])[0]).resolve()
     files = [p for pkg in ("swe_taskflow", "builder", "swe_taskflow_harbor") for p in (root / pkg).rglob("*.py")
              if "__pycache__" not in p.parts and "data" not in p.relative_to(root / pkg).parts]
     sizes = [len(p.read_text(encoding="utf-8").splitlines()) for p in files]
