@@ -16,7 +16,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests.support, run from anywhere
 
 from builder.proofs.config import ProofConfig
 from builder.proofs.harbor_runner import HarborItem, HarborTask, Scheduling, prove_tasks

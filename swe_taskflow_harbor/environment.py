@@ -123,6 +123,7 @@ class DockerEnvironment(BaseEnvironment):
 
     def __init__(self, *args: Any, command_helper: bool = True, **kwargs: Any) -> None:
         self._container: Any = None
+        self._created = False      # a container was created: only then can Harbor's logs be downloaded
         self._channel: CommandChannel | None = None
         if not isinstance(command_helper, bool):
             raise ValueError("command_helper must be true or false (--ek command_helper=false), "
@@ -205,6 +206,7 @@ class DockerEnvironment(BaseEnvironment):
             raise RuntimeError(f"image {image!r} is not available locally and is never pulled: build it first "
                                "(the example's: `swe-taskflow example build-image`)") from None
         self._container = await _blocking(client.containers.create, **self._create_kwargs())
+        self._created = True
         paths = EnvironmentPaths.for_os(self.os)
         logs = {_abs(str(d)): 0o777 for d in (paths.agent_dir, paths.verifier_dir, paths.artifacts_dir)}
         await self._put(_tar([], logs))        # Harbor's log folders, writable by the agent user
@@ -491,6 +493,10 @@ class DockerEnvironment(BaseEnvironment):
         await _blocking(self._download_file, source_path, buf, Path(target_path))
 
     async def download_dir(self, source_dir: str, target_dir: Path | str) -> None:
+        if not self._created:
+            # start failed before any container existed (the trial records why): no logs to fetch, and a
+            # second error with a traceback here would only hide the first one on the console
+            return
         root, buf = await self._fetch(source_dir)
         await _blocking(self._download_dir, root, buf, Path(target_dir))
 

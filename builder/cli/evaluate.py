@@ -53,7 +53,7 @@ def register(sub) -> None:
     e.add_argument("--memory-mb", type=argtypes.int_range(16, 1 << 24), help="memory per task environment")
     e.add_argument("--no-solution", action="store_true", help="leave out the oracle's solutions")
     e.add_argument("--json", action="store_true", help="print the export index as JSON")
-    e.set_defaults(func=cmd_export_harbor)
+    e.set_defaults(func=cmd_export_harbor, out_is_dir=True)
 
     vsub = command_group(sub, "evaluate", dest="evaluate_command", metavar="COMMAND", required=True,
                          help="evaluation results of agents run on a release")

@@ -111,3 +111,40 @@ def test_kill_9_of_a_harbor_run_leaves_containers_that_the_sweep_removes(harbor_
     removed = hygiene.sweep_containers(docker.from_env())
     assert found[0]["id"][:12] in removed
     assert _owned_containers(proc.pid) == []
+
+
+MISSING_IMAGE_PROBE = """
+import asyncio, sys
+from pathlib import Path
+from harbor.models.task.config import EnvironmentConfig, NetworkMode, NetworkPolicy
+from harbor.models.trial.paths import TrialPaths
+from swe_taskflow_harbor.environment import DockerEnvironment
+
+async def main(work):
+    (work / "environment").mkdir(parents=True)
+    paths = TrialPaths(work / "trial")
+    paths.mkdir()
+    env = DockerEnvironment(environment_dir=work / "environment", environment_name="probe", session_id="probe__x",
+                            trial_paths=paths, task_env_config=EnvironmentConfig(
+                                docker_image="swe-taskflow/never-built:0", network_mode="no-network"),
+                            network_policy=NetworkPolicy(network_mode=NetworkMode.NO_NETWORK))
+    try:
+        await env.start(force_build=False)
+    except RuntimeError as exc:
+        print("start:", exc)
+    await env.download_dir("/logs/agent", work / "got")    # what Harbor does next for the agent's logs
+    print("downloaded:", sorted(p.name for p in (work / "got").glob("*")) if (work / "got").exists() else "nothing")
+
+asyncio.run(main(Path(sys.argv[1])))
+"""
+
+
+def test_a_missing_image_is_one_error_and_no_log_download_error(harbor_venv, tmp_path):
+    """A task image that is not there (SWE-Bench Pro's, not pulled) fails the trial's start with one line naming it;
+    Harbor's log download that follows finds nothing to fetch instead of raising a second error, which Harbor
+    prints with a traceback (16 of them for the README's first Harbor block on a machine without Pro images)."""
+    proc = subprocess.run([str(harbor_venv / "bin" / "python"), "-c", MISSING_IMAGE_PROBE, str(tmp_path)],
+                          env=_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "start: image 'swe-taskflow/never-built:0' is not available locally" in proc.stdout
+    assert "downloaded: nothing" in proc.stdout

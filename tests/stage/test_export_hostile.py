@@ -232,3 +232,17 @@ def test_run_scripts_the_build_recorded_are_used_and_checked(tmp_path):
     with pytest.raises(ConfigError, match="differs from the one the build recorded"):
         export_harbor(rel, SPLIT, tmp_path / "out2")
     assert not (tmp_path / "out2").exists()
+
+
+def test_the_cli_names_an_existing_out_folder_as_a_folder(fixture, tmp_path, capsys):
+    """--out is a dataset folder: a second export into it says the folder is not empty (not "a file name is
+    expected"), and an empty folder is accepted, as --help promises ("must not exist or be empty")."""
+    _, rel, _ = fixture
+    out = tmp_path / "ds"
+    assert cli_main(["export", "harbor", str(rel), "--condition", SPLIT, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert cli_main(["export", "harbor", str(rel), "--condition", SPLIT, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "not empty" in err and "file name" not in err
+    (tmp_path / "empty").mkdir()
+    assert cli_main(["export", "harbor", str(rel), "--condition", SPLIT, "--out", str(tmp_path / "empty")]) == 0
