@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -16,7 +15,8 @@ from swe_taskflow.flow import FlowCounts
 from swe_taskflow.session_table import SessionTable, read_session_table
 
 Note = Callable[[str], None]
-_stderr: Note = partial(print, file=sys.stderr)
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr)     # sys.stderr looked up at each call: it may be replaced (pytest, a GUI)
 
 
 @dataclass(frozen=True)

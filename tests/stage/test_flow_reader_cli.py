@@ -14,6 +14,7 @@ import sys
 import numpy as np
 
 from builder.cli import main
+from builder.flow_measure import measure_file   # imported before any test's capture starts
 from swe_taskflow.bootstrap import bootstrap_score, session_counts
 from swe_taskflow.flow import count_sessions
 from swe_taskflow.session_table import read_sessions_report
@@ -95,3 +96,14 @@ def test_measure_imports_no_heavy_module(tmp_path):
                 if line.startswith("import time:")}
     assert "pyarrow" in imported                      # the check sees imports at all
     assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+
+
+def test_measuring_notes_go_to_the_stderr_of_the_moment(tmp_path, capsys):
+    """Notes are written to ``sys.stderr`` as it is when they are written: a stream bound at import time can be
+    closed by then (pytest's capture between tests), and the note failed with 'I/O operation on closed file'."""
+    src = tmp_path / "s.jsonl"
+    src.write_text("".join(json.dumps({"session_id": f"s{i}", "repo": "a/x", "messages": [
+        {"text": "fix it", "intent": "bug-fix"}, {"text": "thanks", "intent": "other"}]}) + "\n" for i in range(3)),
+        encoding="utf-8")
+    measure_file(str(src), min_messages=1, cap_per_repo=2, seed=0)
+    assert "capped at 2 per repo: 2 of 3 sessions kept" in capsys.readouterr().err
