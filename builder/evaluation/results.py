@@ -107,6 +107,8 @@ def _task_meta(result: dict, trial_dir: Path, dataset: Path | None) -> dict[str,
         if not toml_path.is_file():
             continue
         raw, more = read_bytes(toml_path, MAX_JSON_BYTES)
+        if more:        # never parse a cut file: a prefix of TOML can be valid TOML with fewer steps
+            raise InputError(f"task file larger than {MAX_JSON_BYTES} bytes", path=str(toml_path))
         try:
             doc = tomllib.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:

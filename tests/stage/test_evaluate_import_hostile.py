@@ -211,6 +211,17 @@ def test_broken_task_toml_is_refused(world, capsys):
     _refused(world, capsys, "task.toml", "TOML")
 
 
+def test_oversized_task_toml_is_refused_not_cut(world, capsys, monkeypatch):
+    import builder.evaluation.results as results
+
+    task = world["tmp"] / "ds-big"
+    shutil.copytree(world["ds"], task)
+    toml = task / "fixture__harbor-0" / "task.toml"
+    monkeypatch.setattr(results, "MAX_JSON_BYTES", toml.stat().st_size - 1)
+    edit_result(world["trials"][0], lambda d: d["config"]["task"].update(path=str(task / "fixture__harbor-0")))
+    _refused(world, capsys, "task.toml", "larger than")
+
+
 def test_task_toml_with_wrong_types_is_refused(world, capsys):
     task = world["tmp"] / "ds-types"
     shutil.copytree(world["ds"], task)
