@@ -43,7 +43,7 @@ SESSIONS = shared_data("interaction-sessions/specstory_sessions.jsonl")
 RESERVED = shared_data("interaction-sessions/reserved_messages.sha256")
 LABEL_DIR = ROOT / "tests" / "data"
 #: the version of docs/label-conventions.md every new label row names
-CONVENTIONS = "conventions-v2"
+CONVENTIONS = "conventions-v2.1"
 CONFIDENCES = ("high", "medium", "low")
 #: repositories whose messages are never fitted on (chosen by counts: few dev labels, enough unlabelled messages)
 HELD_OUT_REPOS = frozenset({
