@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -206,15 +206,19 @@ def _predict(classifier: Classifier, texts: list[str], advance: Callable[[int], 
     return out
 
 
-def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | str = True,
-                progress: bool | Callable[[int], None] = False) -> list[Prediction]:
+def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | str | LabelCache = True,
+                progress: bool | Callable[[int], None] = False,
+                predict: Callable[[list[str], Callable[[int], None]], list[Prediction]] | None = None
+                ) -> list[Prediction]:
     """Labels for ``texts`` in order; with ``cache`` (True = default dir, or a directory path) labels already
     computed by the same classifier identity and prompt are reused and new ones stored; the classifier predicts
     (and so loads its model) only when some label is missing. Identical texts are classified once.
     ``progress``: True shows a bar on stderr (TTY only) with msg/s and ETA; a callable gets ``advance(k)``
-    for every k distinct texts done (cached ones first)."""
+    for every k distinct texts done (cached ones first). ``predict(missing, advance)`` replaces the classifier's
+    own prediction (``--ray`` scores the missing texts on a cluster)."""
     texts = list(texts)
-    store = LabelCache(classifier.info, None if cache is True else cache) if cache else None
+    store = cache if isinstance(cache, LabelCache) else LabelCache(classifier.info, None if cache is True else cache) \
+        if cache else None
     known: dict[str, Prediction] = {}
     missing: list[str] = []
     uniq = list(dict.fromkeys(texts))
@@ -231,7 +235,7 @@ def label_texts(texts: Sequence[str], classifier: Classifier, *, cache: bool | s
                           enabled=progress is True and len(missing) > CHUNK) as bar:
             step = progress if callable(progress) else (lambda k: bar(n=k))
             step(len(known))
-            new = _predict(classifier, missing, step)
+            new = (predict or partial(_predict, classifier))(missing, step)
         if store is not None:
             store.put_many(list(zip(missing, new)))
         known.update(zip(missing, new))
