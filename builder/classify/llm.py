@@ -358,10 +358,15 @@ class LLMLabelScorer:
                                  path=str(self.path)) from None
             if not direct:
                 model.to(self.device)
-            cuda = self.device.startswith("cuda")
-            _fixed_row_linears(model, chunk=1024 if cuda else None, minimum=16)
-            self._model = model.eval()
+            self.use_model(model)
         return self._model
+
+    def use_model(self, model) -> None:
+        """Score with ``model`` (loaded here, or built elsewhere, e.g. random weights from a config on the GPU)."""
+        _register_attention()
+        model.config._attn_implementation = ATTENTION
+        _fixed_row_linears(model, chunk=1024 if self.device.startswith("cuda") else None, minimum=16)
+        self._model = model.eval()
 
     def _kernel(self) -> Callable:
         if self._attend is None:
