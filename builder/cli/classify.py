@@ -12,14 +12,16 @@ import sys
 from . import argtypes
 
 USAGE = ("swe-taskflow classify IN.jsonl --out OUT.jsonl [--classifier NAME_OR_PATH] [--batch-size N] "
-         "[--device auto|cpu|cuda] [--no-cache] [--keep-existing]\n"
+         "[--device auto|cpu|cuda] [--no-cache] [--keep-existing] [--quiet] [--ray [ADDRESS] [--actors N]]\n"
          "       swe-taskflow classify agreement A.jsonl B.jsonl [C.jsonl ...] [--json OUT.json] [--no-confusion]")
 
 DESCRIPTION = """Label every user message with one of the 16 intents (paper Appendix A), or compare labelled files.
 
 classify: IN is a sessions JSONL file (ours: {"session_id", "messages": [{"text"}]}, or the shared corpus'
 {"session_id", "user_messages": [{"text"}]}); OUT holds the same sessions with "intent" and "confidence" on
-every message. Labels are cached on disk ($SWE_TASKFLOW_CACHE/labels or ~/.cache/swe-taskflow/labels).
+every message. Labels are cached on disk ($SWE_TASKFLOW_CACHE/labels or ~/.cache/swe-taskflow/labels); a model
+is loaded only when a label is missing. OUT is written as batches finish (atomically: it appears when complete).
+--ray scores the missing labels on a Ray cluster (ADDRESS, or a local one on loopback; `pip install '.[scale]'`).
 Classifiers: embedded (default, CPU, no download), zero-shot (naive baseline), a local causal-LM folder
 or llm:<folder or cached HF id> (label scoring).
 
@@ -39,6 +41,10 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="classify: do not read or write the label cache")
     p.add_argument("--keep-existing", action="store_true",
                    help="classify: keep intents already present in IN (default: relabel every message)")
+    p.add_argument("--quiet", action="store_true", help="classify: no progress bar (none either when stderr is no TTY)")
+    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="classify: score on Ray (a cluster's address, or none: a local cluster on loopback)")
+    p.add_argument("--actors", type=argtypes.batch, help="classify --ray: scorers (default: one per GPU, else per CPU)")
     p.add_argument("--json", dest="json_out", help="agreement: also write the figures as JSON here")
     p.add_argument("--no-confusion", action="store_true", help="agreement: do not print confusion tables")
     p.set_defaults(func=run)
@@ -57,26 +63,61 @@ def run(args: argparse.Namespace) -> int:
     return run_classify(args.inputs[0], args)
 
 
+#: messages labelled per window; sessions are written as their window finishes
+WINDOW = 8192
+
+
 def run_classify(path: str, args: argparse.Namespace) -> int:
-    from builder.classify import label_texts, load_classifier
+    from functools import partial
+
+    from builder.classify import LabelCache, default_cache_dir, label_texts, load_classifier
+    from swe_taskflow.errors import InputError
+    from swe_taskflow.progress import progress_bar
     from swe_taskflow.session_table import read_sessions_report
     from swe_taskflow.sessions import write_sessions
 
     records, skipped = read_sessions_report(path, skip_empty=True)
     for s in skipped:
         print(f"skipped {path}:{s.line} session {s.session_id}: {s.reason}", file=sys.stderr)
-    clf = load_classifier(args.classifier, device=args.device, batch_size=args.batch_size)
     todo = [(i, j) for i, r in enumerate(records) for j, lab in enumerate(r.intents)
             if not (args.keep_existing and lab is not None)]
-    preds = label_texts([records[i].texts[j] for i, j in todo], clf, cache=not args.no_cache, progress=True)
-    intents = [list(r.intents) for r in records]
-    confs = [list(r.confidences) if r.confidences else [None] * len(r.texts) for r in records]
-    for (i, j), p in zip(todo, preds):
-        intents[i][j], confs[i][j] = p.intent, round(p.confidence, 6)
-    out = [r.with_intents(intents[k], confs[k]) for k, r in enumerate(records)]
-    n = write_sessions(args.out, out)
-    print(f"labelled {len(todo)} messages in {n} sessions with {clf.info['name']} "
-          f"(version {clf.info['version']}); {len(skipped)} empty sessions skipped -> {args.out}", file=sys.stderr)
+    if not records:
+        raise InputError("no session with a message to label", path=path)
+    cache_dir = None if args.no_cache else default_cache_dir()
+    clf = load_classifier(args.classifier, device=args.device, batch_size=args.batch_size, lazy=cache_dir)
+    store = LabelCache(clf.info, cache_dir) if cache_dir else False
+    predict = None
+    if args.ray:
+        from builder.classify.scale import connect, label_with_ray
+
+        connect(args.ray)
+        build = partial(load_classifier, args.classifier, device=args.device, batch_size=args.batch_size)
+        predict = lambda texts, advance: label_with_ray(texts, build, batch_size=args.batch_size,  # noqa: E731
+                                                        actors=args.actors)
+    texts = [records[i].texts[j] for i, j in todo]
+    window = len(texts) if args.ray else max(WINDOW, 128 * args.batch_size)
+    span: dict[int, list[int]] = {}   # session -> its first and last position in todo (contiguous)
+    for k, (i, _) in enumerate(todo):
+        span.setdefault(i, [k, k])[1] = k
+    preds: list = []
+
+    def labelled(advance):
+        for i, r in enumerate(records):
+            while i in span and span[i][1] >= len(preds):   # written once its last message is labelled
+                chunk = texts[len(preds):len(preds) + window]
+                preds.extend(label_texts(chunk, clf, cache=store, progress=advance, predict=predict))
+            got = {todo[k][1]: preds[k] for k in range(span[i][0], span[i][1] + 1)} if i in span else {}
+            intents = [got[j].intent if j in got else lab for j, lab in enumerate(r.intents)]
+            confs = [round(got[j].confidence, 6) if j in got else (r.confidences[j] if r.confidences else None)
+                     for j in range(len(r.texts))]
+            yield r.with_intents(intents, confs)
+
+    with progress_bar(len(texts), desc=f"classify ({clf.info['name']})", unit="msgs", rate=True,
+                      enabled=not args.quiet) as bar:
+        n = write_sessions(args.out, labelled(lambda k: bar(n=k)))
+    if not args.quiet:
+        print(f"labelled {len(todo)} messages in {n} sessions with {clf.info['name']} "
+              f"(version {clf.info['version']}); {len(skipped)} empty sessions skipped -> {args.out}", file=sys.stderr)
     return 0
 
 

@@ -1,6 +1,6 @@
 """A tiny causal LM built from scratch for tests and benchmarks: a byte-level BPE tokenizer trained with
 ``tokenizers`` on the prompt and label text, and a LlamaConfig model (hidden 64, 2 layers by default;
-``model_overrides`` builds a realistic size for GPU benchmarks), saved to a folder and reloaded through
+``model_overrides`` builds a realistic size for GPU benchmarks; ``weights=False`` saves no weights), saved to a folder and reloaded through
 ``from_pretrained`` like any real model. Its weights are random unless ``train_steps`` teaches it
 ``TRAIN_PAIRS`` (hand-written)."""
 
@@ -22,7 +22,7 @@ SHORT_PROMPT = "Classify the developer message with one task_type.\nMessage:\n{m
 
 
 def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int = 0, seed: int = 0,
-                  train_prompt: Path | None = None, model_overrides: dict | None = None) -> Path:
+                  train_prompt: Path | None = None, model_overrides: dict | None = None, weights: bool = True) -> Path:
     """Save a tiny model + tokenizer in ``folder``; with ``train_steps``, first teach it TRAIN_PAIRS under
     the template ``train_prompt`` (a short one keeps the ~60 CPU steps to a few seconds)."""
     import torch
@@ -50,6 +50,9 @@ def build_tiny_lm(folder: Path, *, max_positions: int = 2048, train_steps: int =
     arch["vocab_size"] = max(arch["vocab_size"], len(fast))
     cfg = LlamaConfig(bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
                       pad_token_id=fast.pad_token_id, **arch)
+    if not weights:   # tokenizer and config only (the caller builds the weights, e.g. on a GPU)
+        cfg.save_pretrained(folder)
+        return folder
     model = LlamaForCausalLM(cfg)
     if train_steps:
         train_t = load_prompt_template(train_prompt) if train_prompt else template
