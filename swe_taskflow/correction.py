@@ -132,6 +132,9 @@ def deconvolve_pairs(counts: np.ndarray, m: np.ndarray, *, tol: float = TOL,
         raise FlowError("no message pair to deconvolve", field="sessions")
     allowed = _allowed()
     p = allowed / allowed.sum() * 0.5 + counts / total * 0.5
+    if ((counts > 0) & (mt @ p @ me <= 0)).any():           # p is interior: only M can make a seen pair impossible
+        raise FlowError("predicted labels that no true intent produces under the confusion matrix",
+                        field="confusion", hint="every predicted label needs a column of M with a positive entry")
     todo = np.arange(p.shape[0])                            # batch entries not converged yet
     steps = 0
     while todo.size and steps < max_iter:

@@ -196,3 +196,13 @@ def test_corrected_intervals_cover_the_truth_and_raw_ones_do_not():
     mean = np.mean(errs, axis=0)
     assert covered / total >= 0.9 and raw_covered / total <= 0.4
     assert mean[1] < 0.5 * mean[0] and mean[3] < 0.7 * mean[2] and mean[5] > mean[4]
+
+
+def test_a_predicted_label_no_true_intent_produces_is_an_error():
+    from swe_taskflow.errors import FlowError
+
+    m = np.eye(K)
+    m[3] = m[4]                                               # nothing is ever predicted as intent 3 ...
+    with pytest.raises(FlowError) as err:
+        correct(np.array([3, 1]), np.array([2]), m)           # ... yet a message was
+    assert err.value.field == "confusion"
