@@ -76,7 +76,7 @@ class Confusion:
     def record(self) -> dict[str, Any]:
         """What a corrected target records about the matrix it was corrected by."""
         return {"confusion_sha256": self.sha256, "confusion_file": self.source, "n_labelled": self.n,
-                "truth": self.truth, "classifier": self.predicted, "prior_weight": PRIOR_WEIGHT,
+                "truth_file": self.truth, "classifier_file": self.predicted, "prior_weight": PRIOR_WEIGHT,
                 "rows_without_labels": self.unlabelled_rows}
 
 
@@ -98,9 +98,10 @@ def confusion_from_dict(doc: Mapping[str, Any], *, path: str = "<confusion>", sh
                          field="pairs[0].confusion.labels", expected=list(INTENTS), actual=conf.get("labels"))
     raw = conf.get("counts")
     ok = (isinstance(raw, list) and len(raw) == K
-          and all(isinstance(r, list) and len(r) == K and all(type(x) is int and x >= 0 for x in r) for r in raw))
+          and all(isinstance(r, list) and len(r) == K and all(type(x) is int and 0 <= x < 10**12 for x in r)
+                  for r in raw))
     if not ok:
-        raise InputError("confusion counts must be a 16 x 16 table of non-negative integers", path=path,
+        raise InputError("confusion counts must be a 16 x 16 table of integers in [0, 10^12)", path=path,
                          field="pairs[0].confusion.counts")
     counts = np.array(raw, dtype=np.int64)
     if counts.sum() < 1:

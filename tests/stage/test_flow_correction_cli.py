@@ -55,7 +55,7 @@ def test_measure_with_confusion_writes_a_corrected_target(corpus, capsys):
     assert t.corrected and not raw.corrected and t.name == "sessions-corrected" and raw.name == "sessions"
     rec = t.correction
     assert rec["confusion_sha256"] == hashlib.sha256((d / "C.json").read_bytes()).hexdigest()
-    assert rec["n_labelled"] == 800 and rec["truth"] == "reader.jsonl" and rec["classifier"] == "classifier.jsonl"
+    assert rec["n_labelled"] == 800 and rec["truth_file"] == "reader.jsonl" and rec["classifier_file"] == "classifier.jsonl"
     want = correct(c.predicted, c.lengths, Confusion(c.confusion_counts()).matrix()).counts.normalized()
     assert t.flow.intent == pytest.approx(want.intent, abs=1e-11)
     assert t.flow.transition == pytest.approx(want.transition, abs=1e-11)

@@ -62,6 +62,7 @@ def test_an_agreement_document_reads_as_a_confusion():
     (lambda d: d["pairs"][0]["confusion"].update(labels=INTENTS[:-1]), "pairs[0].confusion.labels"),
     (lambda d: d["pairs"][0]["confusion"]["counts"][0].__setitem__(0, 1.5), "pairs[0].confusion.counts"),
     (lambda d: d["pairs"][0]["confusion"]["counts"][0].__setitem__(0, True), "pairs[0].confusion.counts"),
+    (lambda d: d["pairs"][0]["confusion"]["counts"][0].__setitem__(0, 10**30), "pairs[0].confusion.counts"),
     (lambda d: d["pairs"][0]["confusion"]["counts"].pop(), "pairs[0].confusion.counts"),
     (lambda d: d["pairs"][0]["confusion"].update(counts=[[0] * K] * K), "pairs[0].confusion.counts"),
 ])
