@@ -133,6 +133,8 @@ def target_counts(m: Measured, *, confusion: Confusion | None = None, bootstrap:
         return m.counts, extra
     from swe_taskflow.correction import METHOD, bootstrap_corrected_shares, correct
 
+    if m.classifier.get("name") == "input-labels":
+        note("note: the sessions carry their intents; --confusion treats them as the classifier's predictions")
     if confusion.unlabelled_rows:
         note(f"{confusion.source}: no labelled message of {', '.join(confusion.unlabelled_rows)}: their rows are the prior")
     corrected = correct(m.table.codes, m.table.lengths, confusion.matrix())
