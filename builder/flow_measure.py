@@ -1,18 +1,22 @@
 """Measure a Task Flow from a sessions file: read it (Arrow), keep the sessions that are measured, label the
-messages that carry no intent (through the label cache), count. The one algorithm behind ``flow measure``,
-``flow score/gap/plot`` on a sessions file and the shipped default target (tools/default_target.py)."""
+messages that carry no intent (through the label cache), count, and (given a confusion file) correct the counts
+for the classifier's errors. The one algorithm behind ``flow measure``, ``flow score/gap/plot`` on a sessions
+file and the shipped default targets (tools/default_target.py)."""
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from swe_taskflow.errors import ModelError
 from swe_taskflow.flow import FlowCounts
 from swe_taskflow.session_table import SessionTable, read_session_table
+
+if TYPE_CHECKING:
+    from swe_taskflow.confusion import Confusion
 
 Note = Callable[[str], None]
 def _stderr(msg: str) -> None:
@@ -107,4 +111,43 @@ def measure_file(path: str, *, min_messages: int, cap_per_repo: int | None = Non
                     n_skipped, facts["long"])
 
 
-__all__ = ["Labelling", "Measured", "read_labelled", "measure_file"]
+RAW_BOOTSTRAP = "percentile; whole sessions resampled with replacement"
+CORRECTED_BOOTSTRAP = ("percentile; whole sessions resampled with replacement and each row of the "
+                       "misclassification matrix drawn from its Dirichlet posterior, the correction redone per resample")
+
+
+def target_counts(m: Measured, *, confusion: Confusion | None = None, bootstrap: int = 0, seed: int = 0,
+                  confidence: float = 0.95, note: Note = _stderr) -> tuple[FlowCounts, dict[str, Any]]:
+    """The counts a target file holds, raw or (given the classifier's ``confusion`` on held-out labels, read by
+    ``swe_taskflow.confusion.load_confusion`` before anything is classified) corrected for its errors, and the
+    file's ``correction`` / ``bootstrap`` records (``bootstrap`` resamples)."""
+    from swe_taskflow.bootstrap import bootstrap_shares, share_intervals
+    from swe_taskflow.target import bootstrap_record
+
+    extra: dict[str, Any] = {}
+    if confusion is None:
+        if bootstrap:
+            iv = bootstrap_shares(m.table.session_counts(), n_resamples=bootstrap, seed=seed, confidence=confidence)
+            extra["bootstrap"] = bootstrap_record(iv, n_resamples=bootstrap, seed=seed, confidence=confidence,
+                                                  method=RAW_BOOTSTRAP)
+        return m.counts, extra
+    from swe_taskflow.correction import METHOD, bootstrap_corrected_shares, correct
+
+    if m.classifier.get("name") == "input-labels":
+        note("note: the sessions carry their intents; --confusion treats them as the classifier's predictions")
+    if confusion.unlabelled_rows:
+        note(f"{confusion.source}: no labelled message of {', '.join(confusion.unlabelled_rows)}: their rows are the prior")
+    corrected = correct(m.table.codes, m.table.lengths, confusion.matrix())
+    extra["correction"] = {"method": METHOD, **confusion.record(),
+                           "expected_retained_messages": round(float(corrected.counts.intent.sum()), 6),
+                           "raw_P_T": [round(float(x), 12) for x in m.counts.normalized().intent]}
+    if bootstrap:
+        samples = bootstrap_corrected_shares(m.table.codes, m.table.lengths, confusion.draw, n_resamples=bootstrap,
+                                             rng=np.random.default_rng(seed))
+        iv = share_intervals(corrected.counts.normalized().intent, samples, confidence)
+        extra["bootstrap"] = bootstrap_record(iv, n_resamples=bootstrap, seed=seed, confidence=confidence,
+                                              method=CORRECTED_BOOTSTRAP)
+    return corrected.counts, extra
+
+
+__all__ = ["Labelling", "Measured", "read_labelled", "measure_file", "target_counts"]

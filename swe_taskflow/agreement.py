@@ -1,5 +1,9 @@
 """Agreement between label sets over the same messages (paper Appendix A's inter-model robustness check):
-pairwise exact agreement, Cohen's kappa, and a confusion table. Pure: lists of labels in, numbers out."""
+pairwise exact agreement, Cohen's kappa, and a confusion table. Pure: lists of labels in, numbers out.
+
+:func:`agreement_document` is the JSON of ``classify agreement --json``; with the careful reader's labels
+first and a classifier's second, its one pair's counts are the confusion matrix that ``flow measure
+--confusion`` corrects a Task Flow by (:mod:`swe_taskflow.confusion`)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,9 @@ import numpy as np
 
 from .errors import InputError
 from .taxonomy import INTENTS
+
+AGREEMENT_FORMAT = "swe-taskflow/agreement"
+AGREEMENT_VERSION = 1
 
 
 def _check(a: Sequence[str], b: Sequence[str]) -> None:
@@ -70,6 +77,16 @@ def pairwise(label_sets: Mapping[str, Sequence[str]], labels: Sequence[str] = IN
         raise InputError("agreement needs at least two label sets", actual=len(label_sets))
     return [PairAgreement(na, nb, len(a), exact_agreement(a, b), cohen_kappa(a, b, labels), confusion(a, b, labels))
             for (na, a), (nb, b) in combinations(label_sets.items(), 2)]
+
+
+def agreement_document(pairs: Sequence[PairAgreement], *, n_messages: int,
+                       labels: Sequence[str] = INTENTS) -> dict:
+    """Figures per pair, each with its confusion counts: ``counts[i][j]`` = messages the pair's first file
+    (``rows``, ``a``) labels ``labels[i]`` and its second file (``columns``, ``b``) labels ``labels[j]``."""
+    return {"format": AGREEMENT_FORMAT, "format_version": AGREEMENT_VERSION, "n_messages": n_messages,
+            "mean_exact": round(sum(pa.exact for pa in pairs) / len(pairs), 6),
+            "pairs": [{**pa.as_dict(), "confusion": {"rows": pa.a, "columns": pa.b, "labels": list(labels),
+                                                     "counts": pa.confusion.tolist()}} for pa in pairs]}
 
 
 def format_confusion(m: np.ndarray, labels: Sequence[str] = INTENTS, *, drop_empty: bool = True) -> str:

@@ -109,15 +109,19 @@ def _check(n_resamples: int, confidence: float) -> None:
         raise ConfigError("confidence must be in (0, 1)", field="confidence", actual=confidence)
 
 
+def session_draws(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``(size, n)`` draw counts: how often each of ``n`` sessions is drawn in each of ``size`` resamples."""
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+
+
 def resample_counts(sc: SessionCounts, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """``(n_resamples, 216)`` resampled count vectors: each draws ``n_sessions`` sessions with replacement."""
     n = sc.n_sessions
     out = np.empty((n_resamples, sc.matrix.shape[1]), dtype=np.float64)
     batch = max(1, _BATCH_CELLS // max(n, 1))
-    pvals = np.full(n, 1.0 / n)
     for start in range(0, n_resamples, batch):
         b = min(batch, n_resamples - start)
-        w = rng.multinomial(n, pvals, size=b).astype(np.float64)     # (b, n) draw counts
+        w = session_draws(n, b, rng)
         out[start:start + b] = np.asarray((sc.matrix.T @ w.T).T)
     return out
 
@@ -137,7 +141,8 @@ def _interval(point: float, samples: np.ndarray, confidence: float) -> Interval:
     return Interval(float(point), float(lo), float(hi))
 
 
-def _shares(point: np.ndarray, samples: np.ndarray, confidence: float) -> dict[str, Interval]:
+def share_intervals(point: np.ndarray, samples: np.ndarray, confidence: float) -> dict[str, Interval]:
+    """Each retained intent's share ``point`` with the percentile interval of ``samples`` (resamples x 13)."""
     return {name: _interval(float(point[i]), samples[:, i], confidence) for i, name in enumerate(RETAINED)}
 
 
@@ -172,8 +177,8 @@ def bootstrap_score(target: Flow | SessionCounts, benchmark: SessionCounts, *, n
         n_resamples=n_resamples, seed=seed, confidence=confidence,
         tfas=_interval(point.tfas, tf, confidence), S_L=_interval(point.S_L, s_l, confidence),
         S_T=_interval(point.S_T, s_t, confidence), S_R=_interval(point.S_R, s_r, confidence),
-        benchmark_shares=_shares(bench_flow.intent, bT, confidence),
-        target_shares=_shares(target_flow.intent, tT, confidence) if resampled else {},
+        benchmark_shares=share_intervals(bench_flow.intent, bT, confidence),
+        target_shares=share_intervals(target_flow.intent, tT, confidence) if resampled else {},
         target_resampled=resampled, n_undefined=undefined)
 
 
@@ -183,8 +188,8 @@ def bootstrap_shares(corpus: SessionCounts, *, n_resamples: int = 1000, seed: in
     _check(n_resamples, confidence)
     rng = np.random.default_rng(seed)
     c = resample_counts(corpus, n_resamples, rng)
-    return _shares(corpus.totals().normalized().intent, _normalize_rows(c[:, SLICE_T]), confidence)
+    return share_intervals(corpus.totals().normalized().intent, _normalize_rows(c[:, SLICE_T]), confidence)
 
 
 __all__ = ["SessionCounts", "Interval", "BootstrapResult", "session_counts", "session_counts_from_codes", "resample_counts",
-           "bootstrap_score", "bootstrap_shares"]
+           "session_draws", "share_intervals", "bootstrap_score", "bootstrap_shares"]

@@ -79,7 +79,7 @@ def load_flow_input(path: str, *, min_messages: int, role: str, read_labelled: R
 
     if is_flow_file(path):
         t = load_target(path)
-        return FlowInput(t.flow, None, {"file": path, "kind": "flow", "name": t.name,
+        return FlowInput(t.flow, None, {"file": path, "kind": "flow", "name": t.name, "corrected": t.corrected,
                                         "min_messages": t.min_messages, "sample_size": dict(t.sample_size)})
     n_read = 0
 

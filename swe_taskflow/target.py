@@ -4,6 +4,11 @@ A versioned JSON document. It carries aggregate vectors only (no message text), 
 reader needs to judge it: population, session filter, sample size, classifier and its version,
 measurement date, and whether it is a provisional stand-in for a production target. Some ship with
 the package (``swe_taskflow/data/targets/``).
+
+A *raw* target counts the classifier's labels as they are; a *corrected* one (``flow measure --confusion``,
+:mod:`swe_taskflow.correction`) holds the expected flow of the true labels and says so in its ``correction``
+record (which confusion matrix, by sha256, and how many labelled messages made it), so the two are never
+confused. ``bootstrap``, when present, holds percentile intervals of the intent shares.
 """
 
 from __future__ import annotations
@@ -59,6 +64,13 @@ class Target:
     measured_on: str = ""
     provisional: bool = False
     description: str = ""
+    correction: Mapping[str, Any] | None = None
+    bootstrap: Mapping[str, Any] | None = None
+
+    @property
+    def corrected(self) -> bool:
+        """True for a flow corrected for its classifier's errors, False for one counted from the labels as they are."""
+        return self.correction is not None
 
     @staticmethod
     def from_counts(counts: FlowCounts, **meta: Any) -> "Target":
@@ -80,10 +92,18 @@ class Target:
             "P_L": [round(float(x), 12) for x in self.flow.length],
             "P_T": [round(float(x), 12) for x in self.flow.intent],
             "P_R": [[round(float(x), 12) for x in row] for row in self.flow.transition.reshape(N_SIDE, N_SIDE)],
+            **{k: dict(v) for k, v in (("correction", self.correction), ("bootstrap", self.bootstrap)) if v is not None},
         }
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.to_dict())
+
+
+def bootstrap_record(intervals: Mapping[str, Any], *, n_resamples: int, seed: int, confidence: float,
+                     method: str) -> dict[str, Any]:
+    """A target's ``bootstrap`` block: each intent share (``swe_taskflow.bootstrap.Interval``) with its interval."""
+    return {"n_resamples": n_resamples, "seed": seed, "confidence": confidence, "method": method,
+            "P_T": {k: {f: round(float(x), 12) for f, x in iv.as_dict().items()} for k, iv in intervals.items()}}
 
 
 def _vector(doc: Mapping[str, Any], key: str, n: int, path: str) -> np.ndarray:
@@ -115,12 +135,22 @@ def target_from_dict(doc: Mapping[str, Any], *, path: str = "<target>") -> Targe
     flow = Flow(_vector(doc, "P_L", len(LENGTH_BINS), path), _vector(doc, "P_T", len(RETAINED), path),
                 _vector(doc, "P_R", N_SIDE * N_SIDE, path), n_sessions=int(size.get("sessions", 0)),
                 n_messages=int(size.get("messages", 0)), n_retained=int(size.get("retained_messages", 0)))
+    extra = {}
+    for key in ("correction", "bootstrap"):
+        if doc.get(key) is not None:
+            if not isinstance(doc[key], dict):
+                raise InputError("not a JSON object", path=path, field=key, actual=type(doc[key]).__name__)
+            extra[key] = dict(doc[key])
+    if "correction" in extra and not extra["correction"].get("confusion_sha256"):
+        raise InputError("a corrected target names the confusion matrix it was corrected by", path=path,
+                         field="correction.confusion_sha256")
     filt = dict(doc.get("session_filter") or {})
     min_messages = int(filt.pop("min_messages", 1))
     return Target(name=str(doc.get("name", "")), flow=flow, population=str(doc.get("population", "")),
                   min_messages=min_messages, session_filter=filt, sample_size=dict(size),
                   classifier=dict(doc.get("classifier", {})), measured_on=str(doc.get("measured_on", "")),
-                  provisional=bool(doc.get("provisional", False)), description=str(doc.get("description", "")))
+                  provisional=bool(doc.get("provisional", False)), description=str(doc.get("description", "")),
+                  **extra)
 
 
 def load_target(path: str | Path) -> Target:

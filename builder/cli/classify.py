@@ -26,7 +26,8 @@ Classifiers: embedded (default, CPU, no download), zero-shot (naive baseline), a
 or llm:<folder or cached HF id> (label scoring).
 
 agreement: two or more labelled sessions files over the same messages; prints pairwise exact agreement,
-Cohen's kappa and confusion tables (rows: first file, columns: second)."""
+Cohen's kappa and confusion tables (rows: first file, columns: second). --json writes them with each pair's
+confusion counts; READER.jsonl CLASSIFIER.jsonl --json C.json is the input of `flow measure --confusion`."""
 
 
 def register(sub) -> None:
@@ -134,7 +135,7 @@ def _labels_by_key(path: str) -> tuple[dict[tuple[str, int], str], dict[tuple[st
 
 
 def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
-    from swe_taskflow.agreement import format_confusion, pairwise
+    from swe_taskflow.agreement import agreement_document, format_confusion, pairwise
     from swe_taskflow.errors import InputError
     from swe_taskflow.jsonl import write_json
 
@@ -166,7 +167,5 @@ def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
         for pa in pairs:
             print(f"\nconfusion: rows {pa.a}, columns {pa.b}\n{format_confusion(pa.confusion)}")
     if args.json_out:
-        write_json(args.json_out, {"n_messages": len(keys), "pairs": [pa.as_dict() for pa in pairs],
-                                   "mean_exact": round(mean, 6),
-                                   "confusion": {f"{pa.a} | {pa.b}": pa.confusion.tolist() for pa in pairs}})
+        write_json(args.json_out, agreement_document(pairs, n_messages=len(keys)))
     return 0

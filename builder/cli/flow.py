@@ -35,7 +35,8 @@ def register(sub) -> None:
     _add_input_options(m)
     m.add_argument("--cap-per-repo", type=argtypes.positive, default=None, metavar="K",
                    help="keep at most K sessions per repo (seeded sample, after the length filter)")
-    m.add_argument("--seed", type=argtypes.seed, default=0, help="seed of --cap-per-repo sampling (default 0)")
+    m.add_argument("--seed", type=argtypes.seed, default=0,
+                   help="seed of --cap-per-repo sampling and of --bootstrap (default 0)")
     m.add_argument("--name", default=None, help="target name (default: the sessions file's stem)")
     m.add_argument("--population", default="", help="who the sessions come from (goes into the file)")
     m.add_argument("--description", default="", help="free text stored in the file")
@@ -44,6 +45,13 @@ def register(sub) -> None:
     m.add_argument("--provisional", action="store_true", help="mark the target as a provisional stand-in")
     m.add_argument("--labels-out", default=None, metavar="LABELLED.jsonl",
                    help="also write the measured sessions with their intents (our sessions format)")
+    m.add_argument("--confusion", default=None, metavar="C.json",
+                   help="correct the flow for the classifier's errors by its confusion matrix on held-out labels "
+                        "(`classify agreement READER.jsonl CLASSIFIER.jsonl --json C.json`); default name NAME-corrected")
+    m.add_argument("--bootstrap", type=argtypes.resamples, default=0, metavar="N",
+                   help="store intervals of the intent shares from N resamples of whole sessions (and, with "
+                        "--confusion, of the confusion matrix); seeded by --seed")
+    m.add_argument("--confidence", type=argtypes.confidence, default=0.95, help="interval level (default 0.95)")
     m.set_defaults(func=cmd_measure)
 
     s = fs.add_parser("score", help="TFAS of a benchmark against a target, with its three components",
@@ -137,11 +145,16 @@ def _load_pair(args: argparse.Namespace):
 def cmd_measure(args: argparse.Namespace) -> int:
     import datetime as _dt
 
-    from builder.flow_measure import measure_file
+    from builder.flow_measure import measure_file, target_counts
     from swe_taskflow.errors import InputError
     from swe_taskflow.sessions import write_sessions
     from swe_taskflow.target import Target
 
+    confusion = None
+    if args.confusion:                                     # checked before anything is classified
+        from swe_taskflow.confusion import load_confusion
+
+        confusion = load_confusion(args.confusion)
     m = measure_file(args.sessions, min_messages=args.min_messages, cap_per_repo=args.cap_per_repo, seed=args.seed,
                      labelling=_labelling(args), skip_empty=args.skip_empty, keep_messages=bool(args.labels_out),
                      note=_say)
@@ -155,11 +168,14 @@ def cmd_measure(args: argparse.Namespace) -> int:
                          field="min_messages", actual=args.min_messages)
     _say(f"{args.sessions}: {m.n_read} session(s) read, {len(m.table)} measured "
          f"(min {args.min_messages} message(s)), {m.counts.n_messages} messages, {m.counts.n_retained} retained")
+    counts, extra = target_counts(m, confusion=confusion, bootstrap=args.bootstrap, seed=args.seed,
+                                  confidence=args.confidence, note=_say)
+    name = args.name or Path(args.sessions).stem + ("-corrected" if args.confusion else "")
     target = Target.from_counts(
-        m.counts, name=args.name or Path(args.sessions).stem, population=args.population,
+        counts, name=name, population=args.population,
         min_messages=args.min_messages, session_filter=filt, classifier=m.classifier,
         measured_on=args.measured_on or _dt.datetime.now(_dt.timezone.utc).date().isoformat(),
-        provisional=args.provisional, description=args.description)
+        provisional=args.provisional, description=args.description, **extra)
     target.save(args.out)
     if args.labels_out:
         write_sessions(args.labels_out, m.table.records())

@@ -465,6 +465,11 @@ def target_section(target, manifest: Manifest) -> str:
         lines.append("- sample: " + ", ".join(f"{v} {k}" for k, v in sorted(target.sample_size.items())))
     if target.classifier:
         lines.append("- classifier: " + ", ".join(f"{k}={v}" for k, v in sorted(target.classifier.items())))
+    if target.corrected:   # a raw target counts the classifier's labels as they are (docs/flow.md)
+        c = target.correction
+        lines.append(f"- labels: **corrected** for the classifier's errors: the expected flow of the true intents given "
+                     f"its confusion matrix on {c.get('n_labelled')} held-out labelled messages "
+                     f"(`{c.get('confusion_file')}`, sha256 `{c.get('confusion_sha256')}`)")
     if target.description:
         lines += ["", target.description]
     bins = ["length bin", *LENGTH_BINS]

@@ -208,6 +208,11 @@ def test_every_sentence_and_number_of_the_card_matches_the_data(consumer):
     card.take(f"- session filter: at least {target['session_filter']['min_messages']} user messages")
     card.take("- sample: " + ", ".join(f"{v} {k}" for k, v in sorted(target["sample_size"].items())))
     card.take("- classifier: " + ", ".join(f"{k}={v}" for k, v in sorted(target["classifier"].items())))
+    if target.get("correction"):                     # a target corrected for its classifier's errors says so
+        c = target["correction"]
+        card.take(f"- labels: **corrected** for the classifier's errors: the expected flow of the true intents given "
+                  f"its confusion matrix on {c['n_labelled']} held-out labelled messages "
+                  f"(`{c['confusion_file']}`, sha256 `{c['confusion_sha256']}`)")
     card.take(f"Calibrated to **{target['name']}** (provisional stand-in): {target['population']}.")
     card.take(target["description"])
     card.take("| length bin | " + " | ".join(target["length_bins"]) + " |")
