@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reserved", type=Path, default=DEFAULT_RESERVED)
     ap.add_argument("--out", type=Path, default=None, help="default: builder/data/classifier/heads_v3.json")
     ap.add_argument("--grid", action="store_true",
-                    help="also print the grouped cross-validation figure of every setting the shipped one was chosen from")
+                    help="also print the grouped cross-validation figure of every setting of GRID (C, weights)")
     args = ap.parse_args(argv)
     check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
     check_default(args.pro_dir, DEFAULT_PRO_DIR, "--pro-dir")
