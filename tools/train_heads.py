@@ -1,10 +1,12 @@
-"""Fit the embedded classifier's two linear heads (``builder/data/classifier/heads_v2.json``) on development data.
+"""Fit the embedded classifier's two linear heads (``builder/data/classifier/heads_v3.json``) on development data.
 
 - General head: multinomial logistic regression over the similarity, cue and form features and the MiniLM
-  embedding (:data:`.embedded.GENERAL_BLOCKS`) of the development hand labels
-  (``tests/data/dev_labels_v{1,2,3,4}.jsonl``, texts looked up in ``../shared``; messages a rule answers
-  stay in: keeping them measured slightly better on every left-out file) plus the hand-written exemplars
-  (each left out of its own neighbours, weight ``EXEMPLAR_WEIGHT``).
+  embedding (:data:`.embedded.GENERAL_BLOCKS`) of the development labels (``tests/data/dev_labels_v*.jsonl``:
+  the first hand samples v1-v4 and the careful readers' v5 batches; texts looked up in ``../shared``) less
+  the messages that may not be fitted on (:func:`tools.dev_labels.development_set`: reserved texts, held-out
+  repositories, second copies of a text), plus the hand-written exemplars (each left out of its own
+  neighbours). Every setting (``GENERAL``) is chosen by cross-validation grouped by repository
+  (:mod:`tools.grouped_cv`, ``--grid``), whose figure the heads file records.
 - Issue head: logistic regression over issue cues and title/opening embeddings (:mod:`.issue`) of the
   development half of SWE-Bench Pro: the hand-labelled ``tests/data/dev_labels_pro_v{1,2}.jsonl`` (random
   samples of the issues that declare no type) and the issues whose declared type (:mod:`.declared`, masked
@@ -17,9 +19,9 @@
 The held-out samples (``hand_labels_*``, the held-out half of the declared types) are never fitted on.
 L-BFGS on fixed data in a fixed order; the only randomness is the seeded shuffle of the issue head's
 cross-validation folds (``CV_SEED``): the same inputs give a byte-identical file.
-Only aggregate numbers are written (weights and counts), never message text.
+Only aggregate numbers are written (weights, counts and agreement figures), never message text.
 
-    python -m tools.train_heads [--sessions PATH] [--pro-dir DIR] [--out PATH] [--cv]
+    python -m tools.train_heads [--sessions PATH] [--pro-dir DIR] [--reserved PATH] [--out PATH] [--grid]
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +38,37 @@ from tools.shared_data import ROOT, check_default, run_main, shared_data
 
 LABELS = ROOT / "tests" / "data"
 DEFAULT_SESSIONS = shared_data("interaction-sessions/specstory_sessions.jsonl")
+DEFAULT_RESERVED = shared_data("interaction-sessions/reserved_messages.sha256")
 DEFAULT_PRO_DIR = shared_data("swe-bench-pro")
-DEV_LABELS = tuple(f"dev_labels_v{v}.jsonl" for v in (1, 2, 3, 4))
+#: development label files of the general head, in the order their rows are taken (a text labelled twice keeps
+#: its first row): the first hand samples, then the careful readers' batches of issue 34
+DEV_LABELS = tuple(f"dev_labels_v{v}.jsonl" for v in (1, 2, 3, 4)) + tuple(f"dev_labels_v5_{b}.jsonl"
+                                                                             for b in range(1, 7))
 PRO_DEV_LABELS = ("dev_labels_pro_v1.jsonl", "dev_labels_pro_v2.jsonl")
 #: held-out Pro hand labels: never fitted on, so issues in it are left out of the declared-type pool too
 PRO_HELD_OUT = "hand_labels_pro_v1.jsonl"
-C_GENERAL, C_ISSUE, EXEMPLAR_WEIGHT, DECLARED_WEIGHT = 10.0, 0.3, 0.3, 0.5
+C_ISSUE, DECLARED_WEIGHT = 0.3, 0.5
 #: 5-fold cross-validation folds of the issue head (fixed shuffle seed)
 CV_SEED = 0
+
+
+@dataclass(frozen=True)
+class GeneralSettings:
+    """How the general head is fitted; chosen by the grouped cross-validation (``--grid``)."""
+
+    c: float = 1.0
+    """Inverse L2 strength of the logistic regression."""
+    exemplar_weight: float = 0.3
+    """Weight of a hand-written exemplar row (a development row weighs 1)."""
+    low_weight: float = 1.0
+    """Weight of a row its reader gave ``low`` confidence."""
+
+
+#: the shipped settings: the best high+medium figure of the grouped cross-validation among C = 0.3, 1 and 10
+GENERAL = GeneralSettings()
+#: the settings ``--grid`` compares
+GRID = (*(GeneralSettings(c) for c in (0.3, 1.0, 3.0, 10.0)), GeneralSettings(exemplar_weight=0.0),
+        GeneralSettings(exemplar_weight=1.0), GeneralSettings(low_weight=0.0), GeneralSettings(low_weight=0.5))
 
 
 def _fit(x: np.ndarray, y: list[str], c: float, weight: np.ndarray | None = None):
@@ -55,24 +81,67 @@ def _file_facts(path: Path, n: int) -> dict:
     return {"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "rows": n}
 
 
-def general_data(clf, sessions: Path, label_files=DEV_LABELS, label_dir: Path = LABELS):
-    """(per-file feature blocks and labels, exemplar blocks and labels, provenance, block widths) for the general
-    head."""
-    from builder.classify.embedded import GENERAL_BLOCKS
-    from tools.dev_labels import load_hand_labels, texts_for
-    from builder.classify.rules import rule_label
+@dataclass(frozen=True)
+class GeneralData:
+    """The general head's development rows (features and what the classifier decides before the head) and the
+    exemplars'."""
 
-    files, facts = [], []
-    for name in label_files:
-        labels = load_hand_labels(label_dir / name)
-        texts = texts_for(labels, sessions)
-        comp = clf.components(texts)
-        files.append((name, np.hstack([comp[b] for b in GENERAL_BLOCKS]), [x.intent for x in labels],
-                      [rule_label(t) for t in texts]))
-        facts.append(_file_facts(label_dir / name, len(labels)))
+    x: np.ndarray
+    y: list[str]
+    confidence: list[str | None]
+    repos: list[str]
+    fixed: list[str | None]
+    """The label a rule or the issue head gives the row (the head never decides it), else None."""
+    ex_x: np.ndarray
+    ex_y: list[str]
+    facts: dict
+    widths: tuple[tuple[str, int], ...]
+
+    def rows(self, idx: np.ndarray, settings: GeneralSettings) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """Training rows ``idx`` plus the exemplars, with their weights."""
+        w = np.array([settings.low_weight if self.confidence[i] == "low" else 1.0 for i in idx])
+        return (np.vstack([self.x[idx], self.ex_x]), [self.y[i] for i in idx] + self.ex_y,
+                np.r_[w, np.full(len(self.ex_y), settings.exemplar_weight)])
+
+
+def general_data(clf, sessions: Path, reserved: Path, issue_head, label_files=DEV_LABELS,
+                 label_dir: Path = LABELS) -> GeneralData:
+    from builder.classify.embedded import GENERAL_BLOCKS
+    from builder.classify.issue import is_issue
+    from builder.classify.rules import rule_label
+    from tools.dev_labels import development_set, load_hand_labels
+
+    paths = [label_dir / name for name in label_files]
+    msgs, dropped = development_set(paths, sessions, reserved)
+    texts = [m.text for m in msgs]
+    comp = clf.components(texts)
+    fixed = [rule_label(t) for t in texts]
+    issues = [i for i, t in enumerate(texts) if fixed[i] is None and is_issue(t)]
+    if issues:
+        lp = issue_head.log_proba(clf.issue_features([texts[i] for i in issues]))
+        for i, k in zip(issues, lp.argmax(1)):
+            fixed[i] = issue_head.classes[int(k)]
     ex = clf.exemplar_components()
-    ex_x = np.hstack([ex[b] for b in GENERAL_BLOCKS])
-    return files, (ex_x, list(clf.exemplars.intents)), facts, tuple((b, ex[b].shape[1]) for b in GENERAL_BLOCKS)
+    facts = {"label_files": [_file_facts(p, len(load_hand_labels(p))) for p in paths], "left_out": dropped,
+             "rows": len(msgs), "repositories": len({m.repo for m in msgs})}
+    return GeneralData(np.hstack([comp[b] for b in GENERAL_BLOCKS]), [m.intent for m in msgs],
+                       [m.confidence for m in msgs], [m.repo for m in msgs], fixed,
+                       np.hstack([ex[b] for b in GENERAL_BLOCKS]), list(clf.exemplars.intents), facts,
+                       tuple((b, ex[b].shape[1]) for b in GENERAL_BLOCKS))
+
+
+def grouped_cv(data: GeneralData, settings: GeneralSettings) -> dict:
+    """Exact agreement of the classifier (rules, issue head, general head fitted without the scored repositories)
+    with the development labels, out of fold (:mod:`tools.grouped_cv`)."""
+    from tools.grouped_cv import FOLDS, agreement, cross_validate
+
+    def fit_predict(train: np.ndarray, test: np.ndarray) -> list[str]:
+        x, y, w = data.rows(train, settings)
+        head = _fit(x, y, settings.c, w)
+        return [f or p for f, p in zip((data.fixed[i] for i in test), head.predict(data.x[test]))]
+
+    pred = cross_validate(data.repos, fit_predict)
+    return {"folds": FOLDS, "grouped_by": "repository", **agreement(data.y, pred, data.confidence)}
 
 
 def issue_data(clf, pro_dir: Path, label_dir: Path = LABELS):
@@ -130,42 +199,20 @@ def calibrate_bug_fix(cv_lp: np.ndarray, classes: list[str], y: list[str], hand:
     return 2.0
 
 
-def cross_validate(files, exemplars, issue_x, issue_y, hand, bias) -> dict:
-    """Leave-one-label-file-out exact agreement of the classifier (rules + general head) on each development file;
-    5-fold (fixed folds) accuracy of the issue head."""
-    out = {}
-    ex_x, ex_y = exemplars
-    for k, (name, x_hold, y_hold, rules) in enumerate(files):
-        rest = [f for j, f in enumerate(files) if j != k]
-        x = np.vstack([f[1] for f in rest] + [ex_x])
-        y = [lab for f in rest for lab in f[2]] + ex_y
-        w = np.r_[np.ones(len(y) - len(ex_y)), np.full(len(ex_y), EXEMPLAR_WEIGHT)]
-        pred = [r or p for r, p in zip(rules, _fit(x, y, C_GENERAL, w).predict(x_hold))]
-        out[name] = round(float(np.mean(np.array(pred) == np.array(y_hold))), 3)
+def issue_cv(issue_x, issue_y, hand, bias) -> dict:
+    """5-fold (fixed folds) accuracy of the issue head on the hand-labelled and the declared development issues."""
     lp, classes = _issue_cv_log_proba(issue_x, issue_y, np.where(hand, 1.0, DECLARED_WEIGHT))
     lp[:, classes.index("bug-fix")] -= bias
     pred, y = np.array(classes)[lp.argmax(1)], np.array(issue_y)
-    out["issue 5-fold (hand-labelled)"] = round(float(np.mean(pred[hand] == y[hand])), 3)
-    out["issue 5-fold (declared)"] = round(float(np.mean(pred[~hand] == y[~hand])), 3)
-    return out
+    return {"hand-labelled": round(float(np.mean(pred[hand] == y[hand])), 3),
+            "declared": round(float(np.mean(pred[~hand] == y[~hand])), 3)}
 
 
-def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, out: Path | None = None,
-          cv: bool = False) -> dict:
-    import sklearn
-
-    from builder.classify.embedded import EmbeddedClassifier
-    from builder.classify.embedded import DEFAULT_HEADS, LinearHead
-    from tools.dev_labels import save_heads
+def fit_issue_head(clf, pro_dir: Path):
+    """The issue head and how it was fitted (its bug-fix bias calibrated out of fold)."""
+    from builder.classify.embedded import LinearHead
     from builder.classify.issue import CUE_NAMES
 
-    clf = EmbeddedClassifier(heads_path=None)
-    files, (ex_x, ex_y), facts, widths = general_data(clf, sessions)
-    x = np.vstack([f[1] for f in files] + [ex_x])
-    y = [lab for f in files for lab in f[2]] + ex_y
-    w = np.r_[np.ones(len(y) - len(ex_y)), np.full(len(ex_y), EXEMPLAR_WEIGHT)]
-    gen = _fit(x, y, C_GENERAL, w)
-    general = LinearHead(tuple(gen.classes_), widths, gen.coef_, gen.intercept_)
     ix, iy, hand, ifacts = issue_data(clf, pro_dir)
     iw = np.where(hand, 1.0, DECLARED_WEIGHT)
     bias = calibrate_bug_fix(*_issue_cv_log_proba(ix, iy, iw), iy, hand)
@@ -173,21 +220,58 @@ def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, ou
     intercept = iss.intercept_.copy()
     intercept[list(iss.classes_).index("bug-fix")] -= bias
     dim = (ix.shape[1] - len(CUE_NAMES)) // 2
-    issue = LinearHead(tuple(iss.classes_), (("cues", len(CUE_NAMES)), ("title_emb", dim), ("body_emb", dim)),
-                       iss.coef_, intercept)
-    training = {"general": {"label_files": facts, "exemplars": len(ex_y), "exemplars_sha256": clf.exemplars.sha256,
-                            "exemplar_weight": EXEMPLAR_WEIGHT, "C": C_GENERAL,
-                            "rows": len(y)},
-                "issue": {**ifacts, "C": C_ISSUE, "rows": len(iy), "declared_weight": DECLARED_WEIGHT,
-                          "bug_fix_bias": bias, "cv_seed": CV_SEED,
-                          "classes": dict(sorted((c, iy.count(c)) for c in set(iy)))},
+    head = LinearHead(tuple(iss.classes_), (("cues", len(CUE_NAMES)), ("title_emb", dim), ("body_emb", dim)),
+                      iss.coef_, intercept)
+    facts = {**ifacts, "C": C_ISSUE, "rows": len(iy), "declared_weight": DECLARED_WEIGHT, "bug_fix_bias": bias,
+             "cv_seed": CV_SEED, "classes": dict(sorted((c, iy.count(c)) for c in set(iy))),
+             "cv_5_fold": issue_cv(ix, iy, hand, bias)}
+    return head, facts
+
+
+def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, out: Path | None = None,
+          reserved: Path = DEFAULT_RESERVED, grid: bool = False, settings: GeneralSettings = GENERAL) -> dict:
+    """Fit both heads, write the heads file, and return what was measured (``grid``: every setting of
+    :data:`GRID` by grouped cross-validation, best high+medium first). One thread throughout: a sum split across
+    threads may round differently, and the file must come out byte-identical on any machine."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(1):
+            return _train(sessions, pro_dir, out, reserved, grid, settings)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(sessions: Path, pro_dir: Path, out: Path | None, reserved: Path, grid: bool,
+           settings: GeneralSettings) -> dict:
+    import sklearn
+
+    from builder.classify.embedded import DEFAULT_HEADS, EmbeddedClassifier, LinearHead
+    from tools.dev_labels import save_heads
+
+    clf = EmbeddedClassifier(heads_path=None)
+    issue, issue_facts = fit_issue_head(clf, pro_dir)
+    data = general_data(clf, sessions, reserved, issue)
+    x, y, w = data.rows(np.arange(len(data.y)), settings)
+    gen = _fit(x, y, settings.c, w)
+    general = LinearHead(tuple(gen.classes_), data.widths, gen.coef_, gen.intercept_)
+    cv = grouped_cv(data, settings)
+    training = {"general": {**data.facts, "exemplars": len(data.ex_y), "exemplars_sha256": clf.exemplars.sha256,
+                            "settings": asdict(settings), "grouped_cv": cv},
+                "issue": issue_facts,
                 "fit": f"sklearn {sklearn.__version__} LogisticRegression(lbfgs, max_iter=5000)",
-                "never_fitted_on": "tests/data/hand_labels_* (SpecStory v1-v3, Pro v1) and the held-out half of the "
-                                   "declared issue types"}
+                "never_fitted_on": "tests/data/hand_labels_* (SpecStory v1-v3, Pro v1), the held-out repositories "
+                                   "(tools/labeling.py HELD_OUT_REPOS), reserved messages, and the held-out half of "
+                                   "the declared issue types"}
     save_heads(out or DEFAULT_HEADS, general, issue, training)
-    report = {"general_rows": len(y), "issue_rows": len(iy), "bug_fix_bias": bias}
-    if cv:
-        report["cv"] = cross_validate(files, (ex_x, ex_y), ix, iy, hand, bias)
+    report = {"general_rows": len(y), "issue_rows": issue_facts["rows"], "bug_fix_bias": issue_facts["bug_fix_bias"],
+              "grouped_cv": cv, "issue_cv_5_fold": issue_facts["cv_5_fold"]}
+    if grid:
+        table = [{**asdict(s), **{k: grouped_cv(data, s)[k]["exact"] for k in ("all", "high+medium")}} for s in GRID]
+        report["grid"] = sorted(table, key=lambda r: -r["high+medium"])
     return report
 
 
@@ -195,12 +279,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=Path, default=DEFAULT_SESSIONS)
     ap.add_argument("--pro-dir", type=Path, default=DEFAULT_PRO_DIR)
-    ap.add_argument("--out", type=Path, default=None, help="default: builder/data/classifier/heads_v2.json")
-    ap.add_argument("--cv", action="store_true", help="also print cross-validated accuracy on the development data")
+    ap.add_argument("--reserved", type=Path, default=DEFAULT_RESERVED)
+    ap.add_argument("--out", type=Path, default=None, help="default: builder/data/classifier/heads_v3.json")
+    ap.add_argument("--grid", action="store_true",
+                    help="also print the grouped cross-validation figure of every setting of GRID (C, weights)")
     args = ap.parse_args(argv)
     check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
     check_default(args.pro_dir, DEFAULT_PRO_DIR, "--pro-dir")
-    print(json.dumps(train(args.sessions, args.pro_dir, args.out, args.cv), indent=1))
+    check_default(args.reserved, DEFAULT_RESERVED, "--reserved")
+    print(json.dumps(train(args.sessions, args.pro_dir, args.out, args.reserved, args.grid), indent=1))
     return 0
 
 

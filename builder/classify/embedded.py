@@ -30,7 +30,7 @@ sentence-transformers does.
 The heads are linear (multinomial logistic), stored as plain numbers in JSON: a head maps a feature row to
 log-probabilities over its classes. Their weights are fitted by tools/train_heads.py on development hand
 labels (aggregate numbers only: no message text is stored) and shipped in
-``builder/data/classifier/heads_v2.json``; the file's sha256 is part of the classifier's version, hence of the
+``builder/data/classifier/heads_v3.json``; the file's sha256 is part of the classifier's version, hence of the
 label cache key.
 """
 
@@ -58,9 +58,9 @@ from .issue import CUE_NAMES, body, cue_features, is_issue, parts, title
 from .lexicon import LEXICON_VERSION, cue_matrix, form_matrix
 from .rules import RULES_VERSION, prose_and_log, rule_label
 
-VERSION = "2"
+VERSION = "3"
 DEFAULT_EXEMPLARS = builder_path("data", "classifier", "exemplars_v1.jsonl")
-DEFAULT_HEADS = builder_path("data", "classifier", "heads_v2.json")
+DEFAULT_HEADS = builder_path("data", "classifier", "heads_v3.json")
 MAX_TOKENS = 256  # MiniLM's trained max_seq_length
 #: feature blocks of the general head, in order (each (n, 16) but ``emb``, the (n, 384) MiniLM embedding)
 GENERAL_BLOCKS = ("knn", "proto", "char", "cue", "form", "emb")

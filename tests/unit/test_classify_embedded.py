@@ -105,9 +105,27 @@ def test_exemplars_are_not_copied_from_the_corpus(sessions_file):
 @pytest.mark.parametrize("path", LABEL_FILES, ids=lambda p: p.stem)
 def test_hand_labels_carry_no_text(path):
     labels = load_hand_labels(path)
-    assert len(labels) >= 80
+    assert len(labels) >= 70
+    first = {"session_id", "index", "intent", "labeler"}  # the first samples; then the careful readers' rows
     for line in path.read_text(encoding="utf-8").splitlines():
-        assert set(json.loads(line)) == {"session_id", "index", "intent", "labeler"}
+        assert set(json.loads(line)) in (first, first | {"confidence", "conventions"})
+
+
+def test_label_loader_reads_both_row_shapes_and_names_bad_rows(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    rows = [{"session_id": "s", "index": 0, "intent": "tests", "labeler": "hand"},
+            {"session_id": "s", "index": 1, "intent": "other", "confidence": "low", "labeler": "reader-a",
+             "conventions": "conventions-v2"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [(x.intent, x.confidence, x.labeler) for x in load_hand_labels(path)] == [
+        ("tests", None, "hand"), ("other", "low", "reader-a")]
+    for bad, field in ((dict(rows[1], confidence="sure"), "confidence"), (dict(rows[1], text="hi"), "text"),
+                       ({k: v for k, v in rows[1].items() if k != "conventions"}, "conventions"),
+                       (dict(rows[0], labeler=""), "labeler")):
+        path.write_text(json.dumps(rows[0]) + "\n" + json.dumps(bad) + "\n")
+        with pytest.raises(InputError) as err:
+            load_hand_labels(path)
+        assert "labels.jsonl:2" in str(err.value) and field in str(err.value)
 
 
 def _suffix(session_id: str) -> str:
@@ -119,11 +137,15 @@ def test_held_out_samples_are_disjoint_from_tuning_samples():
     assert all(_suffix(s) in "012" for s in sessions["hand_labels_v1"])
     assert all(_suffix(s) in "def" for s in sessions["hand_labels_v2"])
     assert all(_suffix(s) in "012def" for s in sessions["hand_labels_v3"])
-    assert not any(_suffix(s) in "012def" for name in sessions if name.startswith("dev_labels_v")
-                   for s in sessions[name] if name != "dev_labels_v1")  # dev v1 predates v2 (docs/classify.md)
+    assert not any(_suffix(s) in "012def" for name in ("dev_labels_v2", "dev_labels_v3", "dev_labels_v4")
+                   for s in sessions[name])  # dev v1 predates v2 (docs/classify.md)
+    # The careful readers' dev v5 batches took every other message of the long sessions outside the held-out
+    # repositories, so they share sessions (never a message: the draw skips labelled texts) with v1-v3.
+    keys = {p.stem: {(x.session_id, x.index) for x in load_hand_labels(p)} for p in LABEL_FILES}
     for held in ("hand_labels_v1", "hand_labels_v2", "hand_labels_v3", "hand_labels_pro_v1"):
         for name, other in sessions.items():
-            assert name == held or not (sessions[held] & other), (held, name)
+            assert name == held or name.startswith("dev_labels_v5_") or not (sessions[held] & other), (held, name)
+            assert name == held or not (keys[held] & keys[name]), (held, name)
 
 
 @pytest.mark.data
