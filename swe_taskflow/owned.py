@@ -136,14 +136,17 @@ def swap_dir(new: str | os.PathLike, dest: str | os.PathLike) -> None:
     between two renames, and an interrupt anywhere leaves the old or the new folder there."""
     new, dest = Path(new), Path(dest)
     old = None
-    if os.path.lexists(dest):
-        old = owned_temp_dir(f".{dest.name}.old-", dest.parent, restore_to=dest)
-        os.replace(dest, old)      # a folder replaces the empty owned folder in one rename
     try:
+        if os.path.lexists(dest):
+            old = owned_temp_dir(f".{dest.name}.old-", dest.parent, restore_to=dest)
+            os.replace(dest, old)      # a folder replaces the empty owned folder in one rename
         os.replace(new, dest)
     except BaseException:
-        if old is not None and not os.path.lexists(dest):
-            os.replace(old, dest)  # the old release goes back in place
+        if old is not None:
+            if not os.path.lexists(dest):
+                os.replace(old, dest)  # the old copy goes back in place
+            else:                      # not moved aside yet (empty), or the new copy is already in
+                shutil.rmtree(old, ignore_errors=True)
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
@@ -190,7 +193,8 @@ def sweep_dead_owners(root: str | os.PathLike | None = None) -> list[str]:
                     if path.is_symlink() or not path.is_dir():
                         continue
                     if back is not None and not os.path.lexists(back):
-                        os.replace(path, back)   # killed between a swap's two renames: the old copy goes back
+                        with contextlib.suppress(OSError):   # a copy that cannot go back is kept, never removed
+                            os.replace(path, back)   # killed between a swap's two renames: the old copy goes back
                         continue
                     shutil.rmtree(path, ignore_errors=True)
                     removed.append(str(path))
