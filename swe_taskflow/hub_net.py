@@ -5,7 +5,7 @@ times; ``push`` and ``verify ORG/NAME`` against an endpoint that accepted and th
 more, silently. :func:`hub_deadlines` installs, for this process, a client whose transport gives every request
 a connect, read, write and pool deadline (``--hub-timeout``, else ``SWE_TASKFLOW_HUB_TIMEOUT``, else
 :data:`DEFAULT_HUB_TIMEOUT_S`), sets ``HF_HUB_ETAG_TIMEOUT`` / ``HF_HUB_DOWNLOAD_TIMEOUT`` to it when the user
-did not, and turns a missed deadline into one :class:`HubTimeoutError` that is not retried: one line naming
+did not (in this process only), and turns a missed deadline into one :class:`HubTimeoutError` that is not retried: one line naming
 the endpoint (scheme, host and port only: never a path, query or credential) and the setting to raise.
 A client factory someone else installed (a test's in-memory Hub) is left as it is.
 """
@@ -85,15 +85,13 @@ def _deadline_transport(inner: Any, secs: float) -> Any:
 def hub_deadlines(seconds: float | None = None) -> float:
     """Give every Hub request of this process a deadline (see the module); returns it in seconds."""
     secs = hub_timeout(seconds)
-    for name in HF_ENV:   # the user's own setting wins; read by huggingface_hub at import, so set both
-        if not os.environ.get(name):
-            os.environ[name] = str(max(1, math.ceil(secs)))
     import httpx2
     from huggingface_hub import constants
     from huggingface_hub.utils import _http
 
-    constants.HF_HUB_ETAG_TIMEOUT = int(os.environ[HF_ENV[0]])
-    constants.HF_HUB_DOWNLOAD_TIMEOUT = int(os.environ[HF_ENV[1]])
+    for name in HF_ENV:   # read by huggingface_hub at import; the user's own setting wins
+        if not os.environ.get(name):
+            setattr(constants, name, max(1, math.ceil(secs)))
     current = _http._GLOBAL_CLIENT_FACTORY
     if current is _http.default_client_factory or getattr(current, "_swe_taskflow_deadline", False):
         def factory() -> Any:

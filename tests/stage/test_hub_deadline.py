@@ -109,3 +109,20 @@ def test_the_deadline_comes_from_the_flag_then_the_environment(monkeypatch):
         monkeypatch.setenv("SWE_TASKFLOW_HUB_TIMEOUT", bad)
         with pytest.raises(ConfigError, match="SWE_TASKFLOW_HUB_TIMEOUT"):
             hub_timeout()
+
+
+def test_the_users_own_settings_and_client_are_kept(monkeypatch):
+    from huggingface_hub import constants
+    from huggingface_hub.utils import _http
+
+    from swe_taskflow.hub_net import hub_deadlines
+
+    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "123")
+    monkeypatch.delenv("HF_HUB_DOWNLOAD_TIMEOUT", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_ETAG_TIMEOUT", 123)
+    monkeypatch.setattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", 10)
+    theirs = lambda: None  # noqa: E731 - a client factory someone installed (a test's in-memory Hub)
+    monkeypatch.setattr(_http, "_GLOBAL_CLIENT_FACTORY", theirs)
+    assert hub_deadlines(7) == 7
+    assert constants.HF_HUB_ETAG_TIMEOUT == 123 and constants.HF_HUB_DOWNLOAD_TIMEOUT == 7
+    assert _http._GLOBAL_CLIENT_FACTORY is theirs
