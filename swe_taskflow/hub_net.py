@@ -54,8 +54,10 @@ def hub_timeout(seconds: float | None = None) -> float:
 
 
 def timeout_message(url: Any, secs: float, kind: str) -> str:
+    own = [n for n in HF_ENV if os.environ.get(n)]   # the user's settings win for file downloads: name them
     return (f"the Hub endpoint {endpoint_of(url)} did not answer within {secs:g} s ({kind}); raise the deadline "
-            f"with --hub-timeout SECONDS or {ENV}")
+            f"with --hub-timeout SECONDS or {ENV}" + (f" ({' and '.join(own)}, set here, rule file downloads)"
+                                                      if own else ""))
 
 
 def _deadline_transport(inner: Any, secs: float) -> Any:
