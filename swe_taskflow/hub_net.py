@@ -7,7 +7,9 @@ a connect, read, write and pool deadline (``--hub-timeout``, else ``SWE_TASKFLOW
 :data:`DEFAULT_HUB_TIMEOUT_S`), sets ``HF_HUB_ETAG_TIMEOUT`` / ``HF_HUB_DOWNLOAD_TIMEOUT`` to it when the user
 did not (in this process only), and turns a missed deadline into one :class:`HubTimeoutError` that is not retried: one line naming
 the endpoint (scheme, host and port only: never a path, query or credential) and the setting to raise.
-A client factory someone else installed (a test's in-memory Hub) is left as it is.
+Transfers through ``hf_xet`` (its own network stack, which no deadline here reaches) are turned off, so files
+go over the same client as LFS, unless the user sets ``HF_HUB_DISABLE_XET`` themselves. A client factory
+someone else installed (a test's in-memory Hub) is left as it is.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .errors import ConfigError, TaskflowError
 DEFAULT_HUB_TIMEOUT_S = 60.0
 ENV = "SWE_TASKFLOW_HUB_TIMEOUT"
 HF_ENV = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+XET_ENV = "HF_HUB_DISABLE_XET"
 _MAX_S = 86_400.0
 
 
@@ -94,6 +97,8 @@ def hub_deadlines(seconds: float | None = None) -> float:
     for name in HF_ENV:   # read by huggingface_hub at import; the user's own setting wins
         if not os.environ.get(name):
             setattr(constants, name, max(1, math.ceil(secs)))
+    if os.environ.get(XET_ENV) is None:   # hf_xet's own network stack is outside this deadline: LFS over the client
+        constants.HF_HUB_DISABLE_XET = True
     current = _http._GLOBAL_CLIENT_FACTORY
     if current is _http.default_client_factory or getattr(current, "_swe_taskflow_deadline", False):
         def factory() -> Any:

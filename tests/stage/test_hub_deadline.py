@@ -123,6 +123,11 @@ def test_the_users_own_settings_and_client_are_kept(monkeypatch):
     monkeypatch.setattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", 10)
     theirs = lambda: None  # noqa: E731 - a client factory someone installed (a test's in-memory Hub)
     monkeypatch.setattr(_http, "_GLOBAL_CLIENT_FACTORY", theirs)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", False)
+    monkeypatch.setenv("HF_HUB_DISABLE_XET", "0")
     assert hub_deadlines(7) == 7
     assert constants.HF_HUB_ETAG_TIMEOUT == 123 and constants.HF_HUB_DOWNLOAD_TIMEOUT == 7
-    assert _http._GLOBAL_CLIENT_FACTORY is theirs
+    assert _http._GLOBAL_CLIENT_FACTORY is theirs and constants.HF_HUB_DISABLE_XET is False
+    monkeypatch.delenv("HF_HUB_DISABLE_XET")
+    hub_deadlines(7)
+    assert constants.HF_HUB_DISABLE_XET is True   # hf_xet's own network stack has no deadline of ours
