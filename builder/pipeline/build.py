@@ -113,7 +113,7 @@ def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
     if not dest.is_dir():
         replace_dir(built, dest)
     else:
-        # named like replace_dir's copies, so what a killed build leaves here is swept (outdir.sweep_temporaries)
+        # owned and named like replace_dir's copies: what a killed build leaves here is swept by the next command
         with owned_temp(".release.carry-", out) as tmp:
             staged = Path(tmp) / "release"
             shutil.copytree(built, staged, ignore=shutil.ignore_patterns(STAGE_RECORD))

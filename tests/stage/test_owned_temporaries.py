@@ -200,3 +200,17 @@ ex.export_harbor({str(rel)!r}, "split_prompt", {str(out)!r})
     _next_command()
     assert not left[0].exists(), "the killed export's folder (hidden tests inside) is still there"
     assert time.monotonic() - started < 60
+
+
+def test_a_build_folder_sweep_puts_back_an_old_release_whose_swap_was_killed(tmp_path):
+    """The build's own sweep of its output folder must not remove the only copy of the release."""
+    from builder.pipeline.outdir import sweep_temporaries
+
+    dead = _dead_owner()
+    aside = tmp_path / f".release.old-{dead}-0badc0de"
+    half = tmp_path / f".release.tmp-{dead}-0badc0d2"
+    (aside / "manifests").mkdir(parents=True), half.mkdir()
+    (aside / "README.md").write_text("the release")
+    sweep_temporaries(tmp_path)
+    assert (tmp_path / "release" / "README.md").read_text() == "the release"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["release"]
