@@ -178,7 +178,8 @@ class SessionTable:
         offsets = self.offsets()
         lengths = self.lengths[rows]
         starts = np.repeat(offsets[:-1][rows], lengths)
-        new_starts = np.repeat(np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64), lengths)
+        # each kept session's first message in the new table (cumsum - length: also right when none is kept)
+        new_starts = np.repeat((np.cumsum(lengths, dtype=np.int64) - lengths).astype(np.int64), lengths)
         msg = starts + (np.arange(int(lengths.sum()), dtype=np.int64) - new_starts)
         keep = _int64s(rows)
         return SessionTable(

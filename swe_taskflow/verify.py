@@ -103,11 +103,18 @@ class VerifyReport:
         return "\n".join(lines)
 
 
-def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path) -> Path:
-    """Download a Hub dataset revision (every file) into ``local_dir`` and return the folder."""
+def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path,
+                     hub_timeout: float | None = None) -> Path:
+    """Download a Hub dataset revision (every file) into ``local_dir`` and return the folder; every request has
+    a deadline (``hub_timeout`` seconds, see :mod:`swe_taskflow.hub_net`)."""
     from huggingface_hub import snapshot_download
+
+    from .hub_net import HubTimeoutError, hub_deadlines
+    hub_deadlines(hub_timeout)
     try:
         path = snapshot_download(hub_id, repo_type="dataset", revision=revision, local_dir=str(local_dir))
+    except HubTimeoutError as exc:
+        raise HubTimeoutError(f"cannot download {hub_id}@{revision or 'main'}: {exc.message}", path=hub_id) from None
     except Exception as exc:  # network, auth, missing revision: one precise line
         raise VerifyError(f"cannot download {hub_id}@{revision or 'main'} ({type(exc).__name__})", kind="missing",
                           path=hub_id, hint="check the id and revision, and HF_HUB_OFFLINE") from None
@@ -444,8 +451,10 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
 
 def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, reprove: bool = False,
                    repos_dir: str | Path | None = None, run_proof: Callable[..., Any] | None = None,
-                   progress: bool = False, tasks: Mapping[str, Any] | None = None) -> VerifyReport:
-    """Verify a release folder, or a Hub dataset id at ``revision``; returns a report (``.ok``, ``.errors``)."""
+                   progress: bool = False, tasks: Mapping[str, Any] | None = None,
+                   hub_timeout: float | None = None) -> VerifyReport:
+    """Verify a release folder, or a Hub dataset id at ``revision``; returns a report (``.ok``, ``.errors``).
+    ``hub_timeout``: the deadline of every Hub request in seconds (:mod:`swe_taskflow.hub_net`)."""
     p = Path(path_or_hub_id)
     if p.exists():
         if revision is not None:
@@ -454,11 +463,11 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
                              tasks=tasks)
     if not HUB_ID_RE.match(str(path_or_hub_id)):
         raise VerifyError("neither a folder nor a Hub dataset id", kind="missing", path=str(path_or_hub_id))
-    import tempfile
+    from .owned import owned_temp
 
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-verify-") as tmp:
+    with owned_temp("swe-taskflow-verify-") as tmp:   # owned: a killed verify's download is swept
         # a local_dir holds real files; the Hub cache would give links into its blob store
-        folder = download_release(str(path_or_hub_id), revision=revision, local_dir=tmp)
+        folder = download_release(str(path_or_hub_id), revision=revision, local_dir=tmp, hub_timeout=hub_timeout)
         report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof,
                                progress=progress, tasks=tasks)
     report.root = f"{path_or_hub_id}@{revision or 'main'}"

@@ -5,7 +5,8 @@ take the parsed ``argparse.Namespace`` and return an exit code. Every error beco
 stderr instead of a traceback: a :class:`TaskflowError` names the file, row and field (exit 2); a
 bad flag is argparse's one line (exit 2); an OS error names its file (exit 2); anything else is an
 internal error (exit 70; ``SWE_TASKFLOW_DEBUG=1`` shows the traceback). SIGTERM and SIGHUP
-interrupt like Ctrl-C, so every ``finally`` (containers, sandboxes, temporary folders) runs.
+interrupt like Ctrl-C, so every ``finally`` (containers, sandboxes, temporary folders) runs; what a
+``kill -9`` left (owned temporary folders of dead processes) is swept before every command.
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             previous[sig] = signal.signal(sig, _raise_interrupted)
     try:
+        from builder.hygiene import sweep_folders, sweep_once
+
+        sweep_once("folders", sweep_folders)   # what killed commands of any kind left (swe_taskflow.owned)
         from .guards import check_io
 
         check_io(args)

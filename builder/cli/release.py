@@ -27,6 +27,7 @@ def register(sub) -> None:
     p.add_argument("--sandbox", help="with --reprove: re-run every proof in this sandbox (docker, bwrap, harbor or "
                                      "harbor:<environment>) instead of the one its report records")
     p.add_argument("--quiet", action="store_true", help="print errors only")
+    _hub_timeout_option(p)
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("push", help="publish a verified release folder to the Hub (one atomic commit + tag)",
@@ -38,6 +39,7 @@ def register(sub) -> None:
     p.add_argument("--private", action="store_true", help="create the repository as private")
     p.add_argument("--record", metavar="DIR",
                    help="where to keep a copy of the published manifest (default: ./manifests when it exists)")
+    _hub_timeout_option(p)
     p.set_defaults(func=cmd_push)
 
     tsub = command_group(sub, "trajectories", dest="trajectories_command", metavar="COMMAND", required=True,
@@ -55,6 +57,13 @@ def register(sub) -> None:
     t.set_defaults(func=cmd_trajectories_import)
 
 
+def _hub_timeout_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--hub-timeout", type=argtypes.seconds, default=None, metavar="SECONDS",
+                   help="how long a Hub request may wait to connect or between two bytes before the command ends "
+                        "(default: SWE_TASKFLOW_HUB_TIMEOUT, else 60; HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT "
+                        "apply to downloads when set)")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from swe_taskflow.verify import verify_release
     run_proof = tasks = None
@@ -67,7 +76,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
     try:
         report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
-                                run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks)
+                                run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks,
+                                hub_timeout=args.hub_timeout)
     finally:   # every environment stopped, also on an error or an interrupt
         if run_proof is not None:
             run_proof.close()
@@ -85,7 +95,8 @@ def cmd_push(args: argparse.Namespace) -> int:
     from pathlib import Path
     from builder.release.push import push_release
     record = args.record or ("manifests" if Path("manifests").is_dir() else None)
-    result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record)
+    result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record,
+                          hub_timeout=args.hub_timeout)
     if result.rewritten:
         print(f"wrote {args.repo} into the card, croissant.json and manifest of the pushed copy "
               f"({args.release} is unchanged)")

@@ -22,7 +22,6 @@ import math
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -32,6 +31,7 @@ import tomli_w
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 from swe_taskflow.stress import DESTRUCTIVE, SECURITY, security_args
 from swe_taskflow.stress_guard import CANARY_DIR
 from swe_taskflow.visibility import agent_view
@@ -459,7 +459,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
     dataset = f"{opts.org}/{registry_name}"
     result = ExportResult(out, dataset)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent))
+    tmp = owned_temp_dir(".export-", out.parent)   # holds hidden tests: owned, so a killed export is swept
     try:
         for row, dirname in zip(rows, dirs):
             task = sources[row["instance_id"]]
@@ -486,9 +486,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
         _write(tmp / REGISTRY_FILE, json.dumps(reg, indent=1, ensure_ascii=False) + "\n")
         result.registry = {"name": registry_name, "version": release.manifest.version,
                            "path": (out / REGISTRY_FILE).as_posix()}
-        if out.exists():
-            out.rmdir()
-        tmp.rename(out)
+        swap_dir(tmp, out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD
+from swe_taskflow.owned import owned_temp, owned_temp_dir, swap_dir
 
 from .jobfiles import MAX_ANSWER_BYTES, MAX_JSON_BYTES, finite, read_bytes
 from .plots import plot_all
@@ -84,7 +84,7 @@ def _trajectory_rows(release_dir: Path, scores: list[TrialScore], first_run: int
     """Trajectory rows of the valid trials (an invalid trial is never stored), named by what ran."""
     from builder.release.trajectories import import_trajectories
     rows = []
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-traj-") as tmp:
+    with owned_temp("swe-taskflow-traj-") as tmp:
         for n, s in enumerate(scores):
             t = s.trial
             if t.trajectory is None or t.invalid:
@@ -138,17 +138,6 @@ def check_results_folder(out: Path) -> None:
                           field="--out", actual=str(out), hint="give a new or empty folder")
 
 
-def _replace_folder(tmp: Path, out: Path) -> None:
-    """Move the finished ``tmp`` to ``out`` (an empty or earlier results folder is replaced)."""
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-    os.replace(tmp, out)
-    if old is not None:
-        shutil.rmtree(old)
-
-
 def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike, out: str | os.PathLike, *,
                judge=None, dataset: str | os.PathLike | None = None, add_to_release: bool = True,
                first_run: int = 0, replace: bool = False, plots: bool = True,
@@ -181,7 +170,7 @@ def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike
         "trials": [_trial_doc(s) for s in scores],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = owned_temp_dir(f".{out.name}.tmp-", out.parent)
     try:
         doc["plots"] = plot_all(summary, relative, tmp, stress=stress) if plots and (summary or stress) else []
         if add_to_release:
@@ -192,7 +181,7 @@ def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike
             manifest = add_trajectories(release_dir, traj_rows, replace=replace) if traj_rows else None
             doc["trajectories"]["manifest"] = None if manifest is None else manifest.path_in_release
         (tmp / "results.json").write_text(_strict_json(doc), encoding="utf-8")
-        _replace_folder(tmp, out)
+        swap_dir(tmp, out)   # an empty or earlier results folder is replaced: old aside, new in, old removed
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

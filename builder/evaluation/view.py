@@ -15,11 +15,11 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _EPOCH = "1970-01-01T00:00:00Z"     # rows carry no times; a fixed one keeps the folder byte-identical
@@ -84,7 +84,7 @@ def write_view(release_dir: str | os.PathLike, out: str | os.PathLike) -> list[s
     if not rows:
         raise ConfigError("the release holds no trajectories (evaluate import adds them)", actual=str(release_dir))
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = owned_temp_dir(f".{out.name}.tmp-", out.parent)
     written = []
     try:
         for row in sorted(rows, key=lambda r: (r["condition"], r["instance_id"], r["model"], int(r["run"]))):
@@ -99,9 +99,7 @@ def write_view(release_dir: str | os.PathLike, out: str | os.PathLike) -> list[s
                                                                                   f"{row['instance_id']}"),
                                                          indent=2, allow_nan=False), encoding="utf-8")
             written.append(f"{job}/{trial}")
-        if out.exists():
-            out.rmdir()
-        os.replace(tmp, out)
+        swap_dir(tmp, out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

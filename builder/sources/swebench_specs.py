@@ -31,12 +31,12 @@ import inspect
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 
 #: The one swebench release whose specs the files are generated from.
 SWEBENCH_VERSION = "4.1.0"
@@ -220,7 +220,7 @@ def write_run_scripts(rows: Iterable[Mapping[str, Any]], out: str | os.PathLike,
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError("output folder exists and is not empty", path=str(out), field="--out")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".run-scripts-", dir=out.parent))
+    tmp = owned_temp_dir(".run-scripts-", out.parent)
     index: dict[str, Any] = {"generator": "builder.sources.swebench_specs", "swebench": SWEBENCH_VERSION, "tasks": {}}
     try:
         for n, row in enumerate(rows, start=1):
@@ -239,9 +239,7 @@ def write_run_scripts(rows: Iterable[Mapping[str, Any]], out: str | os.PathLike,
                                    "parser": spec.parser_name, "image": spec.image, "install_left_out": spec.install,
                                    "files": {k: sha256_hex(v.encode("utf-8")) for k, v in files.items()}}
         (tmp / INDEX_FILE).write_text(json.dumps(index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        if out.exists():
-            out.rmdir()
-        tmp.rename(out)
+        swap_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -256,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="a new (or empty) folder")
     args = ap.parse_args(argv)
     from swe_taskflow.errors import TaskflowError
+    from swe_taskflow.owned import sweep_dead_owners
+
+    sweep_dead_owners()   # what killed commands left, as every swe-taskflow command does first
 
     from . import load_tasks
     try:
