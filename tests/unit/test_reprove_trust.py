@@ -218,3 +218,16 @@ def test_augmentation_limits_below_the_ceilings_are_kept():
     kw = _rerun_kwargs(q, DEFAULT_CEILINGS)
     assert "sandbox" not in kw and kw["timeout_s"] == 20 and kw["limits"]["mem_mb"] == 1024
     assert json.dumps(kw["limits"])   # plain numbers
+
+
+def test_the_image_builders_python_child_never_imports_from_the_callers_folder(tmp_path, monkeypatch):
+    """``swe-taskflow proofs build-image`` asks the host's python3 for its stdlib folder; a ``sysconfig.py`` in the
+    folder it is run from is never imported (old code: ``python -c`` put that folder first on sys.path)."""
+    from builder.proofs.image import _stdlib_dir
+
+    marker = tmp_path / "MARKER"
+    (tmp_path / "sysconfig.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n"
+                                           "def get_paths():\n    return {'stdlib': '/evil'}\n")
+    monkeypatch.chdir(tmp_path)
+    got = _stdlib_dir(Path(sys.executable))
+    assert not marker.exists() and str(got) != "/evil"
