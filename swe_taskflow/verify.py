@@ -5,8 +5,9 @@ data files, features and sizes against the files and the manifest; checks each p
 against the declared features exactly; recomputes TFAS per split from the published target file
 and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.stress);
 checks trajectories are bound to existing split and row hashes; and,
-with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
-passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
+with ``reprove`` (only on a release with no error so far), re-runs every question's proof script through an
+injected ``run_proof`` (the CLI passes ``builder.proofs.ProofRunner``: the auditor's sandbox and ceilings; the
+core never imports the builder, and never passes a report's recorded sandbox) and reproduces every
 augmentation turn's reference (see reprove_rows). Every finding is a :class:`VerifyError` with kind
 missing | unexpected | mismatch, collected in a :class:`VerifyReport`. The pure checks on a release's
 pieces live in swe_taskflow.verify_checks; this module reads the files (a folder, or a Hub revision
