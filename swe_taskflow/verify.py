@@ -377,7 +377,8 @@ def _items(session_rows: Mapping[str, list], repos_dir: Path):
 
 def _note_unknown_sandboxes(items, report) -> None:
     """One line when reports record a sandbox outside :data:`KNOWN_SANDBOXES` (compared, never imported)."""
-    names = sorted({str((q["proof_report"] or {}).get("sandbox") or "") for *_, q, _ in items} - {""}
+    recorded = [(q["proof_report"] or {}).get("sandbox") for *_, q, _ in items]
+    names = sorted({n if isinstance(n, str) else f"<a {type(n).__name__}>" for n in recorded if n}
                    - set(KNOWN_SANDBOXES))
     if names:
         shown = ", ".join(repr(n[:80]) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
