@@ -5,8 +5,9 @@ data files, features and sizes against the files and the manifest; checks each p
 against the declared features exactly; recomputes TFAS per split from the published target file
 and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.stress);
 checks trajectories are bound to existing split and row hashes; and,
-with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
-passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
+with ``reprove`` (only on a release with no error so far), re-runs every question's proof script through an
+injected ``run_proof`` (the CLI passes ``builder.proofs.ProofRunner``: the auditor's sandbox and ceilings; the
+core never imports the builder, and never passes a report's recorded sandbox) and reproduces every
 augmentation turn's reference (see reprove_rows). Every finding is a :class:`VerifyError` with kind
 missing | unexpected | mismatch, collected in a :class:`VerifyReport`. The pure checks on a release's
 pieces live in swe_taskflow.verify_checks; this module reads the files (a folder, or a Hub revision
@@ -64,6 +65,7 @@ class VerifyReport:
     rechecked: int = 0         # augmentation references re-derived (reprove)
     selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
     stress: Mapping[str, str] = field(default_factory=dict)      # stress split -> how its rows were chosen
+    notes: list[str] = field(default_factory=list)   # what the auditor should know that is not an error
 
     @property
     def ok(self) -> bool:
@@ -275,6 +277,35 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
 
 #: Limits a re-run gets when the published report records none (the proofs' defaults).
 DEFAULT_TIMEOUT_S = 60
+#: The limits a re-run gets where its report records none (``builder.proofs.ProofConfig()``; a test keeps them equal).
+DEFAULT_LIMITS: Mapping[str, float] = {"timeout_s": 60.0, "mem_mb": 512, "pids": 64, "cpus": 1.0, "tmpfs_mb": 64,
+                                       "max_output_bytes": 1 << 20, "excerpt_chars": 2000, "stderr_bytes": 4096,
+                                       "fsize_mb": 64}
+#: The auditor's ceilings when the runner names none (``builder.proofs.config.AUDITOR_CEILINGS``: the largest
+#: limits the project's own builds give a proof; a test keeps them equal): a re-run never gets more than these,
+#: whatever a report records.
+DEFAULT_CEILINGS: Mapping[str, float] = {**DEFAULT_LIMITS, "timeout_s": 120.0, "mem_mb": 1024, "pids": 128,
+                                         "tmpfs_mb": 256, "excerpt_chars": 4000}
+#: Sandbox names a report may record that an auditor recognises. A recorded name is only compared with these,
+#: never imported nor used: the re-run happens in the auditor's sandbox (``run_proof``'s own default or its
+#: ``--sandbox``), whatever the release says.
+KNOWN_SANDBOXES = ("docker", "bwrap", "harbor", "harbor:swe_taskflow_harbor.environment:DockerEnvironment")
+
+
+def auditor_limits(recorded: Mapping[str, Any], ceilings: Mapping[str, float]) -> dict[str, float]:
+    """Each limit of a re-run: the recorded value (the default where none is recorded, or the recorded one is
+    not a positive finite number), never above the auditor's ceiling (a release may ask for less than the
+    auditor's machine gives, never more)."""
+    import math
+
+    out: dict[str, float] = {}
+    for key, ceiling in ceilings.items():
+        value = recorded.get(key)
+        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                and value > 0):
+            value = DEFAULT_LIMITS.get(key, ceiling)
+        out[key] = type(ceiling)(min(value, ceiling))
+    return out
 
 
 def find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
@@ -311,12 +342,13 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
                           hint="use `swe-taskflow verify --reprove`, or pass run_proof=builder.proofs.run_proof")
     repos_dir = Path(repos_dir)
     items = list(_items(session_rows, repos_dir))
+    ceilings = dict(getattr(run_proof, "ceilings", None) or DEFAULT_CEILINGS)
+    _note_unknown_sandboxes(items, report)
     ran: dict[str, Any] = {}
     run_many = getattr(run_proof, "run_many", None)
     if callable(run_many):   # every re-run at once: a runner that keeps one environment per task batches them
         todo = [(q, repo) for _, _, _, q, repo in items if repo is not None and q["proof_script"]]
-        results = run_many([(repo, q["proof_script"], _rerun_kwargs(q, augmented=(q.get("kind") or "qa") != "qa"))
-                            for q, repo in todo])
+        results = run_many([(repo, q["proof_script"], _rerun_kwargs(q, ceilings)) for q, repo in todo])
         ran = {q["question_id"]: result for (q, _), result in zip(todo, results)}
     for split, n, r, q, repo in items:
         kind = q.get("kind") or "qa"
@@ -327,7 +359,7 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
         where = dict(path=split, row=n)
         result = None
         if q["proof_script"]:
-            result = _rerun(q, repo, run_proof, report, where, augmented=kind != "qa", ran=ran)
+            result = _rerun(q, repo, run_proof, report, where, ceilings, ran=ran)
         if kind != "qa":
             from .augment.recheck import recheck
             task = (tasks or {}).get(r["instance_id"])
@@ -350,24 +382,33 @@ def _items(session_rows: Mapping[str, list], repos_dir: Path):
                 yield split, n, r, q, find_repo(repos_dir, r)
 
 
-def _rerun_kwargs(q, *, augmented: bool) -> dict[str, Any]:
-    """How a proof is re-run: the image, sandbox and (for augmentation items) limits its report records."""
+def _note_unknown_sandboxes(items, report) -> None:
+    """One line when reports record a sandbox outside :data:`KNOWN_SANDBOXES` (compared, never imported)."""
+    recorded = [(q["proof_report"] or {}).get("sandbox") for *_, q, _ in items]
+    names = sorted({n if isinstance(n, str) else f"<a {type(n).__name__}>" for n in recorded if n}
+                   - set(KNOWN_SANDBOXES))
+    if names:
+        shown = ", ".join(repr(n[:80]) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        report.notes.append(f"proof reports record sandbox {shown}, not one this auditor knows: nothing named there "
+                            "is imported or used; every proof re-runs in the auditor's own sandbox")
+
+
+def _rerun_kwargs(q, ceilings: Mapping[str, float]) -> dict[str, Any]:
+    """How a proof is re-run: the image and limits its report records, the limits capped by the auditor's
+    ceilings (:func:`auditor_limits`). Never the recorded sandbox: the runner's own is used."""
     pr = q["proof_report"] or {}
-    kwargs: dict[str, Any] = {"image": pr.get("image") or None, "sandbox": pr.get("sandbox") or "auto",
-                              "timeout_s": DEFAULT_TIMEOUT_S}
-    limits = _limits(pr) if augmented else {}
-    if limits:
-        kwargs["timeout_s"] = limits.get("timeout_s") or DEFAULT_TIMEOUT_S
-        kwargs["limits"] = limits
-    return kwargs
+    image = pr.get("image")
+    limits = auditor_limits(_limits(pr), ceilings)
+    return {"image": image if isinstance(image, str) and image else None, "timeout_s": limits["timeout_s"],
+            "limits": limits}
 
 
-def _rerun(q, repo, run_proof, report, where, *, augmented: bool, ran: Mapping[str, Any]):
+def _rerun(q, repo, run_proof, report, where, ceilings, *, ran: Mapping[str, Any]):
     pr = q["proof_report"] or {}
     if q["question_id"] in ran:   # re-run already, in a batch (``run_proof.run_many``)
         result = ran[q["question_id"]]
     else:
-        result = run_proof(repo, q["proof_script"], **_rerun_kwargs(q, augmented=augmented))
+        result = run_proof(repo, q["proof_script"], **_rerun_kwargs(q, ceilings))
     report.reproved += 1
     field = f"questions[{q['question_id']}].proof_report"
     if getattr(result, "status", None) != pr.get("status"):
@@ -444,7 +485,9 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
     report.errors += compare_mappings(dict(manifest.questions), questions, what="question proof report",
                                       where=rel_m)
     report.questions = len(questions)
-    if reprove:
+    if reprove and report.errors:   # nothing of a release that does not verify is run
+        report.notes.append(f"nothing re-proved: the release has {len(report.errors)} error(s) above")
+    elif reprove:
         reprove_rows(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
 
@@ -475,4 +518,4 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
 
 
 __all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "download_release", "reprove_rows",
-           "find_repo", "DEFAULT_TIMEOUT_S"]
+           "find_repo", "DEFAULT_TIMEOUT_S", "DEFAULT_CEILINGS", "DEFAULT_LIMITS", "KNOWN_SANDBOXES", "auditor_limits"]

@@ -24,8 +24,17 @@ def register(sub) -> None:
     p.add_argument("--tasks", metavar="SPEC", help="the source tasks (file, folder or Hub id, with gold patches): "
                                                    "--reprove then also checks every augmentation reference "
                                                    "derived from a gold patch")
-    p.add_argument("--sandbox", help="with --reprove: re-run every proof in this sandbox (docker, bwrap, harbor or "
-                                     "harbor:<environment>) instead of the one its report records")
+    p.add_argument("--sandbox", default="auto",
+                   help="with --reprove: the auditor's sandbox every proof re-runs in (auto: docker when a daemon "
+                        "answers, else bwrap; harbor or harbor:<environment>); the sandbox a report records is "
+                        "only compared, never used")
+    p.add_argument("--max-timeout-s", type=argtypes.seconds, metavar="S",
+                   help="with --reprove: the most seconds one re-run may take (default 120; a report's own "
+                        "value is kept only when lower)")
+    p.add_argument("--max-mem-mb", type=argtypes.int_range(16, 1 << 20), metavar="MB",
+                   help="with --reprove: the most memory one re-run may use (default 1024)")
+    p.add_argument("--max-tmpfs-mb", type=argtypes.int_range(1, 1 << 20), metavar="MB",
+                   help="with --reprove: the size of each writable tmpfs of a re-run (default 256)")
     p.add_argument("--quiet", action="store_true", help="print errors only")
     _hub_timeout_option(p)
     p.set_defaults(func=cmd_verify)
@@ -68,9 +77,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from swe_taskflow.verify import verify_release
     run_proof = tasks = None
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
+        from dataclasses import replace
+
         from builder.proofs import ProofRunner
-        # --sandbox: proved by one sandbox, re-proved by another; harbor: one environment per task
-        run_proof = ProofRunner(args.sandbox or "")
+        from builder.proofs.config import AUDITOR_CEILINGS
+        # the auditor's machine decides where and under which limits (docs/proofs.md, "What is trusted")
+        ceilings = {k: v for k, v in (("timeout_s", args.max_timeout_s), ("mem_mb", args.max_mem_mb),
+                                      ("tmpfs_mb", args.max_tmpfs_mb)) if v is not None}
+        run_proof = ProofRunner(args.sandbox or "auto", ceilings=replace(AUDITOR_CEILINGS, **ceilings))
     if args.tasks:
         from builder.sources import load_tasks
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
@@ -81,6 +95,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     finally:   # every environment stopped, also on an error or an interrupt
         if run_proof is not None:
             run_proof.close()
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     if report.errors:
         for e in report.errors:
             print(f"{e.kind}: {e}", file=sys.stderr)
