@@ -1,7 +1,7 @@
 """The release pipeline's stages, in build order, with what each one's cache key depends on.
 
-ingest -> classify_prompts -> split -> questions -> proofs -> augment -> classify_turns -> assemble
--> select -> write -> verify -> report. Each stage module (builder.pipeline.stages) has one
+ingest -> classify_prompts -> split -> questions -> proofs -> augment -> stress -> classify_turns
+-> assemble -> select -> write -> verify -> report (``STAGE_NAMES``; a test keeps this line equal to it). Each stage module (builder.pipeline.stages) has one
 ``run(inputs, ctx) -> Outputs`` with its typed ``Inputs``. Declared here: the recipe sections each stage
 receives (nothing else of the recipe reaches it) and the files the recipe points it at; the code and package
 data it runs are derived from its module's import closure, never listed by hand.
