@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, InputError
 
-_SCALARS = {"str": str, "int": int, "float": (int, float), "bool": bool}
+_SCALARS: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 
 def _describe(value: Any) -> str:
