@@ -97,3 +97,20 @@ def test_dry_run_refuses_the_misspelt_backend_before_any_stage(tmp_path, capsys)
 
 def test_a_good_table_passes_preflight(tmp_path):
     preflight(load_recipe(_recipe(tmp_path, "augmentations", TABLE.format(s="augmentations", b="replay"))))
+
+
+def test_the_stages_open_the_backend_the_table_names(tmp_path):
+    """The splitter, the question miner's backend and both writers are built from the one table."""
+    from builder import llm
+    from builder.augment import LLMWriter, get_writer
+    from builder.pipeline.stages.split import make_splitter
+
+    for section in ("augmentations", "stress"):
+        r = load_recipe(_recipe(tmp_path, section, TABLE.format(s=section, b="replay")))
+        writer, backend = get_writer(getattr(r, section), r.resolve, section=section)
+        assert isinstance(writer, LLMWriter) and isinstance(backend, llm.ReplayBackend)
+        assert backend.store is not None and backend.config.model == "m"
+    r = load_recipe(_recipe(tmp_path, "split", TABLE.format(s="split", b="replay")))
+    assert isinstance(make_splitter(r).llm, llm.ReplayBackend)
+    r = load_recipe(_recipe(tmp_path, "questions", TABLE.format(s="questions", b="replay")))
+    assert isinstance(llm.backend_from(r.questions.llm, r.resolve), llm.ReplayBackend)
