@@ -11,6 +11,7 @@ beyond its sections (its target, the selection's configuration, each split's rul
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import tomllib
 import warnings
@@ -416,10 +417,11 @@ def _section(cls, table: Any, *, path: Path, name: str):
     if flat and isinstance(table.get("llm"), dict):
         raise ConfigError(f"{name}.{flat[0]} beside the [{name}.llm] table", path=str(path), field=f"{name}.{flat[0]}",
                           hint=f"write it in [{name}.llm] as {_FLAT_LLM_KEYS[flat[0]]}")
-    if flat:
-        warnings.warn(f"{path}: the flat keys {', '.join(f'{name}.{k}' for k in flat)} are deprecated and read for "
-                      f"one more release: write them as a [{name}.llm] table with "
-                      f"{', '.join(f'{_FLAT_LLM_KEYS[k]} = ...' for k in flat)}", FutureWarning, stacklevel=2)
+    if flat:   # named at the recipe file, not at this line; the text is what to write instead
+        new = "\n".join(f"{_FLAT_LLM_KEYS[k]} = {json.dumps(table[k])}" for k in flat)
+        warnings.warn_explicit(f"{', '.join(f'{name}.{k}' for k in flat)}: flat LLM keys are deprecated (read for one "
+                               f"more release); write them as a table:\n[{name}.llm]\n{new}", FutureWarning,
+                               filename=str(path), lineno=0)
         table = {k: v for k, v in table.items() if k not in flat} | {"llm": {_FLAT_LLM_KEYS[k]: table[k] for k in flat}}
     try:
         return from_table(cls, table, path=str(path), section=name, resolve=partial(_resolve, path.parent))

@@ -49,8 +49,10 @@ def test_an_unknown_backend_fails_at_load_naming_file_key_and_the_known_ones(tmp
 
 @pytest.mark.parametrize("section", LLM_SECTIONS)
 def test_flat_keys_still_load_with_a_deprecation_hint_and_hash_as_before(tmp_path, section):
-    with pytest.warns(FutureWarning, match=rf"r\.toml.*{section}\.llm.*deprecated.*\[{section}\.llm\] table"):
+    with pytest.warns(FutureWarning, match=rf"{section}\.llm, {section}\.model, {section}\.responses: .*deprecated"
+                                           rf"(.|\n)*\[{section}\.llm\]\nbackend = \"replay\"\nmodel = \"m\"") as seen:
         flat = load_recipe(_recipe(tmp_path, section, FLAT.format(s=section, b="replay")))
+    assert seen[0].filename.endswith("r.toml")                    # named at the recipe, not at the code
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)            # the table spelling warns of nothing
         table = load_recipe(_recipe(tmp_path, section, TABLE.format(s=section, b="replay")))
