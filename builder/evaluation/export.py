@@ -38,7 +38,10 @@ from swe_taskflow.visibility import agent_view
 
 from .options import ExportOptions
 from swe_taskflow.release import open_release
-from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
+
+from builder.task_files import patch_parts
+
+from .source import RunSpec, load_source_tasks, run_spec_for
 
 EXPORT_FORMAT = 1
 ISSUE = "issue"

@@ -114,7 +114,8 @@ def test_the_static_closure_covers_what_python_imports(stage):
 
 #: Shipped files no build reads: licenses and attributions, the response store's README, and the script the
 #: README's offline Harbor run gives mini-swe-agent's deterministic model (read inside Harbor, not by a stage).
-NEVER_READ_BY_A_BUILD = ("ATTRIBUTION.md", "LICENSE-SWE-Bench-Pro.txt", "README.md", "submit-each-turn.json")
+NEVER_READ_BY_A_BUILD = ("ATTRIBUTION.md", "LICENSE-SWE-Bench-Pro.txt", "README.md", "submit-each-turn.json",
+                         "py.typed")   # PEP 561: a marker for type checkers, empty
 
 
 def _recipe_inputs() -> set[Path]:
