@@ -4,7 +4,8 @@ mini-swe-agent retries every model error but a few ten times with backoff up to 
 ``OPENAI_BASE_URL`` cost ~8.5 minutes of "Retrying ... Connection error" lines per trial before anything
 said what was wrong (issue 36). A refused connection, a refused key or an unknown model/path is no
 transient fault: :func:`is_endpoint_error` recognises them (the agent then raises :class:`ModelEndpointError`,
-which the model does not retry), and :func:`endpoint_line` says which endpoint failed and how, with no secret in it (Harbor writes the line into ``result.json``).
+which the model does not retry), and :func:`endpoint_line` says which endpoint failed and how, with no
+secret in it (Harbor writes the line into ``result.json``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ _CONNECT = ("ConnectError", "ConnectionRefusedError", "gaierror", "APIConnection
 #: Timeouts are slow endpoints, not wrong ones: they stay retried.
 _TIMEOUT = ("APITimeoutError", "Timeout", "ConnectTimeout", "TimeoutError", "ReadTimeout")
 #: Where LiteLLM finds a provider's base URL when the model's kwargs name none.
-_BASE_ENV = {"openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "anthropic": ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"),
-             "azure": ("AZURE_API_BASE",), "ollama": ("OLLAMA_API_BASE",)}
+_BASE_ENV = {"openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+             "anthropic": ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"), "azure": ("AZURE_API_BASE",), "ollama": ("OLLAMA_API_BASE",)}
 _KEYISH = re.compile(r"\b(sk|pk|key|tok)[-_][A-Za-z0-9_*.-]{6,}", re.I)
 
 

@@ -518,5 +518,6 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
-           "answer_instruction", "unanswerable_debug_turns", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
+           "answer_instruction", "unanswerable_debug_turns", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE",
+           "task_dirs",
            "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest", "task_files", "toml_dumps"]

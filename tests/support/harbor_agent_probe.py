@@ -83,7 +83,8 @@ async def _main(spec: dict) -> dict:
         base = chat.url
     logs = Path(tempfile.mkdtemp(prefix="agent-probe-"))
     agent = MiniSweAgent(logs, model_name="openai/gpt-5-mini",
-                         model_kwargs={"api_base": base, **spec.get("model_kwargs", {})}, **spec.get("agent_kwargs", {}))
+                         model_kwargs={"api_base": base, **spec.get("model_kwargs", {})},
+                         **spec.get("agent_kwargs", {}))
     env = StandInEnvironment()
     out: dict = {"base": base, "raised": None}
     t0 = time.monotonic()

@@ -37,7 +37,8 @@ diff --git a/tests/auth_tests/test_validators.py b/tests/auth_tests/test_validat
 def test_the_files_a_patch_touches():
     assert patch_files(PATCH) == {"tests/test_persistence.py", "internal/config/config_test.go",
                                   "tests/auth_tests/test_validators.py"}
-    assert file_of_test("tests/x.py::T::t") == "tests/x.py" and file_of_test("test/user.js | User should x") == "test/user.js"
+    assert file_of_test("tests/x.py::T::t") == "tests/x.py"
+    assert file_of_test("test/user.js | User should x") == "test/user.js"
     assert file_of_test("TestLoad/sub") is None
 
 
