@@ -58,12 +58,14 @@ def test_frame_issue_false_sends_the_issue_turn_as_written_too(harbor_venv, tmp_
     assert _users(out["requests"][-1]) == [ISSUE_1, QA]
 
 
-def test_a_refused_endpoint_fails_the_turn_at_once_in_one_line(harbor_venv, tmp_path):
-    out = _probe(harbor_venv, tmp_path, {"turns": [ISSUE_1], "mode": "refused"})
+@pytest.mark.parametrize("from_env", [False, True], ids=["api_base", "OPENAI_BASE_URL"])
+def test_a_refused_endpoint_fails_the_turn_at_once_in_one_line(harbor_venv, tmp_path, from_env):
+    out = _probe(harbor_venv, tmp_path, {"turns": [ISSUE_1], "mode": "refused", "base_from_env": from_env})
     raised = out["raised"]
     assert raised["exception_type"] == "ModelEndpointError"            # what Harbor writes into result.json
     msg = raised["exception_message"]
     assert "\n" not in msg and out["base"] in msg and "Connection refused" in msg and "not retried" in msg
+    assert ("(from OPENAI_BASE_URL)" if from_env else "(from model_kwargs)") in msg
     assert KEY not in msg
     assert out["seconds"] < 10, out["seconds"]                           # not minutes of retries
     assert out["commands"] == []

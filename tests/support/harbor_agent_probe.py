@@ -3,7 +3,8 @@ venv, without Docker: a stand-in environment runs no command (``echo`` output on
 a loopback endpoint (or a refused port). Prints one JSON line: what the endpoint received, what was raised
 and when. Run as ``HARBOR_PY tests/support/harbor_agent_probe.py SPEC.json`` with the repository on PYTHONPATH.
 
-SPEC: ``{"turns": [...], "mode": "ok" | "refused" | "cancel", "server": "busy" | "failing", "agent_kwargs": {...}}``:
+SPEC: ``{"turns": [...], "mode": "ok" | "refused" | "cancel", "server": "busy" | "failing", "agent_kwargs": {...},
+"model_kwargs": {...}, "base_from_env": bool}`` (the endpoint in OPENAI_BASE_URL, not ``api_base``):
 ``cancel`` cancels the first turn once the endpoint saw ``cancel_after`` requests, then watches for 6 s;
 the ``busy`` endpoint never ends the turn (commands that finish nothing), the ``failing`` one answers 500
 (mini-swe-agent retries it after 4 s, 8 s, ...).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import sys
 import tempfile
@@ -82,8 +84,12 @@ async def _main(spec: dict) -> dict:
         chat = LoopbackChat(respond)
         base = chat.url
     logs = Path(tempfile.mkdtemp(prefix="agent-probe-"))
-    agent = MiniSweAgent(logs, model_name="openai/gpt-5-mini",
-                         model_kwargs={"api_base": base, **spec.get("model_kwargs", {})},
+    if spec.get("base_from_env"):       # as the README's blocks point LiteLLM at an endpoint
+        os.environ["OPENAI_BASE_URL"] = base
+        kwargs = dict(spec.get("model_kwargs", {}))
+    else:
+        kwargs = {"api_base": base, **spec.get("model_kwargs", {})}
+    agent = MiniSweAgent(logs, model_name="openai/gpt-5-mini", model_kwargs=kwargs,
                          **spec.get("agent_kwargs", {}))
     env = StandInEnvironment()
     out: dict = {"base": base, "raised": None}
