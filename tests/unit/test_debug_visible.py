@@ -64,3 +64,13 @@ def test_export_warns_once_per_unanswerable_debug_turn():
     (line,) = unanswerable_debug_turns(row, SimpleNamespace(test_patch=PATCH))
     assert line.startswith("t-1 turn 1: ") and "tests/test_persistence.py" in line and "cannot see" in line
     assert unanswerable_debug_turns(row, SimpleNamespace(test_patch="")) == []
+
+
+def test_the_count_tool(tmp_path):
+    import json
+    from tools.debug_visibility import count
+    rows = [{"fail_to_pass": json.dumps(["tests/test_persistence.py::C::t", "tests/test_cli.py::C::t"]),
+             "test_patch": PATCH}, {"FAIL_TO_PASS": ["TestLoad"], "test_patch": ""}]
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert count(str(path)) == (1, 2, 2, 1)
