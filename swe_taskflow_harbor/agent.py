@@ -60,11 +60,12 @@ subshell: directory and environment changes do not persist (prefix a command wit
 When you are done with the user's current request, issue `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` on its own,
 not combined with any other command. The user may then send the next request in this same conversation."""
 ATIF_FILE, NATIVE_FILE = "trajectory.json", "mini-swe-agent.trajectory.json"
+SCHEMA_VERSION = "ATIF-v1.8"
 
 
 class TurnCancelled(Exception):
-    """Raised in the worker thread, before any model call or command, once Harbor cancelled the trial."""
-SCHEMA_VERSION = "ATIF-v1.8"
+    """Raised in the worker thread, before any model call or command, once Harbor cancelled the step (the
+    session stays cancelled: a later step's turn ends ``Cancelled`` at once, as before)."""
 
 
 def _text(content: Any) -> str:
