@@ -106,6 +106,8 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
         print(f"exported {len(result.tasks)} tasks ({steps} steps) of condition {args.condition} to {args.out} "
               f"as Harbor dataset {result.dataset_name}; by name: harbor run -d {reg['name']}@{reg['version']} "
               f"--registry-path {reg['path']}")
+    for line in result.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     return 0
 
 
