@@ -154,7 +154,7 @@ def swap_dir(new: str | os.PathLike, dest: str | os.PathLike) -> None:
 
 def _recorded_paths(records: Path, owner: str) -> list[tuple[Path, Path | None]]:
     """(folder, where to restore it or None) for each record of an owner whose folder name carries its tag."""
-    paths = []
+    paths: list[tuple[Path, Path | None]] = []
     try:
         entries = list((records / RECORDS).iterdir())
     except OSError:
@@ -187,6 +187,8 @@ def sweep_dead_owners(root: str | os.PathLike | None = None) -> list[str]:
         if not p.name.startswith(f"{PREFIX}-") or p.is_symlink() or not p.is_dir() or not owner_dead(p.name):
             continue
         m = OWNER_RE.search(p.name)
+        if m is None:
+            continue
         with contextlib.suppress(OSError):
             if p.stat().st_uid == uid:   # records only from our own user's folders
                 for path, back in _recorded_paths(p, m.group(0)):
