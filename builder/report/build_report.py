@@ -7,8 +7,9 @@ summary. Everything shown is derived from the build's content (no wall times), s
 two builds of the same inputs is the same.
 
 The target is published as aggregate vectors only (no sessions), so its Sankey is drawn from
-sessions *simulated* from its transition matrix P_R (a Markov chain from START to END, seeded,
-kept to the target's session filter); the page says so under the picture.
+sessions *simulated* from it: lengths from its P_L (exact to one session), intents walking its transition
+matrix P_R (seeded); the page says so under the picture. Every number a picture encodes is checked against
+the data it claims to show (``tests/stage/test_report_pictures.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from swe_taskflow.errors import FlowError
-from swe_taskflow.flow import N_SIDE, RETAINED, count_sessions, score
+from swe_taskflow.flow import LENGTH_BINS, N_SIDE, RETAINED, count_sessions, score
 from swe_taskflow.gap import gap_table, render_markdown
 from swe_taskflow.markdown import table as md_table
 from swe_taskflow.stress import is_stress_split
@@ -35,7 +36,7 @@ STRESS_WHY = ("A selection that maximizes alignment with observed frequencies pu
        "task counts, reported separately from the calibrated core and decided before optimization. These splits "
        "are those slices: they are not in the TFAS tables above, no TFAS is computed for them, and the "
        "TFAS-optimized selection never saw them.")
-#: Sessions drawn from the target's P_R for its Sankey, and the seed of that draw.
+#: Sessions drawn from the target's P_L and P_R for its Sankey, and the seed of that draw.
 TARGET_SAMPLE = 2000
 TARGET_SEED = 0
 
@@ -67,35 +68,60 @@ class ReportData:
     stress: Mapping[str, Any] = field(default_factory=dict)
 
 
+def target_length_counts(target: Target, n: int = TARGET_SAMPLE) -> list[int]:
+    """Sessions per length bin (``LENGTH_BINS``) of ``n`` drawn sessions: the target's P_L times ``n``, rounded by
+    largest remainder, so the picture's END and ``continues`` nodes show P_L to within one session."""
+    p = np.asarray(target.flow.length, dtype=np.float64)
+    p = p / p.sum()
+    raw = p * n
+    counts = np.floor(raw).astype(np.int64)
+    for i in np.argsort(-(raw - counts), kind="stable")[: n - int(counts.sum())]:
+        counts[i] += 1
+    return [int(c) for c in counts]
+
+
 def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
                              max_len: int = 60) -> list[list[str]]:
-    """Sessions drawn from the target's transition matrix (rows START + 13 intents, columns 13 + END).
+    """Sessions whose lengths are the target's P_L (:func:`target_length_counts`) and whose intents walk its
+    transition matrix P_R (rows START + 13 intents, columns 13 + END), seeded.
 
-    Only sessions with at least ``target.min_messages`` messages are kept (the target's own filter).
+    The target publishes aggregate vectors only. Walking P_R alone from START to END gave the lengths P_R implies,
+    not P_L (issue 36: 10.7% of the drawn sessions ended after 3 messages where P_L says 19.6%), so each session
+    first draws its length bin, then walks P_R with END masked until the bin's shortest length and forced at its
+    longest (``6-10``: 6 to 10 messages; ``11+``: 11 to ``max_len``).
     """
     rng = np.random.default_rng(seed)
     mat = np.asarray(target.flow.transition, dtype=np.float64).reshape(N_SIDE, N_SIDE)
-    rows = mat.sum(axis=1, keepdims=True)
-    probs = np.divide(mat, rows, out=np.zeros_like(mat), where=rows > 0)
-    start, end = N_SIDE - 1, N_SIDE - 1
+    start = end = N_SIDE - 1
+    bins = [b for b, k in enumerate(target_length_counts(target, n)) for _ in range(k)]
+    rng.shuffle(bins)
     out: list[list[str]] = []
-    attempts = 0
-    while len(out) < n and attempts < 50 * n:
-        attempts += 1
+    for b in bins:
+        lo, hi = _bin_range(LENGTH_BINS[b], max_len)
         seq: list[str] = []
         state = start
-        while len(seq) < max_len:
-            p = probs[state]
-            if p.sum() <= 0:
-                break
-            nxt = int(rng.choice(N_SIDE, p=p / p.sum()))
+        while len(seq) < hi:
+            row = mat[state].copy()
+            if len(seq) < lo:
+                row[end] = 0.0
+            if row.sum() <= 0:          # an intent P_R only ever ends after: go on as a session starts
+                row = mat[start].copy()
+                row[end] = 0.0
+            nxt = int(rng.choice(N_SIDE, p=row / row.sum()))
             if nxt == end:
                 break
             seq.append(RETAINED[nxt])
             state = nxt
-        if len(seq) >= max(1, target.min_messages):
-            out.append(seq)
+        out.append(seq)
     return out
+
+
+def _bin_range(label: str, max_len: int) -> tuple[int, int]:
+    """Shortest and longest session length of a P_L bin (``"3"``, ``"6-10"``, ``"11+"``)."""
+    if label.endswith("+"):
+        return int(label[:-1]), max(int(label[:-1]), max_len)
+    lo, _, hi = label.partition("-")
+    return int(lo), int(hi or lo)
 
 
 def tfas_rows(target: Target, source: Sequence[Sequence[str]],
@@ -178,11 +204,12 @@ def _draw_sankeys(data: ReportData, out_dir: Path) -> list[tuple[str, str, str]]
     pictures.append(("Source benchmark", "sankey_source.png",
                      "Each task's original single-message prompt, labelled by the build's classifier."))
     plot_sankey(target_sessions, out_dir / "sankey_target.png",
-                title=f"Target '{data.target.name}' (simulated from P_R, {len(target_sessions)} sessions)")
+                title=f"Target '{data.target.name}' (simulated from P_L and P_R, {len(target_sessions)} sessions)")
     pictures.append((f"Target: {data.target.name}", "sankey_target.png",
-                     f"Simulated: {len(target_sessions)} sessions drawn from the target's transition matrix P_R "
-                     f"(seed {TARGET_SEED}), kept to its filter (>= {data.target.min_messages} messages). "
-                     "The target file holds aggregate vectors only; no session text or sequence is published."))
+                     f"Simulated: {len(target_sessions)} sessions whose lengths are the target's P_L (to one "
+                     f"session; its filter: >= {data.target.min_messages} messages) and whose intents walk its "
+                     f"transition matrix P_R (seed {TARGET_SEED}). The target file holds aggregate vectors only; "
+                     "no session text or sequence is published."))
     for cond, sessions in data.conditions.items():
         if not sessions:
             continue
@@ -400,4 +427,4 @@ def markdown_to_html(text: str, *, title: str) -> str:
             f"<style>{style}</style></head><body>\n{body}</body></html>\n")
 
 
-__all__ = ["ReportData", "render", "simulate_target_sessions", "tfas_rows", "markdown_to_html"]
+__all__ = ["ReportData", "render", "simulate_target_sessions", "target_length_counts", "tfas_rows", "markdown_to_html"]
