@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from swe_taskflow.words import counted
+
 from . import argtypes
 from .groups import command_group
 
@@ -105,6 +107,6 @@ def cmd_trajectories_import(args: argparse.Namespace) -> int:
                                fmt=args.format)
     manifest = add_trajectories(args.release, rows, replace=args.replace)
     n = sum(s.rows for s in manifest.splits if s.config == "trajectories")
-    print(f"imported {len(rows)} trajectories into {args.release} ({n} in the release); "
+    print(f"imported {counted(len(rows), 'trajectory')} into {args.release} ({n} in the release); "
           f"manifest {manifest.path_in_release}")
     return 0

@@ -28,6 +28,7 @@ from swe_taskflow.gap import gap_table, render_markdown
 from swe_taskflow.markdown import table as md_table
 from swe_taskflow.stress import is_stress_split
 from swe_taskflow.target import Target
+from swe_taskflow.words import counted
 
 #: Why the stress-test slices exist and stand apart (the report's words for the paper's Appendix C, step 7).
 STRESS_WHY = ("A selection that maximizes alignment with observed frequencies pushes rare intents toward zero; the "
@@ -214,8 +215,8 @@ def _draw_sankeys(data: ReportData, out_dir: Path) -> list[tuple[str, str, str]]
         if not sessions:
             continue
         name = f"sankey_{cond}.png"
-        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({len(sessions)} sessions)")
-        pictures.append((f"Condition: {cond}", name, f"{len(sessions)} sessions of the released split `{cond}`."))
+        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({counted(len(sessions), 'session')})")
+        pictures.append((f"Condition: {cond}", name, f"{counted(len(sessions), 'session')} of the released split `{cond}`."))
     return pictures
 
 
