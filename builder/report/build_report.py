@@ -157,19 +157,49 @@ def _fmt(row: Mapping[str, Any], key: str, spec: str) -> str:
     return format(row[key], spec) if key in row else "-"
 
 
+#: The first column's heading of a count table whose keys are not statuses (issue 36: "Rows per condition"
+#: headed its condition names "status").
+_KEY_HEADS = {"Rows per condition (released)": ("condition", "rows"),
+              "Rows carrying questions, per condition": ("condition", "rows with questions"),
+              "Proof sandbox": ("setting", "value"), "Turn intents": ("what", "value"),
+              "Evaluation-context checks": ("check", "value"), "Condition row status": ("condition", "count"),
+              "Questions by task": ("task", "questions")}
+
+
+def _key_head(section: str) -> tuple[str, str]:
+    """The headings of a count section's table (by the section title's start; statuses by default)."""
+    return next((h for k, h in _KEY_HEADS.items() if section.startswith(k)), ("status", "count"))
+
+
+def _inline(values: Any) -> str:
+    """A small mapping or list as words ("0: 16, 1: 1"), never raw JSON."""
+    if isinstance(values, Mapping):
+        return ", ".join(f"{k}: {_inline(v)}" for k, v in values.items()) or "none"
+    if isinstance(values, (list, tuple)):
+        return ", ".join(_inline(v) for v in values) or "none"
+    return str(values)
+
+
+def _mapping_table(values: Mapping[str, Any], head: tuple[str, str]) -> list[str]:
+    """A mapping as a table: one row per key; values that are mappings spread over one column per inner key."""
+    inner = [k for v in values.values() if isinstance(v, Mapping) for k in v]
+    cols = list(dict.fromkeys(inner))
+    if not cols:
+        return md_table(list(head), [(k, _inline(v)) for k, v in values.items()])
+    return md_table([head[0], *cols], [(k, *((v.get(c, 0) for c in cols) if isinstance(v, Mapping) else
+                                             (_inline(v), *[""] * (len(cols) - 1)))) for k, v in values.items()])
+
+
 def _counts_md(counts: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     for section, values in counts.items():
         out += [f"### {section}", ""]
         if isinstance(values, Mapping) and not values:
             out.append("none")
-        elif isinstance(values, Mapping) and values and all(not isinstance(v, Mapping) for v in values.values()):
-            out += md_table(["status", "count"], values.items())
         elif isinstance(values, Mapping):
-            for k, v in values.items():
-                out.append(f"- **{k}**: {json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v}")
+            out += _mapping_table(values, _key_head(section))
         else:
-            out.append(str(values))
+            out.append(_inline(values))
         out.append("")
     return out
 
@@ -241,9 +271,9 @@ def _report_md(data: ReportData, tfas: Sequence[Mapping[str, Any]], gaps: Mappin
     md += intents_md(data.question_intents)
     md += augmentation_md(data.augmentations)
     md += stress_md(data.stress.get("summary") or {}, data.stress.get("slices") or [])
-    md += ["## Task Flow pictures", ""]
+    md += ["## Task Flow pictures", "", "Each picture links to its full-size PNG.", ""]
     for title, name, caption in pictures:
-        md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
+        md += [f"### {title}", "", f"[![{title}]({name})]({name})", "", caption, ""]
     md += _gaps_md(data, gaps)
     md += ["## Counts per status", "", *_counts_md(data.counts)]
     return md + _llm_md(data.llm) + _verify_md(data.verify) + _stages_md(data.stages)
@@ -280,7 +310,7 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
         out += md_table(["family", "S_L", "S_T", "S_R", "TFAS", "turns", "augmentation turns", "by kind"],
                       [(r["family"], f"{r['S_L']:.3f}", f"{r['S_T']:.3f}", f"{r['S_R']:.3f}", f"{r['tfas']:.1f}",
                         r["turns"], r["augmentation_turns"],
-                        json.dumps(r["by_kind"], sort_keys=True) if r["by_kind"] else "-") for r in table])
+                        _inline(dict(sorted(r["by_kind"].items()))) if r["by_kind"] else "-") for r in table])
         out.append("")
     out += _creation_md(stage, "item")
     out += ["", "### Not proposed", ""]
@@ -291,14 +321,14 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
                    + ", ".join(f"`{x}`" for x in stage["unknown_task_specs"]))
     if stage.get("not_tried_after_acceptance"):
         out.append(f"- generated specs not tried once a kind had its items: "
-                   f"{json.dumps(stage['not_tried_after_acceptance'], sort_keys=True)}")
+                   f"{_inline(dict(sorted(stage['not_tried_after_acceptance'].items())))}")
     dis = data.get("disagreements") or {}
     out += ["", "### Classifier on the generated texts", "",
             f"Turn intents used for TFAS: **{data.get('intents', 'declared')}** "
             "(`declared`: the kind's intent; `classify`: the classifier's label, as for every message).", ""]
     if dis:
         out += md_table(["kind", "declared intent", "texts", "labelled as declared", "labels"],
-                      [(k, v["declared"], v["texts"], v["agree"], json.dumps(v["labels"], sort_keys=True))
+                      [(k, v["declared"], v["texts"], v["agree"], _inline(dict(sorted(v["labels"].items()))))
                        for k, v in dis.items()])
         items = [(k, i) for k, v in dis.items() for i in v["items"]]
         if items:
@@ -335,7 +365,7 @@ def stress_md(summary: Mapping[str, Any], slices: Sequence[Mapping[str, Any]]) -
     if summary.get("unknown_task_specs"):
         out += ["", "Specs for tasks not in this build (not checked): "
                 + ", ".join(f"`{x}`" for x in summary["unknown_task_specs"])]
-    out += ["", f"Sandbox: {json.dumps({k: (summary.get('sandbox') or {}).get(k) for k in ('sandbox', 'tasks')})}; "
+    out += ["", f"Sandbox: {_inline({k: (summary.get('sandbox') or {}).get(k) for k in ('sandbox', 'tasks')})}; "
             f"writer: {(summary.get('writer') or {}).get('name', '?')}.", ""]
     return out
 
@@ -365,14 +395,19 @@ def _selection_md(sel: Mapping[str, Any]) -> list[str]:
     if not sel:
         return []
     cons = sel.get("constraints", {})
-    return ["## TFAS-optimized selection", "",
-            f"- configuration: {sel.get('config_text', json.dumps(sel.get('config', {}), sort_keys=True))}",
-            f"- sessions by number of questions: {json.dumps(sel.get('sessions_by_questions', {}))}",
-            f"- placement: {json.dumps(sel.get('placement', {}))}",
-            f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
-            "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
-                                                               for k, c in cons.items()) or "none recorded"),
-            f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
+    config = sel.get("config", {})
+    md = ["## TFAS-optimized selection", "",
+          f"- configuration: {sel.get('config_text') or _inline(dict(sorted(config.items())))}",
+          "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
+                                                             for k, c in cons.items()) or "none recorded"),
+          f"- search: {_inline(dict(sorted(config.items())))}", ""]
+    for title, key, head in (("Sessions by number of questions", "sessions_by_questions", ("questions", "sessions")),
+                             ("Placement of the questions", "placement", ("placement", "sessions")),
+                             ("Questions by slot", "questions_by_slot", ("slot", "questions"))):
+        values = sel.get(key) or {}
+        md += [f"### {title}", "", *(md_table(list(head), [(k, _inline(v)) for k, v in values.items()])
+                                     if values else ["none"]), ""]
+    return md
 
 
 def _gaps_md(data: ReportData, gaps: Mapping[str, Any]) -> list[str]:
