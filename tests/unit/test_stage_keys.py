@@ -15,7 +15,7 @@ import pytest
 
 from builder.pipeline import registry
 from builder.pipeline.code_closure import PROJECT_PACKAGES, CodeBase, installed, is_recipe
-from builder.pipeline.recipe import load_recipe, parse_recipe
+from builder.pipeline.recipe import load_recipe, parse_recipe, resolve_path
 from builder.pipeline.runner import RecipeSlice, UndeclaredRecipeRead, stage_key
 from builder.resources import builder_path
 
@@ -124,7 +124,7 @@ def _recipe_inputs(root: Path) -> set[Path]:
 
     def walk(v, base: Path):
         if isinstance(v, str) and v:
-            p = (base / v).resolve()
+            p = resolve_path(base, v)
             if p.exists():
                 out.add(p)
         elif isinstance(v, dict):
