@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -450,12 +451,20 @@ def _stages_md(stages: Sequence[Mapping[str, Any]]) -> list[str]:
                                                         for s in stages], "lll")]
 
 
+def _slug(heading_html: str) -> str:
+    """A heading's anchor: its words, lower case, joined by hyphens (``Task Flow pictures`` -> ``task-flow-pictures``)."""
+    words = re.findall(r"[a-z0-9]+", html.unescape(re.sub(r"<[^>]+>", "", heading_html)).lower())
+    return "-".join(words)
+
+
 def markdown_to_html(text: str, *, title: str) -> str:
     """The report's Markdown as one HTML page (CommonMark with tables, through markdown-it-py; raw HTML in
     the text is escaped, since cells carry data such as rejection reasons)."""
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    body = re.sub(r"<h([23])>(.*?)</h\1>", lambda m: f'<h{m.group(1)} id="{_slug(m.group(2))}">{m.group(2)}</h{m.group(1)}>',
+                  body)   # sections one can link to: report.html#task-flow-pictures
     style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
              "code{background:#f3f3f3}img{max-width:100%}")
