@@ -19,7 +19,8 @@ def register(sub) -> None:
                        description="Recompute every row, split and file hash, check the card's configs and "
                                    "features against the files and the manifest, recompute TFAS per split; "
                                    "exit 1 on any difference.")
-    p.add_argument("release", metavar="PATH_OR_HUB_ID", help="release folder, or ORG/NAME on the Hub")
+    p.add_argument("release", metavar="PATH_OR_HUB_ID", type=argtypes.release_ref,
+                   help="release folder, or ORG/NAME on the Hub")
     p.add_argument("--revision", help="Hub revision (tag, branch or commit) to verify")
     p.add_argument("--reprove", action="store_true", help="re-run every proof script in a sandbox")
     p.add_argument("--repos", metavar="DIR", help="checkouts of the source repositories (for --reprove)")

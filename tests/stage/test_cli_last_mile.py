@@ -53,3 +53,14 @@ def test_a_closed_pipe_ends_quietly():
     p.stdout.close()                                   # the reader leaves before anything is written
     err = p.stderr.read().decode()
     assert p.wait(timeout=60) == 141 and err == "", err
+
+
+def test_verify_of_a_file_exits_2_like_a_missing_path(tmp_path, capsys):
+    """``verify FILE`` failed verification (exit 1) where a missing path is a usage error (exit 2)."""
+    f = tmp_path / "README.md"
+    f.write_text("not a release\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", str(f)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "is a file, not a release folder" in err
+    assert main(["verify", str(tmp_path / "missing")]) == 2
