@@ -8,7 +8,7 @@ _IRREGULAR = {"trajectory": "trajectories", "category": "categories", "repositor
 
 
 def plural(noun: str, n: int) -> str:
-    """``noun`` as it goes with ``n`` (``plural("task", 1) == "task"``, ``plural("trajectory", 2) == "trajectories"``)."""
+    """``noun`` as it goes with ``n``: ``plural("task", 1) == "task"``, ``plural("trajectory", 2) == "trajectories"``."""
     if n == 1:
         return noun
     return _IRREGULAR.get(noun, noun + "s")

@@ -5,8 +5,8 @@
         [--section task-flow-pictures] [--width 1280] [--height 2400]
 
 ``--section`` shows one section, named by its heading's anchor (``report.html#task-flow-pictures``; every h2 and h3
-of the page has one). docs/img/build-report-*.png were taken this way from the example build (docs/build.md). The browser
-runs with no network (``--proxy-server`` to a closed port: the report is one local file and its PNGs).
+of the page has one). docs/img/build-report-*.png were taken this way from the example build (docs/build.md).
+The browser runs with no network (``--proxy-server`` to a closed port: the report is one local file and its PNGs).
 """
 
 from __future__ import annotations

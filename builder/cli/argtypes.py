@@ -72,5 +72,6 @@ def release_ref(value: str) -> str:
     return value
 
 
-__all__ = ["release_ref", "int_range", "float_range", "seed", "positive", "non_negative", "seconds", "share", "confidence",
+__all__ = ["release_ref",
+           "int_range", "float_range", "seed", "positive", "non_negative", "seconds", "share", "confidence",
            "resamples", "workers", "batch", "MAX_SEED"]

@@ -105,7 +105,8 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
     else:
         steps = sum(len(t["steps"]) for t in result.tasks)
         reg = result.registry
-        print(f"exported {counted(len(result.tasks), 'task')} ({counted(steps, 'step')}) of condition {args.condition} to {args.out} "
+        print(f"exported {counted(len(result.tasks), 'task')} ({counted(steps, 'step')}) of condition {args.condition} "
+              f"to {args.out} "
               f"as Harbor dataset {result.dataset_name}; by name: harbor run -d {reg['name']}@{reg['version']} "
               f"--registry-path {reg['path']}")
     return 0

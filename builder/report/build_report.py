@@ -232,7 +232,7 @@ def _draw_sankeys(data: ReportData, out_dir: Path) -> list[tuple[str, str, str]]
     pictures: list[tuple[str, str, str]] = []
     target_sessions = simulate_target_sessions(data.target)
     plot_sankey([list(s) for s in data.source_sessions], out_dir / "sankey_source.png",
-                title=f"Source benchmark: first user messages ({len(data.source_sessions)} tasks)")
+                title=f"Source benchmark: first user messages ({counted(len(data.source_sessions), 'task')})")
     pictures.append(("Source benchmark", "sankey_source.png",
                      "Each task's original single-message prompt, labelled by the build's classifier."))
     plot_sankey(target_sessions, out_dir / "sankey_target.png",
@@ -246,8 +246,9 @@ def _draw_sankeys(data: ReportData, out_dir: Path) -> list[tuple[str, str, str]]
         if not sessions:
             continue
         name = f"sankey_{cond}.png"
-        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({counted(len(sessions), 'session')})")
-        pictures.append((f"Condition: {cond}", name, f"{counted(len(sessions), 'session')} of the released split `{cond}`."))
+        n = counted(len(sessions), "session")
+        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({n})")
+        pictures.append((f"Condition: {cond}", name, f"{n} of the released split `{cond}`."))
     return pictures
 
 
@@ -316,7 +317,7 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
     out += _creation_md(stage, "item")
     out += ["", "### Not proposed", ""]
     np_ = stage.get("not_proposed") or {}
-    out += [f"- **{k}**: " + "; ".join(f"{why} ({n} tasks)" for why, n in v.items()) for k, v in np_.items()] or ["none"]
+    out += [f"- **{k}**: " + "; ".join(f"{why} ({counted(n, 'task')})" for why, n in v.items()) for k, v in np_.items()] or ["none"]
     if stage.get("unknown_task_specs"):
         out.append("- hand-written specs for tasks not in this build (not checked): "
                    + ", ".join(f"`{x}`" for x in stage["unknown_task_specs"]))
@@ -452,7 +453,7 @@ def _stages_md(stages: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _slug(heading_html: str) -> str:
-    """A heading's anchor: its words, lower case, joined by hyphens (``Task Flow pictures`` -> ``task-flow-pictures``)."""
+    """A heading's anchor: its words, lower case, joined by hyphens (``Task Flow pictures``: ``task-flow-pictures``)."""
     words = re.findall(r"[a-z0-9]+", html.unescape(re.sub(r"<[^>]+>", "", heading_html)).lower())
     return "-".join(words)
 
@@ -463,8 +464,8 @@ def markdown_to_html(text: str, *, title: str) -> str:
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
-    body = re.sub(r"<h([23])>(.*?)</h\1>", lambda m: f'<h{m.group(1)} id="{_slug(m.group(2))}">{m.group(2)}</h{m.group(1)}>',
-                  body)   # sections one can link to: report.html#task-flow-pictures
+    body = re.sub(r"<h([23])>(.*?)</h\1>",   # sections one can link to: report.html#task-flow-pictures
+                  lambda m: f'<h{m.group(1)} id="{_slug(m.group(2))}">{m.group(2)}</h{m.group(1)}>', body)
     style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
              "code{background:#f3f3f3}img{max-width:100%}")

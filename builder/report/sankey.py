@@ -18,6 +18,7 @@ from typing import Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.taxonomy import INTENTS, check_intent
+from swe_taskflow.words import counted
 
 END = "END"
 CONTINUES = "continues"
@@ -185,7 +186,7 @@ def plot_sankey(sessions_intents: list[list[str]], out_png: str | Path, *, title
     handles = [Patch(facecolor=COLORS[k], edgecolor="black", linewidth=0.4, label=k) for k in NODE_ORDER]
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.83, 0.5), fontsize=10, frameon=False,
                title="intent (all 16, unfiltered)", title_fontsize=10)
-    fig.suptitle(title or f"First {positions} user messages ({lay.n_sessions} sessions)", fontsize=14)
+    fig.suptitle(title or f"First {positions} user messages ({counted(lay.n_sessions, 'session')})", fontsize=14)
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi, metadata={"Software": None})
@@ -227,7 +228,7 @@ def sankey_html(sessions_intents: list[list[str]], out_html: str | Path, *, titl
         parts.append(f'<rect x="{W - 150}" y="{M + i * 18}" width="12" height="12" fill="{COLORS[k]}"/>'
                      f'<text x="{W - 132}" y="{M + i * 18 + 10}">{html.escape(k)}</text>')
     parts.append("</svg>")
-    ttl = html.escape(title or f"First {positions} user messages ({lay.n_sessions} sessions)")
+    ttl = html.escape(title or f"First {positions} user messages ({counted(lay.n_sessions, 'session')})")
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + ttl + "</title>\n<style>"
             "body{font-family:sans-serif} svg text{font-size:11px} svg text.head{font-weight:bold;text-anchor:middle}"
             " .band{opacity:.45} .band:hover{opacity:.9} .node{stroke:#000;stroke-width:.5}"
