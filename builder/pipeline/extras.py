@@ -48,7 +48,8 @@ def check_extras(recipe: Any) -> None:
     gone = missing(recipe)
     if gone:
         raise ConfigError(f"this build needs packages that are not installed: {', '.join(gone)}",
-                          path=str(recipe.path), hint=f"from the clone: {INSTALL_BUILD} (docs/build.md)")
+                          path=str(recipe.path),
+                          hint=f"Install them from the clone: {INSTALL_BUILD} (docs/build.md)")
 
 
 __all__ = ["INSTALL_BUILD", "check_extras", "missing", "needed"]
