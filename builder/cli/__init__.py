@@ -63,7 +63,26 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush into the closed pipe prints nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):   # stdout already closed or not a real file (a test's capture)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; ``swe-taskflow ... | head`` ends quietly when ``head`` leaves (exit 141, as SIGPIPE would),
+    never with "error: Broken pipe"."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 128 + int(signal.SIGPIPE)
+
+
+def _run(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser((words[0],) if words and words[0] in GROUPS else GROUPS)
     args = parser.parse_args(argv)
@@ -91,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"swe-taskflow: interrupted by {signal.Signals(signum).name}; sandboxes and temporary files were "
               "cleaned up", file=sys.stderr)
         return 128 + int(signum)
+    except BrokenPipeError:          # the reader of stdout left: main() ends quietly
+        raise
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"swe-taskflow: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)

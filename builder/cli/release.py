@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from swe_taskflow.words import counted
+
 from . import argtypes
 from .groups import command_group
 
@@ -17,7 +19,8 @@ def register(sub) -> None:
                        description="Recompute every row, split and file hash, check the card's configs and "
                                    "features against the files and the manifest, recompute TFAS per split; "
                                    "exit 1 on any difference.")
-    p.add_argument("release", metavar="PATH_OR_HUB_ID", help="release folder, or ORG/NAME on the Hub")
+    p.add_argument("release", metavar="PATH_OR_HUB_ID", type=argtypes.release_ref,
+                   help="release folder, or ORG/NAME on the Hub")
     p.add_argument("--revision", help="Hub revision (tag, branch or commit) to verify")
     p.add_argument("--reprove", action="store_true", help="re-run every proof script in a sandbox")
     p.add_argument("--repos", metavar="DIR", help="checkouts of the source repositories (for --reprove)")
@@ -132,6 +135,6 @@ def cmd_trajectories_import(args: argparse.Namespace) -> int:
                                fmt=args.format)
     manifest = add_trajectories(args.release, rows, replace=args.replace)
     n = sum(s.rows for s in manifest.splits if s.config == "trajectories")
-    print(f"imported {len(rows)} trajectories into {args.release} ({n} in the release); "
+    print(f"imported {counted(len(rows), 'trajectory')} into {args.release} ({n} in the release); "
           f"manifest {manifest.path_in_release}")
     return 0

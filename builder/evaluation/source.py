@@ -23,6 +23,10 @@ _RECIPES_DIR = builder_path("releases")
 
 
 def _source_candidates(spec: str, recipe_file: str | None) -> list[Path]:
+    from builder.pipeline.recipe import PACKAGE_PREFIX, resolve_path
+
+    if spec.startswith(PACKAGE_PREFIX):          # a shipped file, named as a recipe kept anywhere names it
+        return [resolve_path(Path("."), spec)]
     cands = [Path(spec)]
     if recipe_file and (_RECIPES_DIR / recipe_file).exists():
         cands.append(_RECIPES_DIR / spec)

@@ -26,6 +26,7 @@ from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
 from .folder_hash import STAGE_RECORD
 from .build_progress import BuildProgress
+from .extras import check_extras
 from .recipe import Recipe, load_recipe, preflight
 from .runner import StageResult, plan, run_stages
 from .registry import pipeline_stages
@@ -77,6 +78,7 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
     """
     recipe = load_recipe(recipe_path)
     preflight(recipe)
+    check_extras(recipe)
     out = Path(out)
     outdir.claim(out, overwrite=overwrite)
     cache = StageCache(Path(cache_dir) if cache_dir else out / "cache")

@@ -3,7 +3,8 @@
 A recipe is parsed into typed, frozen sections and validated at load time: an unknown section or
 key, a wrong type, an unknown name or a missing file fails with a :class:`ConfigError` naming the
 recipe file and the dotted key (``proofs.sandbox``). Relative paths are resolved against the
-recipe's own folder, so a recipe and the data beside it can move together. What the recipe implies
+recipe's own folder, so a recipe and the data beside it can move together; ``builder:PATH`` names a file
+shipped in the package (``builder:data/example/tasks.jsonl``), so a recipe kept anywhere can use shipped data. What the recipe implies
 beyond its sections (its target, the selection's configuration, each split's rule) and the
 :func:`preflight` run before any stage live here too.
 """
@@ -298,9 +299,22 @@ class Recipe:
         return _plain(getattr(self, name))
 
 
-def _resolve(base: Path, rel: str) -> Path:
+#: A recipe path that names a file shipped in the ``builder`` package (``builder:data/example/tasks.jsonl``): a
+#: maintainer's recipe kept anywhere (docs/build.md) points at shipped data this way, from a clone or a wheel.
+PACKAGE_PREFIX = "builder:"
+
+
+def resolve_path(base: Path, rel: str) -> Path:
+    """A recipe path made absolute: ``builder:PATH`` in the installed package, a relative one against ``base``."""
+    if rel.startswith(PACKAGE_PREFIX):
+        from builder.resources import builder_path
+
+        return builder_path(*Path(rel[len(PACKAGE_PREFIX):]).parts).resolve()
     p = Path(rel).expanduser()
     return p if p.is_absolute() else (base / p).resolve()
+
+
+_resolve = resolve_path
 
 
 def _plain(value: Any) -> Any:

@@ -160,8 +160,8 @@ def add_trajectories(release_dir: str | os.PathLike, rows: Sequence[Mapping[str,
     existing = {key(r): r for r in published}
     for r in rows:
         if key(r) in existing and not replace:
-            raise InputError("trajectory already in the release (use replace)", field="condition/instance/model/run",
-                             actual=list(key(r)))
+            raise InputError("trajectory already in the release", field="condition/instance/model/run",
+                             actual=list(key(r)), hint="--replace replaces it")
         existing[key(r)] = {**r, TRAJ_HASH_FIELD: None}
     return rewrite_release(release_dir, trajectories=list(existing.values()))
 
