@@ -290,12 +290,22 @@ def read_trial(trial_dir: Path, dataset: Path | None = None, *, max_answer_bytes
     agent, model, settings = _runner(f, result)
     steps: list[StepRecord] = []
     invalid: list[str] = []
+    order = {s["step"]: i for i, s in enumerate(meta["steps"])}
+    seen: dict[str, int] = {}
     for n, sr in enumerate(f.list(result.get("step_results"), "step_results")):
         name = f.str(f.obj(sr, f"step_results[{n}]", optional=False).get("step_name"),
                      f"step_results[{n}].step_name", optional=False)
         if name not in by_name:
             raise InputError("trial ran a step its task does not declare", path=str(result_path),
                              field=f"step_results[{n}].step_name", actual=name)
+        if name in seen:     # never "the later wins": which result counts would be the file's choice
+            raise InputError("two results for one step", path=str(result_path), field=f"step_results[{n}].step_name",
+                             actual=name, hint=f"step_results[{seen[name]}] already holds its result")
+        if seen and order[name] < max(order[s] for s in seen):
+            raise InputError("steps out of order (a step's result comes after a later step's)", path=str(result_path),
+                             field=f"step_results[{n}].step_name", actual=name,
+                             expected=f"the task's order: {[s['step'] for s in meta['steps']]}")
+        seen[name] = n
         steps.append(_step(f, sr, n, by_name[name], trial_dir, invalid, max_answer_bytes))
     trajectory = _trajectory(trial_dir, steps, meta["instance_id"])
     started = result.get("started_at")
