@@ -51,6 +51,10 @@ def _usage(value: Any, key: str, field: str, where: str) -> float:
     return float(value)
 
 
+def _int(x: Any) -> int:
+    return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0
+
+
 def parse_mini_swe_agent(doc: Mapping[str, Any], *, where: str) -> dict[str, Any]:
     """Fields of a mini-swe-agent trajectory (``info``, ``messages``, ``trajectory_format``, ``instance_id``)."""
     if not isinstance(doc.get("messages"), list) or not isinstance(doc.get("info"), Mapping):
