@@ -14,11 +14,10 @@ them opens a path another way), so the rules hold once, not case by case:
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import os
 import stat
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -191,7 +190,7 @@ def read_bytes(path: str | os.PathLike, kind: str = "file", *, limit: int | None
     """All bytes of a regular file of at most ``limit`` bytes (a file that grows past it is refused too)."""
     bound = limit_for(kind) if limit is None else limit
     with open_file(path, kind, limit=bound, root=root) as fh:
-        data = fh.read(bound + 1)
+        data = _read_upto(fh, bound + 1)
     if len(data) > bound:
         raise UntrustedPathError(f"{kind} is larger than the limit for a {kind} ({bound} bytes)", path=str(path))
     return data
@@ -201,8 +200,26 @@ def read_prefix(path: str | os.PathLike, kind: str, limit: int, *,
                 root: str | os.PathLike | None = None) -> tuple[bytes, bool]:
     """(the first ``limit`` bytes of a regular file of any size, whether it held more): for a file kept cut."""
     with open_file(path, kind, limit=1 << 62, root=root) as fh:
-        data = fh.read(limit + 1)
+        data = _read_upto(fh, limit + 1)
     return data[:limit], len(data) > limit
+
+
+def _read_upto(fh: BinaryIO, n: int) -> bytes:
+    """At most ``n`` bytes, in memory proportional to what the file holds (``fh.read(n)`` would allocate ``n``
+    bytes at once: 256 MiB for every small job file)."""
+    first = min(n, os.fstat(fh.fileno()).st_size + 1)
+    data = fh.read(first)
+    if len(data) < first:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < n:   # the file grew since it was measured: read on in bounded steps
+        block = fh.read(min(1 << 20, n - got))
+        if not block:
+            break
+        parts.append(block)
+        got += len(block)
+    return b"".join(parts)
 
 
 def decode(raw: bytes, *, path: str | os.PathLike, kind: str = "file") -> str:
@@ -241,15 +258,24 @@ def gunzip(raw: bytes, *, path: str | os.PathLike, kind: str = "file",
            limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
     """Decompress gzip bytes, never past ``limit`` decompressed bytes (the reader decompresses in bounded
     steps, so a bomb costs at most ``limit`` bytes of memory before it is refused)."""
+    out = bytearray()
+    data = raw
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
-            data = gz.read(limit + 1)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        while data:   # one gzip member after another (``cat a.gz b.gz`` is valid gzip)
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            chunk = d.decompress(data, limit + 1 - len(out))
+            out += chunk
+            while d.unconsumed_tail and len(out) <= limit:
+                out += d.decompress(d.unconsumed_tail, limit + 1 - len(out))
+            if len(out) > limit:
+                raise UntrustedPathError(f"{kind} decompresses to more than {limit} bytes (the limit for a {kind})",
+                                         path=str(path))
+            if not d.eof:
+                raise UntrustedPathError(f"{kind} is not valid gzip (truncated)", path=str(path))
+            data = d.unused_data.lstrip(b"\0")
+    except zlib.error as exc:
         raise UntrustedPathError(f"{kind} is not valid gzip ({exc})", path=str(path)) from None
-    if len(data) > limit:
-        raise UntrustedPathError(f"{kind} decompresses to more than {limit} bytes (the limit for a {kind})",
-                                 path=str(path))
-    return data
+    return bytes(out)
 
 
 def read_maybe_gzip(path: str | os.PathLike, kind: str = "file", *, limit: int | None = None,
