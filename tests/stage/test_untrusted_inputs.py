@@ -155,14 +155,15 @@ def _recipe(tmp_path: Path, body: str) -> Path:
     return p
 
 
-def test_a_fifo_as_a_recipe_path_ends_with_a_clear_error(tmp_path, capsys):
-    os.mkfifo(tmp_path / "target.json")
-    path = _recipe(tmp_path, '[target]\npath = "target.json"\n[questions]\nmode = "none"\n'
-                             '[conditions]\nnames = ["single_prompt"]\n')
+@pytest.mark.parametrize("key, body", [("target.compare", '[target]\ncompare = ["fifo.json"]\n'),
+                                       ("target.path", '[target]\npath = "fifo.json"\n')])
+def test_a_fifo_as_a_recipe_path_ends_with_a_clear_error(tmp_path, capsys, key, body):
+    os.mkfifo(tmp_path / "fifo.json")
+    path = _recipe(tmp_path, body + '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n')
     with no_hang():
         code = cli_main(["build", str(path), "--out", str(tmp_path / "out"), "--dry-run"])
     err = capsys.readouterr().err.strip()
-    assert code == 2 and "target.path" in err and "FIFO" in err and len(err.splitlines()) == 1, err
+    assert code == 2 and key in err and "FIFO" in err and len(err.splitlines()) == 1, err
 
 
 def test_a_fifo_as_the_source_or_the_recipe_itself_ends_with_a_clear_error(tmp_path, capsys):
