@@ -115,6 +115,8 @@ def _task_meta(result: dict, trial_dir: Path, dataset: Path | None) -> dict[str,
             raise InputError(f"not valid UTF-8 (byte {exc.start})", path=str(toml_path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"not valid TOML ({exc})", path=str(toml_path)) from None
+        except RecursionError:
+            raise InputError("TOML nested too deeply", path=str(toml_path)) from None
         return _checked_meta(doc, toml_path)
     raise InputError("cannot find the task this trial ran (pass --dataset DIR, the exported dataset)",
                      path=str(trial_dir / "result.json"), field="config.task.path", actual=str(recorded))

@@ -147,6 +147,20 @@ def test_duplicate_trajectory_rows_are_refused_as_the_writer_refuses_them():
     assert len(dup) == 1 and dup[0].row == 1
 
 
+def test_rewriting_a_release_never_copies_a_file_reached_through_a_link(rel, tmp_path):
+    from builder.release.writer import rewrite_release
+    from swe_taskflow.release import open_release
+
+    target = rel / open_release(rel).manifest.target.path
+    outside = tmp_path / "host-copy.json"
+    shutil.copy(target, outside)
+    target.unlink()
+    target.symlink_to(outside)
+    with pytest.raises(InputError, match="symbolic link") as exc:
+        rewrite_release(rel, tmp_path / "out")
+    assert exc.value.path == str(target) and not (tmp_path / "out").exists()
+
+
 # ---------------------------------------------------------------- a recipe's paths (build --dry-run)
 def _recipe(tmp_path: Path, body: str) -> Path:
     (tmp_path / "tasks.jsonl").write_text("")
@@ -365,6 +379,19 @@ def test_steps_out_of_order_are_an_error(trial):
     with pytest.raises(InputError, match="out of order") as exc:
         read_trial(trial)
     assert exc.value.field == "step_results[1].step_name"
+
+
+def test_a_deeply_nested_task_toml_is_an_error_not_a_recursion(trial, tmp_path):
+    from builder.evaluation.results import read_trial
+    from tests.support.harbor_jobs import edit_result
+
+    task = tmp_path / "task-copy"
+    shutil.copytree(json.loads((trial / "result.json").read_text())["config"]["task"]["path"], task)
+    (task / "task.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    edit_result(trial, lambda d: d["config"]["task"].__setitem__("path", str(task)))
+    with pytest.raises(InputError, match="nested too deeply") as exc:
+        read_trial(trial)
+    assert exc.value.path == str(task / "task.toml")
 
 
 def test_a_well_formed_trial_still_reads(trial):

@@ -21,7 +21,7 @@ READERS = (
     "swe_taskflow/croissant.py", "swe_taskflow/untrusted.py",
     "builder/evaluation/jobfiles.py", "builder/evaluation/results.py", "builder/evaluation/importer.py",
     "builder/evaluation/view.py", "builder/pipeline/recipe.py", "builder/qa/generate.py",
-    "builder/release/trajectories.py",
+    "builder/release/trajectories.py", "builder/evaluation/export.py",
 )
 #: Attribute calls that open or read a path (``x.read_text(...)``), whatever ``x`` is, unless ``x`` is
 #: ``untrusted``.
@@ -31,8 +31,14 @@ READ_ATTRS = {"open", "read_text", "read_bytes", "load", "decompress", "GzipFile
 ALLOWED = {
     ("swe_taskflow/untrusted.py", "os.open", "the one place a path is opened (lstat, O_NOFOLLOW|O_NONBLOCK)"),
     ("swe_taskflow/untrusted.py", "os.fdopen", "wraps the descriptor it checked"),
+    ("swe_taskflow/untrusted.py", "d.decompress", "a zlib stream decompressed with max_length (the gzip bound)"),
     ("swe_taskflow/release.py", "pq.read_table", "reads a file object from untrusted.open_file"),
     ("swe_taskflow/verify.py", "pq.ParquetFile", "reads a file object from untrusted.open_file"),
+    ("builder/evaluation/export.py", "open", "writes a task file of the export (mode 'w'), reads nothing"),
+    ("builder/evaluation/export.py", "resources.files('builder.evaluation').joinpath('data', name).read_text",
+     "the package's own data"),
+    ("builder/evaluation/export.py", "resources.files('swe_taskflow').joinpath(name).read_text",
+     "the package's own data"),
 }
 
 
