@@ -239,8 +239,8 @@ def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> 
         if provenance.get(key) is not None:
             t.obj(provenance, key, f"provenance.{key}")
     questions = t.obj(doc, "questions", "questions", optional=True) or {}
-    for qid, sha in questions.items():
-        t.str(questions, qid, f"questions.{qid}", hex64=True)
+    for qid in questions:   # null: a question published without a proof report
+        t.str(questions, qid, f"questions.{qid}", hex64=True, optional=True)
     release = t.obj(doc, "release", "release", optional=True) or {}
     for key in RELEASE_KEYS:
         t.str(release, key, f"release.{key}", optional=True)
