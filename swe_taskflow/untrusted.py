@@ -38,6 +38,7 @@ LIMITS: dict[str, int] = {
     "trajectory file": 256 * MiB,
     "question pool file": 1024 * MiB,
     "JSON file": 256 * MiB,
+    "parquet shard": 2048 * MiB,
     "file": 1024 * MiB,
 }
 #: The most bytes a gzip file may decompress to (a trajectory or a source file).

@@ -132,13 +132,18 @@ def read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[st
         if f.path not in regular:
             return None   # missing or not a regular file: reported by the file inventory
         try:
-            pf = pq.ParquetFile(untrusted.open_file(p, "parquet shard", limit=1 << 62, root=root))
-            diffs = schema_differences(feats, pf.schema_arrow)
-            if diffs:
-                report.errors.append(VerifyError("parquet schema differs from the declared features: "
-                                                 + "; ".join(diffs), kind="mismatch", path=f.path))
-                return None
-            rows.extend(pf.read().to_pylist())
+            with untrusted.open_file(p, "parquet shard", root=root) as fh:   # bounded: LIMITS["parquet shard"]
+                pf = pq.ParquetFile(fh)
+                diffs = schema_differences(feats, pf.schema_arrow)
+                if diffs:
+                    report.errors.append(VerifyError("parquet schema differs from the declared features: "
+                                                     + "; ".join(diffs), kind="mismatch", path=f.path))
+                    return None
+                rows.extend(pf.read().to_pylist())
+        except InputError as exc:
+            report.errors.append(VerifyError(exc.message, kind="mismatch", path=f.path, expected=exc.expected,
+                                             actual=exc.actual))
+            return None
         except TaskflowError:
             raise
         except Exception as exc:  # a corrupted shard: pyarrow raises many kinds

@@ -87,6 +87,7 @@ def test_a_sparse_8gib_file_in_place_of_a_listed_one_is_decided_by_size(rel):
     took = time.monotonic() - t0
     errs = [str(e) for e in report.errors]
     assert any(shard.name in e and "size differs from the manifest" in e and "8589934592 B" in e for e in errs), errs
+    assert any(shard.name in e and "larger than the limit for a parquet shard" in e for e in errs), errs
     assert took < 2.0, f"{took:.1f}s: the file was read"
 
 
