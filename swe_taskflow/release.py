@@ -79,16 +79,26 @@ def inventory(root: Path, *, skip: Sequence[str] = ()) -> tuple[dict[str, int], 
     return out, errors
 
 
-def hash_listed(root: Path, expected: Sequence[FileEntry], sizes: Mapping[str, int]) -> dict[str, FileEntry]:
-    """A :class:`FileEntry` per file of the inventory: hashed (through :mod:`swe_taskflow.untrusted`) only when
-    the manifest lists it at exactly that size; any other keeps an empty sha256 (a sparse 8 GiB file that is
-    not listed, or listed at another size, is never read)."""
+def hash_listed(root: Path, expected: Sequence[FileEntry],
+                sizes: Mapping[str, int]) -> tuple[dict[str, FileEntry], list[VerifyError]]:
+    """A :class:`FileEntry` per file of the inventory, hashed (through :mod:`swe_taskflow.untrusted`) only when
+    the manifest lists it at exactly that size and that size is within the limit for a release file; any other
+    keeps an empty sha256 (a sparse 8 GiB file that is not listed, or listed at another size, is never read).
+    A listed file over the limit is a finding of its own (a forged manifest cannot make verify hash 1 TiB)."""
     want = {f.path: f.size for f in expected}
-    out = {}
+    bound = untrusted.limit_for("release file")
+    out, errors = {}, []
     for rel, size in sizes.items():
-        sha = untrusted.file_sha256(Path(root) / rel, "release file", root=root) if want.get(rel) == size else ""
+        sha = ""
+        if want.get(rel) == size:
+            if size > bound:
+                errors.append(VerifyError(f"file is larger than the limit for a release file ({bound} bytes); "
+                                          "it is not hashed", kind="unexpected", path=rel, field="size",
+                                          expected=f"<= {bound} B", actual=f"{size} B"))
+            else:
+                sha = untrusted.file_sha256(Path(root) / rel, "release file", root=root)
         out[rel] = FileEntry(rel, sha, size)
-    return out
+    return out, errors
 
 
 def regular_file(root: Path, rel: str) -> bool:

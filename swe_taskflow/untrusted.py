@@ -39,6 +39,7 @@ LIMITS: dict[str, int] = {
     "question pool file": 1024 * MiB,
     "JSON file": 256 * MiB,
     "parquet shard": 2048 * MiB,
+    "release file": 2048 * MiB,
     "file": 1024 * MiB,
 }
 #: The most bytes a gzip file may decompress to (a trajectory or a source file).

@@ -441,8 +441,11 @@ def _verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | 
                                          path=rel_m, expected=manifest.path_in_release, actual=rel_m))
     files.pop(rel_m, None)
     # decided by name and size before any hashing: only files listed at their very size are read
-    hashed = hash_listed(root, manifest.all_files(), files)
-    report.errors += compare_files(manifest.all_files(), hashed, where=rel_m)
+    hashed, too_large = hash_listed(root, manifest.all_files(), files)
+    report.errors += too_large
+    skip = {e.path for e in too_large}   # reported once, as too large
+    report.errors += compare_files([f for f in manifest.all_files() if f.path not in skip],
+                                   {k: v for k, v in hashed.items() if k not in skip}, where=rel_m)
     report.bytes_hashed = sum(f.size for f in hashed.values() if f.sha256) + len(raw)
     _check_readme(root, files, manifest, report)
     target = _load_target(root, files, manifest, report)

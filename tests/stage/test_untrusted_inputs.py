@@ -91,6 +91,19 @@ def test_a_sparse_8gib_file_in_place_of_a_listed_one_is_decided_by_size(rel):
     assert took < 2.0, f"{took:.1f}s: the file was read"
 
 
+def test_a_forged_manifest_listing_a_huge_file_at_its_size_does_not_get_it_hashed(rel):
+    from swe_taskflow.manifest import FileEntry
+
+    _sparse(rel / "data" / "huge.bin", 1 << 40)                # 1 TiB, sparse
+    _manifest_edit(rel, lambda d: d["extra_files"].append(FileEntry("data/huge.bin", "0" * 64, 1 << 40).to_dict()))
+    t0 = time.monotonic()
+    report = verify_release(rel)
+    took = time.monotonic() - t0
+    errs = [str(e) for e in report.errors]
+    assert any("data/huge.bin" in e and "larger than the limit for a release file" in e for e in errs), errs
+    assert took < 2.0, f"{took:.1f}s: the file was read"
+
+
 def _manifest_edit(rel: Path, fn) -> None:
     """Edit the manifest and keep it self-consistent (its own hash and byte form), as a forger would."""
     from swe_taskflow.hashing import json_sha256
