@@ -3,7 +3,8 @@
 A job folder is written by whatever ran in it (an agent's answer file, a verifier's output), so every
 read goes through here: each path is built from the trial folder and names that are single safe path
 components, and every component is ``lstat``-ed so a symbolic link is refused with its path, never
-followed; files are read with ``O_NOFOLLOW`` and a size bound; JSON must be UTF-8 and not nested past
+followed; files are read through :mod:`swe_taskflow.untrusted` (``lstat`` first, so a FIFO or a device is
+never opened; ``O_NOFOLLOW``; a size bound); JSON must be UTF-8 and not nested past
 Python's recursion limit; a field of the wrong type is an :class:`InputError` naming the file and the
 field's path (``step_results[2].verifier_result.rewards.resolved``). Values of the right type but
 impossible (a reward of 2, a negative token count, a NaN) are not errors here: :func:`check_reward`

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow import untrusted
 from swe_taskflow.augment.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import json_sha256
@@ -341,12 +343,14 @@ def read_jobs(job_dirs: list[str | os.PathLike], dataset: str | os.PathLike | No
                              hint=f"already given as {twice}")
         seen.append(job)
         trials = []
-        for p in sorted(job.iterdir()):
-            if p.is_symlink():
-                if (p / "result.json").exists():
+        # the job folder the user names may be reached through a link; its entries are lstat-ed, never followed
+        for e in untrusted.list_dir(os.path.realpath(job), "job folder"):
+            p = job / e.name
+            if stat.S_ISLNK(e.st.st_mode):
+                if os.path.lexists(p / "result.json"):
                     raise InputError("a symbolic link in a job folder is never followed", path=str(p))
                 continue
-            if p.is_dir() and os.path.lexists(p / "result.json"):
+            if e.is_dir and os.path.lexists(p / "result.json"):
                 trials.append(p)
         if not trials:
             raise InputError("no trial in this job folder (no <trial>/result.json)", path=str(job))

@@ -367,6 +367,20 @@ def test_a_fifo_in_a_job_folder_does_not_hang(trial):
     assert exc.value.path == str(trial / "result.json")
 
 
+def test_evaluate_import_with_a_fifo_in_a_job_folder_is_one_line(base, trial, tmp_path, capsys):
+    release = tmp_path / "release"
+    shutil.copytree(base[0], release)
+    answer = next(trial.glob("steps/*/verifier/answer.md"))
+    answer.unlink()
+    os.mkfifo(answer)
+    with no_hang():
+        code = cli_main(["evaluate", "import", str(trial.parent), "--release", str(release),
+                         "--out", str(tmp_path / "results")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "FIFO" in err and "answer.md" in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "results").exists()
+
+
 def test_a_fifo_as_a_checkpoint_does_not_hang(trial):
     from builder.evaluation.results import read_trial
 
