@@ -157,7 +157,7 @@ class _Doc:
             raise self.fail(fld, "an object", v)
         return dict(v)
 
-    def str(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False, hex64: bool = False) -> Any:
+    def string(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False, hex64: bool = False) -> Any:
         v = d.get(key)
         if v is None and optional:
             return None
@@ -173,7 +173,7 @@ class _Doc:
             raise self.fail(fld, "a non-negative whole number", v)
         return v
 
-    def list(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False) -> list[Any]:
+    def array(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False) -> list[Any]:
         v = d.get(key)
         if v is None and optional:
             return []
@@ -184,11 +184,11 @@ class _Doc:
     def file(self, v: Any, fld: str) -> FileEntry:
         if not isinstance(v, Mapping):
             raise self.fail(fld, "a file entry (an object with path, sha256, size)", v)
-        path = self.str(v, "path", f"{fld}.path")
+        path = self.string(v, "path", f"{fld}.path")
         pure = PurePosixPath(path)
         if not path or pure.is_absolute() or ".." in pure.parts or "\\" in path or "\0" in path:
             raise self.fail(f"{fld}.path", "a relative path inside the release", path)
-        return FileEntry(path=path, sha256=self.str(v, "sha256", f"{fld}.sha256", hex64=True),
+        return FileEntry(path=path, sha256=self.string(v, "sha256", f"{fld}.sha256", hex64=True),
                          size=self.count(v, "size", f"{fld}.size"))
 
     def tfas(self, v: Any, fld: str) -> dict[str, float] | None:
@@ -221,18 +221,18 @@ def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> 
     check_format(doc, FORMAT, FORMAT_VERSION, kind="manifest", name="swe-taskflow manifest", where=where)
     t = _Doc(where)
     splits = []
-    for n, s in enumerate(t.list(doc, "splits", "splits")):
+    for n, s in enumerate(t.array(doc, "splits", "splits")):
         at = f"splits[{n}]"
         if not isinstance(s, Mapping):
             raise t.fail(at, "an object", s)
         splits.append(SplitEntry(
-            config=t.str(s, "config", f"{at}.config"), name=t.str(s, "name", f"{at}.name"),
-            rows=t.count(s, "rows", f"{at}.rows"), sha256=t.str(s, "sha256", f"{at}.sha256", hex64=True),
-            schema_sha256=t.str(s, "schema_sha256", f"{at}.schema_sha256", hex64=True),
-            files=tuple(t.file(f, f"{at}.files[{i}]") for i, f in enumerate(t.list(s, "files", f"{at}.files"))),
+            config=t.string(s, "config", f"{at}.config"), name=t.string(s, "name", f"{at}.name"),
+            rows=t.count(s, "rows", f"{at}.rows"), sha256=t.string(s, "sha256", f"{at}.sha256", hex64=True),
+            schema_sha256=t.string(s, "schema_sha256", f"{at}.schema_sha256", hex64=True),
+            files=tuple(t.file(f, f"{at}.files[{i}]") for i, f in enumerate(t.array(s, "files", f"{at}.files"))),
             num_bytes=t.count(s, "num_bytes", f"{at}.num_bytes"),
-            condition=t.str(s, "condition", f"{at}.condition", optional=True),
-            question_pool=t.str(s, "question_pool", f"{at}.question_pool", optional=True),
+            condition=t.string(s, "condition", f"{at}.condition", optional=True),
+            question_pool=t.string(s, "question_pool", f"{at}.question_pool", optional=True),
             tfas=t.tfas(s.get("tfas"), f"{at}.tfas")))
     provenance = t.obj(doc, "provenance", "provenance", optional=True) or {}
     for key in ("selection", "stress"):
@@ -240,21 +240,21 @@ def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> 
             t.obj(provenance, key, f"provenance.{key}")
     questions = t.obj(doc, "questions", "questions", optional=True) or {}
     for qid in questions:   # null: a question published without a proof report
-        t.str(questions, qid, f"questions.{qid}", hex64=True, optional=True)
+        t.string(questions, qid, f"questions.{qid}", hex64=True, optional=True)
     release = t.obj(doc, "release", "release", optional=True) or {}
     for key in RELEASE_KEYS:
-        t.str(release, key, f"release.{key}", optional=True)
+        t.string(release, key, f"release.{key}", optional=True)
     return Manifest(
-        name=t.str(doc, "name", "name"), version=t.str(doc, "version", "version"), provenance=provenance,
+        name=t.string(doc, "name", "name"), version=t.string(doc, "version", "version"), provenance=provenance,
         package=t.obj(doc, "package", "package", optional=True) or {}, splits=tuple(splits), questions=questions,
         target=None if doc.get("target") is None else t.file(doc["target"], "target"),
         readme=t.file(doc.get("readme"), "readme"),
         extra_files=tuple(t.file(f, f"extra_files[{i}]")
-                          for i, f in enumerate(t.list(doc, "extra_files", "extra_files", optional=True))),
+                          for i, f in enumerate(t.array(doc, "extra_files", "extra_files", optional=True))),
         release={k: release.get(k) for k in RELEASE_KEYS},
         croissant=None if doc.get("croissant") is None else t.file(doc["croissant"], "croissant"),
         format_version=int(doc["format_version"]),
-        manifest_sha256=t.str(doc, "manifest_sha256", "manifest_sha256", optional=True) or "")
+        manifest_sha256=t.string(doc, "manifest_sha256", "manifest_sha256", optional=True) or "")
 
 
 def load_manifest(path: str | Path) -> tuple[Manifest, bytes]:
