@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from builder.evaluation.export import export_harbor
+from builder.evaluation.export import CARRY_PATH, export_harbor
 from tests.support.example_release import CONDITION, build_example_release
 
 pytestmark = pytest.mark.docker
@@ -157,7 +157,7 @@ def test_carried_file_gives_only_its_known_keys(exported, container, honest):
     _verify(container, exported / "turn-01-issue" / "tests")
     planted = {"reward": 0.0, "resolved": 0.0, "f2p_pass_rate": 5.0, "p2p_pass_rate": True, "answered": 1.0,
                "safe": 1.0, "bonus": 7.0}
-    _root(container, f"echo '{json.dumps(planted)}' > {NEW}/last-checkpoint.json")
+    _root(container, f"echo '{json.dumps(planted)}' > {CARRY_PATH}")
     _agent(container, "mkdir -p /tmp/answers && echo 'my answer' > /tmp/answers/turn-04-qa.md")
     _, answer = _verify(container, exported / "turn-04-qa" / "tests")
     assert answer == {"answered": 1.0, "reward": 0.0, "resolved": 0.0}
