@@ -79,7 +79,7 @@ def _repo(c: str) -> str:
 
 
 def _root_files(c: str) -> str:
-    return _root(c, "ls -la /root /srv/victim /etc | sed 's/  */ /g'; cat /root/secret /srv/victim/keep.txt").stdout
+    return _root(c, "ls -lA /root /srv/victim /etc | sed 's/  */ /g'; cat /root/secret /srv/victim/keep.txt").stdout
 
 
 def _trial(c: str, steps, between: str = "") -> tuple[dict | None, dict | None]:
