@@ -45,15 +45,17 @@ def _owner_ok(uid):
     return uid in (0, os.geteuid())
 
 
-def check_parents(path):
+def check_parents(path, create=True):
     """Every folder that holds ``path``, as written and as resolved, is root's (a link on the way too) and
     writable by root only, or sticky (like /tmp: then no one else can rename or remove the root-owned entry
-    below it, also checked here). A missing one is made (0755). What the agent made on the way fails here:
-    it is the agent's own."""
+    below it, also checked here). A missing one is made (0755) when ``create``; else False is returned.
+    What the agent made on the way fails here: it is the agent's own."""
     for p in _prefixes(path) + _prefixes(os.path.realpath(path)):
         try:
             st = os.lstat(p)
         except FileNotFoundError:
+            if not create:
+                return False
             os.mkdir(p, 0o755)
             st = os.lstat(p)
         if stat.S_ISLNK(st.st_mode) and _owner_ok(st.st_uid):
@@ -63,6 +65,7 @@ def check_parents(path):
             raise StateError("%s (holding %s) is not a folder of root's that only root can change (owner %d, "
                              "mode %o): refusing to keep verifier state under it"
                              % (p, path, st.st_uid, stat.S_IMODE(mode)))
+    return True
 
 
 def _check_own_dir(path):
@@ -76,7 +79,8 @@ def _check_own_dir(path):
 
 def state_dir(path=STATE_DIR, create=True):
     """``path`` checked (and made 0700 when missing and ``create``): the folder, or None when it does not exist."""
-    check_parents(path)
+    if not check_parents(path, create):
+        return None
     if create:
         try:
             os.mkdir(path, 0o700)
