@@ -504,4 +504,5 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
-           "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest", "task_files", "toml_dumps"]
+           "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest",
+           "task_files", "toml_dumps"]
