@@ -63,8 +63,9 @@ def _agent(c: str, script: str) -> subprocess.CompletedProcess:
 
 
 def _verify(c: str, tests) -> tuple[subprocess.CompletedProcess, dict | None]:
-    """A step's verifier as Harbor runs it (root, its tests/ uploaded now); its reward, or None without one."""
-    _root(c, "rm -rf /tests /logs/verifier")
+    """A step's verifier as Harbor runs it (root, its tests/ uploaded now, /logs/verifier root's but 0777, as
+    the project's Harbor environment makes it); its reward, or None without one."""
+    _root(c, "rm -rf /tests /logs/verifier && mkdir -p /logs/verifier && chmod 777 /logs/verifier")
     _docker("cp", str(tests), f"{c}:/tests")
     run = _docker("exec", "-u", "root", "-w", "/app", c, "bash", "/tests/test.sh", check=False)
     out = _docker("exec", c, "cat", "/logs/verifier/reward.json", check=False)
@@ -130,6 +131,11 @@ TRICKS = {
     "new-dir-guessed": (f"mkdir -p {NEW}; ln -s /tmp {NEW}; mkdir -p /var/lib/x; "
                         f"{_forge(NEW + '/last-checkpoint.json')}",
                         _forge(NEW + "/last-checkpoint.json")),
+    # a process left running that keeps writing a forged reward where the verifiers write theirs
+    "background-forger": (f"{_forge('/tmp/forged.json')} && mkdir -p {OLD} && chmod 777 {OLD} && "
+                          "(setsid bash -c 'while :; do for f in /logs/verifier/reward.json "
+                          f"{OLD}/last-checkpoint.json {NEW}/last-checkpoint.json; do rm -f $f; "
+                          "cp /tmp/forged.json $f; done; sleep 0.05; done' </dev/null >/dev/null 2>&1 &)", ""),
     # links in the repository where the snapshot is copied from and restored to
     "links-in-repository": ("ln -s /srv/victim victim-link && ln -s /root/secret secret-link && "
                             "mkdir -p deep && ln -s /srv deep/srv-link", ""),
@@ -142,6 +148,8 @@ def test_a_non_root_agent_changes_no_reward(exported, container, honest, trick):
     _agent(container, before)
     repo, root_files = _repo(container), _root_files(container)
     ckpt, answer = _trial(container, exported, between)
+    if trick == "background-forger":   # it did run all along, writing where it could
+        assert "bonus" in _agent(container, f"cat {OLD}/last-checkpoint.json").stdout
     assert (ckpt, answer) == honest, f"{trick}: the agent changed a reward"
     assert _root_files(container) == root_files, f"{trick}: a root file operation went through the agent's link"
     assert _repo(container) == repo, f"{trick}: the checkpoint left the agent's repository changed"

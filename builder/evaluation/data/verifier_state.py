@@ -14,7 +14,8 @@ processes behind), so nothing the agent can touch is trusted:
 * the carried checkpoint gives only :data:`CARRY_KEYS`, each a number in [0, 1]: any other key is
   ignored and reported, never merged into a reward;
 * trees are removed and copied without following a link (:func:`remove_tree`, ``cp -a -P``);
-* outputs in /logs/verifier replace whatever was there without writing through a link.
+* outputs in /logs/verifier replace whatever was there without writing through a link, and the folder is
+  closed to everyone but its owner first (Harbor makes it 0777).
 
 Kept compatible with old python3 (3.6+): task images bring their own interpreter.
 """
@@ -178,12 +179,17 @@ def remove_tree(path):
 
 
 def logs_dir(path):
-    """The verifier's output folder: made when missing; a link there is refused (outputs would land elsewhere)."""
+    """The verifier's output folder: made when missing; a link there is refused (outputs would land elsewhere).
+    Harbor leaves it writable by everyone (0777): no one but its owner may write it from now on, so a process
+    the agent left running cannot put its own reward there after this verifier's."""
     if os.path.islink(path):
         raise StateError("%s is a link: refusing to write verifier outputs through it" % path)
     os.makedirs(path, exist_ok=True)
-    if os.path.islink(path) or not os.path.isdir(path):
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
         raise StateError("%s is not a folder" % path)
+    if st.st_mode & 0o022:
+        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o022)
     return path
 
 
