@@ -88,6 +88,7 @@ def test_a_carried_file_anyone_else_could_change_is_ignored(answer_tests, tmp_pa
 def test_outputs_never_go_through_a_link_and_a_stale_reward_is_gone(answer_tests, tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
+    logs.chmod(0o777)                          # as Harbor leaves it
     victim = tmp_path / "victim.txt"
     victim.write_text("keep\n")
     (logs / "reward.json").symlink_to(victim)
@@ -96,6 +97,7 @@ def test_outputs_never_go_through_a_link_and_a_stale_reward_is_gone(answer_tests
     assert victim.read_text() == "keep\n"
     assert not (logs / "reward.json").is_symlink() and reward == {"answered": 1.0}
     assert (logs / "answer.md").read_text() == "my answer\n"
+    assert logs.stat().st_mode & 0o777 == 0o755   # closed to everyone but its owner
 
 
 def test_the_state_folder_is_refused_under_a_folder_others_can_write(answer_tests, tmp_path):
