@@ -6,11 +6,13 @@ mini-swe-agent's deterministic model (a hand-written script, written here: look 
 turn's part of the gold patch, answer; the execute turn's answer is the reference read from the
 exported solution, every other answer a fixed wrong one, so the plots show both verdicts). Then
 `swe-taskflow evaluate import` of all jobs (qa answers judged from hand-written replies in a replay
-store) and the PNGs copied to docs/img/.
+store). The plots stay under WORK/results/; `--docs docs/img` copies them over the committed pictures of
+docs/evaluate.md (only when asked: a run must not rewrite tracked files).
 
     make example   # build/example/release
     PYTHONPATH=$PWD SWE_TASKFLOW_HARBOR_VENV=$PWD/.harbor-venv .venv/bin/python benchmarks/example_harbor_runs.py \
-        --work /tmp/example-runs [--conditions tfas_optimized,split_prompt,single_prompt] [--skip-runs]
+        --work /tmp/example-runs [--conditions tfas_optimized,split_prompt,single_prompt] [--skip-runs] \
+        [--docs docs/img]
 
 Needs Docker, the example's image (`swe-taskflow example build-image`) and `.harbor-venv`.
 """
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--release", type=Path, default=ROOT / "build" / "example" / "release")
     ap.add_argument("--conditions", default="tfas_optimized,split_prompt,single_prompt")
     ap.add_argument("--skip-runs", action="store_true", help="import the jobs already under --work")
-    ap.add_argument("--docs", type=Path, default=ROOT / "docs" / "img")
+    ap.add_argument("--docs", type=Path, default=None,
+                    help="also copy the plots here as example-*.png (docs/img to refresh docs/evaluate.md's)")
     a = ap.parse_args(argv)
     venv = Path(os.environ.get("SWE_TASKFLOW_HARBOR_VENV") or ROOT / ".harbor-venv")
     cli = [sys.executable, "-m", "builder.cli"]
@@ -124,10 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([*cli, "evaluate", "import", *jobs, "--release", str(scratch), "--out", str(out),
                     "--judge", "replay", "--judge-model", JUDGE_MODEL, "--judge-store", str(store)],
                    check=True, env=_env())
-    a.docs.mkdir(parents=True, exist_ok=True)
-    for png in ("accuracy_by_kind.png", "checkpoints.png"):
-        shutil.copyfile(out / png, a.docs / f"example-{png}")
-    print(f"plots: {a.docs}")
+    print(f"plots: {out}")
+    if a.docs is not None:
+        a.docs.mkdir(parents=True, exist_ok=True)
+        for png in ("accuracy_by_kind.png", "checkpoints.png"):
+            shutil.copyfile(out / png, a.docs / f"example-{png}")
+        print(f"copied to {a.docs}")
     return 0
 
 

@@ -15,10 +15,7 @@ Catchable signals (SIGINT, SIGTERM, SIGHUP) interrupt the main thread, so ``fina
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-import re
-import shutil
 import signal
 import tempfile
 import threading
@@ -27,75 +24,18 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+# the owner tag and the owned temporary folders live in the core (swe_taskflow.verify makes one too)
+from swe_taskflow.owned import OWNER_RE as _OWNER_RE
+from swe_taskflow.owned import PREFIX, owned_temp, owned_temp_dir, owner_dead, owner_id, scratch_dir
+from swe_taskflow.owned import sweep_dead_owners as sweep_folders
+
 #: Docker label naming the owner process of a container.
 OWNER_LABEL = "swe-taskflow.owner"
 #: Docker label naming the process that built an image. Not OWNER_LABEL: a container inherits its image's
 #: labels, so an image carrying OWNER_LABEL would mark every container made from it (by any process,
 #: any version of the code) as owned by the long-dead builder, and the sweep would remove it.
 IMAGE_LABEL = "swe-taskflow.built-by"
-#: Prefix of every temporary folder and cgroup name the project creates.
-PREFIX = "swe-taskflow"
-_OWNER_RE = re.compile(r"(?P<pid>\d+)\.(?P<start>\d+)@(?P<boot>[0-9a-f]{12})\.(?P<ns>\d+)")
 CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
-
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:12]
-    except OSError:
-        return "0" * 12
-
-
-def _pid_ns() -> str:
-    try:
-        return re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or "0"
-    except OSError:
-        return "0"
-
-
-def _start_time(pid: int) -> str | None:
-    """Field 22 of /proc/<pid>/stat (clock ticks after boot): with the pid, it names one process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rindex(")") + 2:].split()[19]
-
-
-@functools.lru_cache(maxsize=None)
-def _owner(pid: int) -> str:
-    return f"{pid}.{_start_time(pid) or 0}@{_boot_id()}.{_pid_ns()}"
-
-
-def owner_id() -> str:
-    """This process as an owner string (cached by pid, so a fork gets its own)."""
-    return _owner(os.getpid())
-
-
-def labels(**extra: str) -> dict[str, str]:
-    """Labels for a container or image this process creates."""
-    return {OWNER_LABEL: owner_id(), **extra}
-
-
-def owner_dead(owner: str) -> bool:
-    """True only when ``owner`` is a process of this boot and pid namespace that no longer runs."""
-    m = _OWNER_RE.search(owner or "")
-    if m is None or m["boot"] != _boot_id() or m["ns"] != _pid_ns():
-        return False   # not judgeable from here: keep it
-    return _start_time(int(m["pid"])) != m["start"]
-
-
-def scratch_dir() -> Path:
-    """This process's private temporary folder (0755: a sandbox user must read staged scripts); removed
-    at a normal exit, swept by the next run after a ``kill -9``."""
-    path = Path(tempfile.gettempdir()) / f"{PREFIX}-{owner_id()}"
-    if not path.is_dir():
-        path.mkdir(mode=0o755, exist_ok=True)
-        os.chmod(path, 0o755)
-        import atexit
-
-        atexit.register(shutil.rmtree, path, True)
-    return path
 
 
 def scratch_temp(prefix: str) -> tempfile.TemporaryDirectory:
@@ -180,21 +120,6 @@ def run_threads(calls: Sequence[Callable[[], Any]], jobs: int, on_result: Callab
 
 # ---------------------------------------------------------------- sweeping dead owners
 
-def sweep_folders(root: Path | None = None) -> list[str]:
-    """Remove temporary folders of dead owners directly under ``root`` (default: the temp folder)."""
-    root = Path(root or tempfile.gettempdir())
-    removed = []
-    try:
-        entries = list(root.iterdir())
-    except OSError:
-        return removed
-    for p in entries:
-        if p.name.startswith(f"{PREFIX}-") and p.is_dir() and not p.is_symlink() and owner_dead(p.name):
-            shutil.rmtree(p, ignore_errors=True)
-            removed.append(str(p))
-    return removed
-
-
 def remove_cgroup(cg: Path) -> bool:
     """Kill every process in the cgroup ``cg`` and remove it (tried for about a second); True when removed."""
     for _ in range(50):
@@ -266,5 +191,6 @@ def sweep_host() -> list[str]:
 
 
 __all__ = ["OWNER_LABEL", "IMAGE_LABEL", "owner_id", "labels", "owner_dead", "scratch_dir", "scratch_temp",
+           "owned_temp_dir", "owned_temp", "PREFIX",
            "cgroup_name", "register", "unregister", "kill_once", "kill_active", "run_threads", "CANCELLED",
            "sweep_folders", "remove_cgroup", "sweep_cgroups", "sweep_containers", "sweep_once", "sweep_host"]

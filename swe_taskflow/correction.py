@@ -222,7 +222,8 @@ def skipping_transitions(codes: np.ndarray, lengths: np.ndarray, chain: Chain, m
     m = np.asarray(m, dtype=np.float64)
     trans, to_end = chain.step[:, :K], chain.step[:, K]
     emit = m.T                                               # emit[o] = M[:, o]
-    alpha, scale = [], []
+    alpha: list[np.ndarray] = []
+    scale: list[np.ndarray] = []
     for t in range(maxlen):
         a = chain.start * emit[obs[t]] if t == 0 else (alpha[t - 1][:active[t]] @ trans) * emit[obs[t]]
         c = a.sum(axis=1)

@@ -87,7 +87,7 @@ def features_sha256(features) -> str:
 
 
 # ---------------------------------------------------------------- conformance
-_PY_TYPES = {"string": (str,), "int64": (int,), "int32": (int,), "float64": (int, float), "bool": (bool,)}
+_PY_TYPES: dict[str, tuple[type[Any], ...]] = {"string": (str,), "int64": (int,), "int32": (int,), "float64": (int, float), "bool": (bool,)}
 
 
 def conform(value: Any, feature: Any, *, where: str = "row", row: int | None = None, path: str = "") -> Any:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, InputError
+from .untrusted import check_recipe_path
 
-_SCALARS = {"str": str, "int": int, "float": (int, float), "bool": bool}
+_SCALARS: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 
 def _describe(value: Any) -> str:
@@ -130,6 +131,8 @@ class Setting:
     """Not a key of this table: the recipe key that sets it (named in the error's hint)."""
     item: Any = None
     """The dataclass of each table of an array of tables (``[[questions.pools]]``)."""
+    table: Any = None
+    """The dataclass of a sub-table (``[augmentations.llm]``): one declaration shared by several sections."""
 
 
 def setting(default: Any = MISSING, **spec: Any) -> Any:
@@ -182,6 +185,8 @@ def table_values(cls, table: Any, *, path: str | None, section: str,
                 raise ConfigError("must be an array of tables", path=path, field=where)
             value = tuple(from_table(spec.item, v, path=path, section=f"{where}[{i}]", resolve=resolve)
                           for i, v in enumerate(value))
+        elif spec.table is not None:
+            value = from_table(spec.table, value, path=path, section=where, resolve=resolve)
         elif not _matches(value, ann):
             raise ConfigError("wrong type", path=path, field=where, expected=ann, actual=value)
         elif isinstance(value, list):
@@ -216,6 +221,9 @@ def check_settings(obj, *, path: str | None = None, section: str = "",
         if spec is None or spec.item is not None or value in spec.keep:
             continue
         where = f"{section}.{recipe_key(type(obj), f.name)}" if section else f.name
+        if spec.table is not None:
+            check_settings(value, path=path, section=where, resolve=resolve)
+            continue
         if not _matches(value, _ann(f)):
             raise ConfigError("wrong type", path=path, field=where, expected=_ann(f), actual=value)
         _check_value(spec, value, path=path, where=where, resolve=resolve)
@@ -241,6 +249,11 @@ def _check_value(spec: Setting, value: Any, *, path: str | None, where: str,
         for key, v in items:
             if v and not resolve(v).exists():
                 raise ConfigError(f"{spec.noun or 'path'} not found", path=path, field=key, actual=str(resolve(v)))
+            if v:   # a FIFO or a device would hang every later read (``build --dry-run`` included)
+                try:
+                    check_recipe_path(resolve(v), spec.noun or "path")
+                except InputError as exc:
+                    raise ConfigError(exc.message, path=path, field=key, actual=str(resolve(v))) from None
 
 
 def settings_rows(cls, section: str) -> list[tuple[str, str, str, str, str]]:
@@ -254,6 +267,10 @@ def settings_rows(cls, section: str) -> list[tuple[str, str, str, str, str]]:
         if spec.item is not None:
             rows += [(f"[[{key}]]", "a list of tables", "[]", "", spec.help)]
             rows += settings_rows(spec.item, f"{key}[]")
+            continue
+        if spec.table is not None:
+            rows += [(f"[{key}]", "a table", "{}", "", spec.help)]
+            rows += settings_rows(spec.table, key)
             continue
         default = "required" if f.default is MISSING else _toml(f.default)
         rows.append((key, _words(_ann(f)), default, _allowed(spec), spec.help))

@@ -79,8 +79,14 @@ def gap_table(target: Flow, benchmark: Flow, *, top_transitions: int = 15) -> Ga
     return GapTable(score(target, benchmark), tuple(lengths), tuple(intents), top, len(trans))
 
 
+def _pp(difference: float) -> str:
+    """A difference in percentage points, signed; one that rounds to zero is "0.0 pp", never "-0.0 pp"."""
+    v = round(100.0 * difference, 1)
+    return "0.0 pp" if v == 0 else f"{v:+.1f} pp"
+
+
 def _cells(r: GapRow) -> tuple[str, ...]:
-    return (r.key, f"{100.0 * r.target:.1f}%", f"{100.0 * r.benchmark:.1f}%", f"{100.0 * r.difference:+.1f} pp",
+    return (r.key, f"{100.0 * r.target:.1f}%", f"{100.0 * r.benchmark:.1f}%", _pp(r.difference),
             f"{r.jsd_contribution:.4f}")
 
 

@@ -106,7 +106,8 @@ def parse_jsonl_lines(numbered: Iterable[tuple[int, bytes]], path: str) -> Itera
 def read_records(path: str | os.PathLike, cls, *, unique: str | None = None) -> list:
     """Every line of a JSONL file as ``cls.from_dict`` records; with ``unique``, a repeated value of that
     field is an error naming both lines (a second ``question_id`` would silently shadow the first)."""
-    out, seen = [], {}
+    out: list = []
+    seen: dict[Any, int] = {}
     for lineno, obj in read_jsonl(path):
         rec = cls.from_dict(obj, where=str(path), row=lineno)
         if unique is not None:

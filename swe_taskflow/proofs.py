@@ -67,7 +67,10 @@ class RunFacts(Record):
     not_run: str = ""
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RunFacts":
+    def from_dict(cls, data: Mapping[str, Any], *, where: str | None = None, row: int | None = None) -> "RunFacts":
+        """Lenient (proof reports predate the type checks): unknown keys are dropped, ``command`` made a tuple."""
+        if not isinstance(data, Mapping):
+            raise InputError("a RunFacts must be a JSON object", path=where, row=row, actual=type(data).__name__)
         names = {f.name for f in fields(cls)}
         d = {k: v for k, v in data.items() if k in names}
         if "command" in d:

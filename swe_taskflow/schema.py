@@ -59,6 +59,8 @@ class Record:
     #: Check values against the field annotations when reading (records whose producers predate the
     #: type checks turn it off).
     check_types: ClassVar[bool] = True
+    #: Every subclass is a dataclass (what :meth:`from_dict` reads with ``fields``); declared for type checkers.
+    __dataclass_fields__: ClassVar[dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
         return record_to_dict(self)

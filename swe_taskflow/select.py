@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -95,13 +96,13 @@ def build_families(materials: Sequence[TaskMaterial], intents: Mapping[str, str]
     """Each task's filtered, deduplicated family with its count vectors (computed once per intent sequence)."""
     cache: dict[tuple[str, ...], np.ndarray] = {}
     out = []
+    distinct = partial(enumerate_distinct, intents=intents, max_questions=config.max_questions_per_task,
+                       include_original=config.include_original, max_augments=config.max_augments_per_session)
     for mat in materials:
-        kw = dict(max_questions=config.max_questions_per_task, include_original=config.include_original,
-                  max_augments=config.max_augments_per_session)
-        fam, n_family = enumerate_distinct(mat, intents, min_turns=min_turns, **kw)
+        fam, n_family = distinct(mat, min_turns=min_turns)
         status = "selected"
         if not fam:
-            fam, n_family = enumerate_distinct(mat, intents, min_turns=1, **kw)
+            fam, n_family = distinct(mat, min_turns=1)
             status = "below-filter"
         first: dict[tuple, Candidate] = {}       # (intents, features) -> its first candidate
         for cand in fam:

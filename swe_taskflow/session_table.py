@@ -121,7 +121,7 @@ def _key_pattern(key: str) -> re.Pattern[bytes]:
 _KEY_PATTERNS = {key: _key_pattern(key) for key in _NULL_SENSITIVE}
 
 
-def _key_count(block: bytes, key: str, escapes: bool) -> int:
+def _key_count(block: bytes | bytearray, key: str, escapes: bool) -> int:
     return len(_KEY_PATTERNS[key].findall(block)) if escapes else block.count(b'"' + key.encode() + b'"')
 
 
@@ -163,6 +163,13 @@ class SessionTable:
         """True when texts, confidences and indexes were kept (records can be made)."""
         return self.texts is not None
 
+    def message_columns(self) -> tuple[pa.Array, pa.ChunkedArray, np.ndarray, np.ndarray]:
+        """Sources, texts, confidences and message indexes: kept only when the table was read with its messages."""
+        if self.sources is None or self.texts is None or self.confidences is None or self.message_index is None:
+            raise InputError("the sessions were read without their messages", field="texts",
+                             hint="read with keep_messages=True to classify or write them")
+        return self.sources, self.texts, self.confidences, self.message_index
+
     @property
     def labelled(self) -> bool:
         """True when every message carries an intent."""
@@ -178,7 +185,8 @@ class SessionTable:
         offsets = self.offsets()
         lengths = self.lengths[rows]
         starts = np.repeat(offsets[:-1][rows], lengths)
-        new_starts = np.repeat(np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64), lengths)
+        # each kept session's first message in the new table (cumsum - length: also right when none is kept)
+        new_starts = np.repeat((np.cumsum(lengths, dtype=np.int64) - lengths).astype(np.int64), lengths)
         msg = starts + (np.arange(int(lengths.sum()), dtype=np.int64) - new_starts)
         keep = _int64s(rows)
         return SessionTable(
@@ -244,15 +252,13 @@ class SessionTable:
     # ------------------------------------------------------------------ records
     def records(self) -> list[SessionRecord]:
         """The sessions as :class:`SessionRecord` objects (needs a table read with messages)."""
-        if not self.has_messages:
-            raise InputError("the sessions were read without their messages", field="texts",
-                             hint="read with keep_messages=True to classify or write them")
-        ids, repos, sources = self.session_ids.to_pylist(), self.repos.to_pylist(), self.sources.to_pylist()
-        texts = self.texts.to_pylist()
+        sources_col, texts_col, confs_col, index_col = self.message_columns()
+        ids, repos, sources = self.session_ids.to_pylist(), self.repos.to_pylist(), sources_col.to_pylist()
+        texts = texts_col.to_pylist()
         labels = list(INTENTS) + [None]           # code -1 -> None
         intents = [labels[c] for c in self.codes.tolist()]
-        confs = [None if c != c else c for c in self.confidences.tolist()]
-        index = self.message_index.tolist()
+        confs = [None if c != c else c for c in confs_col.tolist()]
+        index = index_col.tolist()
         offsets = self.offsets().tolist()
         return [SessionRecord(ids[i], tuple(texts[a:b]), tuple(intents[a:b]), repos[i], tuple(confs[a:b]), sources[i],
                               tuple(index[a:b]))
@@ -279,17 +285,17 @@ class SessionTable:
 
     @staticmethod
     def concat(tables: Sequence["SessionTable"]) -> "SessionTable":
-        full = all(t.has_messages for t in tables)
+        msgs = [t.message_columns() for t in tables] if tables and all(t.has_messages for t in tables) else None
         return SessionTable(
             pa.concat_arrays([t.session_ids for t in tables]) if tables else _strings([]),
             pa.concat_arrays([t.repos for t in tables]) if tables else _strings([]),
             np.concatenate([t.lines for t in tables] or [np.zeros(0, np.int64)]),
             np.concatenate([t.lengths for t in tables] or [np.zeros(0, np.int64)]),
             np.concatenate([t.codes for t in tables] or [np.zeros(0, np.int8)]),
-            pa.concat_arrays([t.sources for t in tables]) if full and tables else None,
-            pa.chunked_array([c for t in tables for c in t.texts.chunks], pa.string()) if full and tables else None,
-            np.concatenate([t.confidences for t in tables]) if full and tables else None,
-            _concat_index([t.message_index for t in tables]) if full and tables else None)
+            pa.concat_arrays([m[0] for m in msgs]) if msgs else None,
+            pa.chunked_array([c for m in msgs for c in m[1].chunks], pa.string()) if msgs else None,
+            np.concatenate([m[2] for m in msgs]) if msgs else None,
+            _concat_index([m[3] for m in msgs]) if msgs else None)
 
 
 def _concat_index(parts: list[np.ndarray]) -> np.ndarray:
@@ -544,7 +550,7 @@ def read_sessions_report(path: str | os.PathLike, *, require_intents: bool = Fal
         raise InputError("unknown sessions reader", field="engine", expected=" or ".join(ENGINES), actual=engine)
     path_s = str(path)
     records: list[SessionRecord] = []
-    skipped: list[Skipped] = []
+    skipped = []
     parse_session_lines(iter_lines(path), path_s, require_intents=require_intents, skip_empty=skip_empty,
                         seen={}, records=records, record_lines=[], skipped=skipped)
     if not records:

@@ -87,7 +87,7 @@ class SessionRecord:
                                  hint=f"session {self.session_id!r}: classify the sessions first")
         return list(self.intents)  # type: ignore[arg-type]
 
-    def with_intents(self, intents: Sequence[str], confidences: Sequence[float | None] | None = None) -> "SessionRecord":
+    def with_intents(self, intents: Sequence[str | None], confidences: Sequence[float | None] | None = None) -> "SessionRecord":
         return SessionRecord(self.session_id, self.texts, tuple(intents), self.repo,
                              tuple(confidences) if confidences is not None else self.confidences,
                              self.source, self.message_index)

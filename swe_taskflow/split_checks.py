@@ -220,7 +220,7 @@ def dropped_requirements(issue: str, turns: Sequence[str], *, threshold: float =
 #: Most sentences one sentence is compared with (rarest shared words first).
 CANDIDATE_BUDGET = 128
 
-T = TypeVar("T")
+T = TypeVar("T", int, tuple[int, int])   # a posting: a sentence, or (turn, sentence)
 
 
 def idf_of(sents: Sequence[set[str]]) -> dict[str, float]:

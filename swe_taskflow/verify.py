@@ -5,8 +5,9 @@ data files, features and sizes against the files and the manifest; checks each p
 against the declared features exactly; recomputes TFAS per split from the published target file
 and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.stress);
 checks trajectories are bound to existing split and row hashes; and,
-with ``reprove``, re-runs every question's proof script through an injected ``run_proof`` (the CLI
-passes ``builder.proofs.run_proof``; the core never imports the builder) and reproduces every
+with ``reprove`` (only on a release with no error so far), re-runs every question's proof script through an
+injected ``run_proof`` (the CLI passes ``builder.proofs.ProofRunner``: the auditor's sandbox and ceilings; the
+core never imports the builder, and never passes a report's recorded sandbox) and reproduces every
 augmentation turn's reference (see reprove_rows). Every finding is a :class:`VerifyError` with kind
 missing | unexpected | mismatch, collected in a :class:`VerifyReport`. The pure checks on a release's
 pieces live in swe_taskflow.verify_checks; this module reads the files (a folder, or a Hub revision
@@ -26,7 +27,8 @@ from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
 from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_files, compare_mappings,
                        compare_row_hashes, load_manifest, values_equal)
 from .progress import track
-from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, inventory, manifest_files
+from . import untrusted
+from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, hash_listed, inventory, manifest_files
 from .safepath import inside, is_inside
 from .stress import is_stress_split
 from .verify_checks import (check_card, check_same_tasks, check_session_rows, check_trajectories, features_for,
@@ -64,6 +66,7 @@ class VerifyReport:
     rechecked: int = 0         # augmentation references re-derived (reprove)
     selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
     stress: Mapping[str, str] = field(default_factory=dict)      # stress split -> how its rows were chosen
+    notes: list[str] = field(default_factory=list)   # what the auditor should know that is not an error
 
     @property
     def ok(self) -> bool:
@@ -103,11 +106,18 @@ class VerifyReport:
         return "\n".join(lines)
 
 
-def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path) -> Path:
-    """Download a Hub dataset revision (every file) into ``local_dir`` and return the folder."""
+def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path,
+                     hub_timeout: float | None = None) -> Path:
+    """Download a Hub dataset revision (every file) into ``local_dir`` and return the folder; every request has
+    a deadline (``hub_timeout`` seconds, see :mod:`swe_taskflow.hub_net`)."""
     from huggingface_hub import snapshot_download
+
+    from .hub_net import HubTimeoutError, hub_deadlines
+    hub_deadlines(hub_timeout)
     try:
         path = snapshot_download(hub_id, repo_type="dataset", revision=revision, local_dir=str(local_dir))
+    except HubTimeoutError as exc:
+        raise HubTimeoutError(f"cannot download {hub_id}@{revision or 'main'}: {exc.message}", path=hub_id) from None
     except Exception as exc:  # network, auth, missing revision: one precise line
         raise VerifyError(f"cannot download {hub_id}@{revision or 'main'} ({type(exc).__name__})", kind="missing",
                           path=hub_id, hint="check the id and revision, and HF_HUB_OFFLINE") from None
@@ -131,13 +141,18 @@ def read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[st
         if f.path not in regular:
             return None   # missing or not a regular file: reported by the file inventory
         try:
-            pf = pq.ParquetFile(p)
-            diffs = schema_differences(feats, pf.schema_arrow)
-            if diffs:
-                report.errors.append(VerifyError("parquet schema differs from the declared features: "
-                                                 + "; ".join(diffs), kind="mismatch", path=f.path))
-                return None
-            rows.extend(pf.read().to_pylist())
+            with untrusted.open_file(p, "parquet shard", root=root) as fh:   # bounded: LIMITS["parquet shard"]
+                pf = pq.ParquetFile(fh)
+                diffs = schema_differences(feats, pf.schema_arrow)
+                if diffs:
+                    report.errors.append(VerifyError("parquet schema differs from the declared features: "
+                                                     + "; ".join(diffs), kind="mismatch", path=f.path))
+                    return None
+                rows.extend(pf.read().to_pylist())
+        except InputError as exc:
+            report.errors.append(VerifyError(exc.message, kind="mismatch", path=f.path, expected=exc.expected,
+                                             actual=exc.actual))
+            return None
         except TaskflowError:
             raise
         except Exception as exc:  # a corrupted shard: pyarrow raises many kinds
@@ -166,7 +181,8 @@ def _load_manifest(mpath: Path, rel_m: str, report: VerifyReport) -> tuple[Manif
         return load_manifest(mpath)
     except (VerifyError, InputError) as exc:
         report.errors.append(exc if isinstance(exc, VerifyError)
-                             else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field))
+                             else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field,
+                                              actual=exc.actual, hint=exc.hint))
         return None
 
 
@@ -174,21 +190,25 @@ def _check_readme(root: Path, files: Mapping[str, Any], manifest: Manifest, repo
     if "README.md" not in files:
         return   # reported by the file inventory
     try:
-        meta = read_front_matter((root / "README.md").read_text(encoding="utf-8"), where="README.md")
+        meta = read_front_matter(untrusted.read_text(root / "README.md", "README", root=root), where="README.md")
         report.errors += check_card(meta, manifest, where="README.md")
     except VerifyError as exc:
         report.errors.append(exc)
-    except UnicodeDecodeError:
-        report.errors.append(VerifyError("README.md is not UTF-8", kind="mismatch", path="README.md"))
+    except InputError as exc:
+        report.errors.append(VerifyError(exc.message, kind="mismatch", path="README.md", row=exc.row))
 
 
 def _load_target(root: Path, files: Mapping[str, Any], manifest: Manifest, report: VerifyReport):
     """The published target, or None when the release has none or it does not load (reported)."""
     if manifest.target is None or manifest.target.path not in files:
         return None
-    from .target import load_target
+    from .target import target_from_dict
+    path = root / manifest.target.path
     try:
-        return load_target(root / manifest.target.path)
+        doc = untrusted.read_json(path, "target file", root=root)
+        if not isinstance(doc, dict):
+            raise InputError("a target file is a JSON object", path=str(path), actual=type(doc).__name__)
+        return target_from_dict(doc, path=str(path))
     except InputError as exc:
         report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
                                          path=manifest.target.path, field=exc.field))
@@ -268,6 +288,35 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
 
 #: Limits a re-run gets when the published report records none (the proofs' defaults).
 DEFAULT_TIMEOUT_S = 60
+#: The limits a re-run gets where its report records none (``builder.proofs.ProofConfig()``; a test keeps them equal).
+DEFAULT_LIMITS: Mapping[str, float] = {"timeout_s": 60.0, "mem_mb": 512, "pids": 64, "cpus": 1.0, "tmpfs_mb": 64,
+                                       "max_output_bytes": 1 << 20, "excerpt_chars": 2000, "stderr_bytes": 4096,
+                                       "fsize_mb": 64}
+#: The auditor's ceilings when the runner names none (``builder.proofs.config.AUDITOR_CEILINGS``: the largest
+#: limits the project's own builds give a proof; a test keeps them equal): a re-run never gets more than these,
+#: whatever a report records.
+DEFAULT_CEILINGS: Mapping[str, float] = {**DEFAULT_LIMITS, "timeout_s": 120.0, "mem_mb": 1024, "pids": 128,
+                                         "tmpfs_mb": 256, "excerpt_chars": 4000}
+#: Sandbox names a report may record that an auditor recognises. A recorded name is only compared with these,
+#: never imported nor used: the re-run happens in the auditor's sandbox (``run_proof``'s own default or its
+#: ``--sandbox``), whatever the release says.
+KNOWN_SANDBOXES = ("docker", "bwrap", "harbor", "harbor:swe_taskflow_harbor.environment:DockerEnvironment")
+
+
+def auditor_limits(recorded: Mapping[str, Any], ceilings: Mapping[str, float]) -> dict[str, float]:
+    """Each limit of a re-run: the recorded value (the default where none is recorded, or the recorded one is
+    not a positive finite number), never above the auditor's ceiling (a release may ask for less than the
+    auditor's machine gives, never more)."""
+    import math
+
+    out: dict[str, float] = {}
+    for key, ceiling in ceilings.items():
+        value = recorded.get(key)
+        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                and value > 0):
+            value = DEFAULT_LIMITS.get(key, ceiling)
+        out[key] = type(ceiling)(min(value, ceiling))
+    return out
 
 
 def find_repo(repos_dir: Path, row: Mapping[str, Any]) -> Path | None:
@@ -304,12 +353,13 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
                           hint="use `swe-taskflow verify --reprove`, or pass run_proof=builder.proofs.run_proof")
     repos_dir = Path(repos_dir)
     items = list(_items(session_rows, repos_dir))
+    ceilings = dict(getattr(run_proof, "ceilings", None) or DEFAULT_CEILINGS)
+    _note_unknown_sandboxes(items, report)
     ran: dict[str, Any] = {}
     run_many = getattr(run_proof, "run_many", None)
     if callable(run_many):   # every re-run at once: a runner that keeps one environment per task batches them
         todo = [(q, repo) for _, _, _, q, repo in items if repo is not None and q["proof_script"]]
-        results = run_many([(repo, q["proof_script"], _rerun_kwargs(q, augmented=(q.get("kind") or "qa") != "qa"))
-                            for q, repo in todo])
+        results = run_many([(repo, q["proof_script"], _rerun_kwargs(q, ceilings)) for q, repo in todo])
         ran = {q["question_id"]: result for (q, _), result in zip(todo, results)}
     for split, n, r, q, repo in items:
         kind = q.get("kind") or "qa"
@@ -320,7 +370,7 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
         where = dict(path=split, row=n)
         result = None
         if q["proof_script"]:
-            result = _rerun(q, repo, run_proof, report, where, augmented=kind != "qa", ran=ran)
+            result = _rerun(q, repo, run_proof, report, where, ceilings, ran=ran)
         if kind != "qa":
             from .augment.recheck import recheck
             task = (tasks or {}).get(r["instance_id"])
@@ -343,24 +393,33 @@ def _items(session_rows: Mapping[str, list], repos_dir: Path):
                 yield split, n, r, q, find_repo(repos_dir, r)
 
 
-def _rerun_kwargs(q, *, augmented: bool) -> dict[str, Any]:
-    """How a proof is re-run: the image, sandbox and (for augmentation items) limits its report records."""
+def _note_unknown_sandboxes(items, report) -> None:
+    """One line when reports record a sandbox outside :data:`KNOWN_SANDBOXES` (compared, never imported)."""
+    recorded = [(q["proof_report"] or {}).get("sandbox") for *_, q, _ in items]
+    names = sorted({n if isinstance(n, str) else f"<a {type(n).__name__}>" for n in recorded if n}
+                   - set(KNOWN_SANDBOXES))
+    if names:
+        shown = ", ".join(repr(n[:80]) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        report.notes.append(f"proof reports record sandbox {shown}, not one this auditor knows: nothing named there "
+                            "is imported or used; every proof re-runs in the auditor's own sandbox")
+
+
+def _rerun_kwargs(q, ceilings: Mapping[str, float]) -> dict[str, Any]:
+    """How a proof is re-run: the image and limits its report records, the limits capped by the auditor's
+    ceilings (:func:`auditor_limits`). Never the recorded sandbox: the runner's own is used."""
     pr = q["proof_report"] or {}
-    kwargs: dict[str, Any] = {"image": pr.get("image") or None, "sandbox": pr.get("sandbox") or "auto",
-                              "timeout_s": DEFAULT_TIMEOUT_S}
-    limits = _limits(pr) if augmented else {}
-    if limits:
-        kwargs["timeout_s"] = limits.get("timeout_s") or DEFAULT_TIMEOUT_S
-        kwargs["limits"] = limits
-    return kwargs
+    image = pr.get("image")
+    limits = auditor_limits(_limits(pr), ceilings)
+    return {"image": image if isinstance(image, str) and image else None, "timeout_s": limits["timeout_s"],
+            "limits": limits}
 
 
-def _rerun(q, repo, run_proof, report, where, *, augmented: bool, ran: Mapping[str, Any]):
+def _rerun(q, repo, run_proof, report, where, ceilings, *, ran: Mapping[str, Any]):
     pr = q["proof_report"] or {}
     if q["question_id"] in ran:   # re-run already, in a batch (``run_proof.run_many``)
         result = ran[q["question_id"]]
     else:
-        result = run_proof(repo, q["proof_script"], **_rerun_kwargs(q, augmented=augmented))
+        result = run_proof(repo, q["proof_script"], **_rerun_kwargs(q, ceilings))
     report.reproved += 1
     field = f"questions[{q['question_id']}].proof_report"
     if getattr(result, "status", None) != pr.get("status"):
@@ -379,11 +438,32 @@ def _rerun(q, repo, run_proof, report, where, *, augmented: bool, ran: Mapping[s
 
 
 
-def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
+def verify_folder(root: str | Path, **kw: Any) -> VerifyReport:
+    """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
+    instance id, to reprove references derived from gold patches; see :func:`reprove_rows`).
+
+    Bad data is always a finding, never an exception: an error of the project naming a file becomes one, and
+    so does any other failure while reading (named by its type), so a library caller gets a report."""
+    try:
+        return _verify_folder(root, **kw)
+    except ConfigError:
+        raise   # a caller's mistake (reprove without a runner), not the release's
+    except TaskflowError as exc:
+        report = VerifyReport(root=str(root))
+        report.errors.append(exc if isinstance(exc, VerifyError) else
+                             VerifyError(exc.message, kind="mismatch", path=exc.path, row=exc.row, field=exc.field,
+                                         expected=exc.expected, actual=exc.actual, hint=exc.hint))
+        return report
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError, OSError) as exc:
+        report = VerifyReport(root=str(root))
+        report.errors.append(VerifyError(f"the release holds data of an unexpected shape ({type(exc).__name__}: "
+                                         f"{str(exc)[:200]})", kind="mismatch", path=str(root)))
+        return report
+
+
+def _verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
                   run_proof: Callable[..., Any] | None = None, progress: bool = False,
                   tasks: Mapping[str, Any] | None = None) -> VerifyReport:
-    """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
-    instance id, to reprove references derived from gold patches; see :func:`reprove_rows`)."""
     root = Path(root)
     report = VerifyReport(root=str(root))
     if not root.is_dir():
@@ -408,8 +488,13 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
         report.errors.append(VerifyError("manifest file name does not match its release", kind="mismatch",
                                          path=rel_m, expected=manifest.path_in_release, actual=rel_m))
     files.pop(rel_m, None)
-    report.errors += compare_files(manifest.all_files(), files, where=rel_m)
-    report.bytes_hashed = sum(f.size for f in files.values()) + len(raw)
+    # decided by name and size before any hashing: only files listed at their very size are read
+    hashed, too_large = hash_listed(root, manifest.all_files(), files)
+    report.errors += too_large
+    skip = {e.path for e in too_large}   # reported once, as too large
+    report.errors += compare_files([f for f in manifest.all_files() if f.path not in skip],
+                                   {k: v for k, v in hashed.items() if k not in skip}, where=rel_m)
+    report.bytes_hashed = sum(f.size for f in hashed.values() if f.sha256) + len(raw)
     _check_readme(root, files, manifest, report)
     target = _load_target(root, files, manifest, report)
     from .croissant import check_croissant
@@ -437,15 +522,19 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
     report.errors += compare_mappings(dict(manifest.questions), questions, what="question proof report",
                                       where=rel_m)
     report.questions = len(questions)
-    if reprove:
+    if reprove and report.errors:   # nothing of a release that does not verify is run
+        report.notes.append(f"nothing re-proved: the release has {len(report.errors)} error(s) above")
+    elif reprove:
         reprove_rows(session_rows, report, repos_dir=repos_dir, run_proof=run_proof, tasks=tasks)
     return report
 
 
 def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, reprove: bool = False,
                    repos_dir: str | Path | None = None, run_proof: Callable[..., Any] | None = None,
-                   progress: bool = False, tasks: Mapping[str, Any] | None = None) -> VerifyReport:
-    """Verify a release folder, or a Hub dataset id at ``revision``; returns a report (``.ok``, ``.errors``)."""
+                   progress: bool = False, tasks: Mapping[str, Any] | None = None,
+                   hub_timeout: float | None = None) -> VerifyReport:
+    """Verify a release folder, or a Hub dataset id at ``revision``; returns a report (``.ok``, ``.errors``).
+    ``hub_timeout``: the deadline of every Hub request in seconds (:mod:`swe_taskflow.hub_net`)."""
     p = Path(path_or_hub_id)
     if p.exists():
         if revision is not None:
@@ -454,11 +543,11 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
                              tasks=tasks)
     if not HUB_ID_RE.match(str(path_or_hub_id)):
         raise VerifyError("neither a folder nor a Hub dataset id", kind="missing", path=str(path_or_hub_id))
-    import tempfile
+    from .owned import owned_temp
 
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-verify-") as tmp:
+    with owned_temp("swe-taskflow-verify-") as tmp:   # owned: a killed verify's download is swept
         # a local_dir holds real files; the Hub cache would give links into its blob store
-        folder = download_release(str(path_or_hub_id), revision=revision, local_dir=tmp)
+        folder = download_release(str(path_or_hub_id), revision=revision, local_dir=tmp, hub_timeout=hub_timeout)
         report = verify_folder(folder, reprove=reprove, repos_dir=repos_dir, run_proof=run_proof,
                                progress=progress, tasks=tasks)
     report.root = f"{path_or_hub_id}@{revision or 'main'}"
@@ -466,4 +555,4 @@ def verify_release(path_or_hub_id: str | Path, *, revision: str | None = None, r
 
 
 __all__ = ["verify_release", "verify_folder", "VerifyReport", "SplitSummary", "download_release", "reprove_rows",
-           "find_repo", "DEFAULT_TIMEOUT_S"]
+           "find_repo", "DEFAULT_TIMEOUT_S", "DEFAULT_CEILINGS", "DEFAULT_LIMITS", "KNOWN_SANDBOXES", "auditor_limits"]

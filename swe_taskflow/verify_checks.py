@@ -51,7 +51,7 @@ def read_front_matter(text: str, *, where: str) -> dict[str, Any]:
     return data
 
 
-def _matched_configs(configs: Mapping[str, Any], declared: Mapping[str, Any], *, what: str, where: str):
+def _matched_configs(configs: Mapping[str, Any], declared: Mapping[Any, Any], *, what: str, where: str):
     """Errors for configs the README lacks or adds, and ``(config, splits, declared entry)`` of those it has."""
     errors = compare_mappings({k: True for k in configs}, {k: True for k in declared}, what=what, where=where)
     return errors, [(cfg, splits, declared[cfg]) for cfg, splits in configs.items() if declared.get(cfg) is not None]
@@ -127,7 +127,8 @@ def check_same_tasks(session_rows, manifest: Manifest) -> list[VerifyError]:
     errors: list[VerifyError] = []
     first: dict[str, tuple[str, str]] = {}
     for split, rows in session_rows.items():
-        where = manifest.split(SESSION_CONFIG, split).files[0].path
+        entry = manifest.split(SESSION_CONFIG, split)
+        where = entry.files[0].path if entry is not None else split
         for n, r in enumerate(rows):
             seen = first.setdefault(r["instance_id"], (r["source_task_sha256"], split))
             if seen[0] != r["source_task_sha256"]:
@@ -166,7 +167,19 @@ def check_trajectories(rows, entry, where, manifest: Manifest, session_rows, rep
         return
     row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in session_rows.get(entry.name, [])}
     bound = {r["instance_id"]: r for r in session_rows.get(entry.name, [])}
+    seen: dict[tuple, int] = {}
     for n, r in enumerate(rows):
+        key = (r["instance_id"], r["model"], r["run"])   # what the writer refuses twice (builder.release.writer)
+        if key in seen:
+            report.errors.append(VerifyError("duplicate trajectory row (same instance, model and run)",
+                                             kind="unexpected", path=where, row=n, field="instance_id",
+                                             actual=list(key), hint=f"first on row {seen[key]}"))
+        seen.setdefault(key, n)
+        problem = component_problem(r["instance_id"])
+        if problem is not None:
+            report.errors.append(VerifyError(f"instance id is not one safe path component: {problem}",
+                                             kind="mismatch", path=where, row=n, field="instance_id",
+                                             actual=r["instance_id"]))
         report.errors += check_trajectory_turns(r, bound.get(r["instance_id"]), where, n)
         if r["split_sha256"] != split.sha256:
             report.errors.append(VerifyError("trajectory is bound to another split hash", kind="mismatch", path=where,

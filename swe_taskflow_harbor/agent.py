@@ -4,7 +4,13 @@ Harbor's mini-swe-agent installs into the container (network needed) and cannot 
 This agent runs mini-swe-agent's loop on the host instead: the model is called from the host (LiteLLM,
 any OpenAI-compatible endpoint, or mini-swe-agent's deterministic test model), every command runs in
 the task environment through Harbor's environment API (so the container keeps no network), and
-``resume`` continues the same conversation with the next user turn. After every step it writes the
+``resume`` continues the same conversation with the next user turn. Every turn reaches the model as its
+user wrote it; only the session's first issue turn carries mini-swe-agent's issue framing (its
+``instance_template``, "Please solve this issue: ..."), as in the paper's runs (Appendix E); how commands
+run and how a request ends are said once, in the system message (:data:`SESSION_RULES`). A connection or
+authentication error of the model endpoint fails the turn at once with one line naming the endpoint
+(:class:`ModelEndpointError`, Harbor records it in ``result.json``); a cancelled trial makes no further
+model call or command. After every step it writes the
 cumulative conversation as an ATIF trajectory (``trajectory.json``) and as mini-swe-agent's own
 trajectory (``mini-swe-agent.trajectory.json``) into the agent log folder. Harbor's own ATIF converter
 treats only the first user message as a user step; here every later user *turn* (marked
@@ -40,11 +46,26 @@ from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
 
-#: A later user turn: the turn's text, and how to end it (mini-swe-agent stops on this command).
-FOLLOW_UP_TEMPLATE = ("{{task}}\n\nWhen you are done with this request, issue `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` "
-                      "on its own.")
+from swe_taskflow_harbor.endpoint import (ModelEndpointError, describe_endpoint, endpoint_line,  # noqa: E402
+                                          is_endpoint_error)
+from swe_taskflow_harbor.turns import ISSUE, turn_kind  # noqa: E402
+
+#: Said once, after the configured system message: how the session works (user turns stay as written).
+SESSION_RULES = """\
+A user sends you requests one at a time in this conversation, about the repository in your environment.
+
+Each of your responses includes your reasoning and at least one bash tool call. Every command runs in a new
+subshell: directory and environment changes do not persist (prefix a command with `cd DIR && ...`).
+
+When you are done with the user's current request, issue `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` on its own,
+not combined with any other command. The user may then send the next request in this same conversation."""
 ATIF_FILE, NATIVE_FILE = "trajectory.json", "mini-swe-agent.trajectory.json"
 SCHEMA_VERSION = "ATIF-v1.8"
+
+
+class TurnCancelled(Exception):
+    """Raised in the worker thread, before any model call or command, once Harbor cancelled the step (the
+    session stays cancelled: a later step's turn ends ``Cancelled`` at once, as before)."""
 
 
 def _text(content: Any) -> str:
@@ -113,8 +134,11 @@ class HarborShell:
     def __init__(self, environment: BaseEnvironment, loop: asyncio.AbstractEventLoop, timeout_s: int) -> None:
         self.environment, self.loop, self.timeout_s = environment, loop, timeout_s
         self.config = {"timeout": timeout_s, "environment": type(environment).__name__}
+        self.cancelled = lambda: False   # the session's flag (SessionAgent sets it): no command after a cancel
 
     def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+        if self.cancelled():
+            raise TurnCancelled("the trial was cancelled: no further command")
         command = action.get("command", "")
         call = self.environment.exec(command, cwd=cwd or None, timeout_sec=timeout or self.timeout_s)
         try:
@@ -139,44 +163,76 @@ class HarborShell:
         return {"info": {"config": {"environment": self.config, "environment_type": "harbor"}}}
 
 
+def _guard(model: Any, session: "SessionAgent") -> None:
+    """Wrap the model's one endpoint call: none once cancelled, and a wrong endpoint raises
+    :class:`ModelEndpointError`, which the model's retry loop (``abort_exceptions``) does not retry."""
+    if hasattr(model, "abort_exceptions"):
+        model.abort_exceptions = [*model.abort_exceptions, TurnCancelled, ModelEndpointError]
+    inner = getattr(model, "_query", None)
+    if callable(inner):
+        def _query(*args: Any, **kwargs: Any) -> Any:
+            if session.cancelled:
+                raise TurnCancelled("the trial was cancelled: no further model call")
+            try:
+                return inner(*args, **kwargs)
+            except Exception as exc:
+                if is_endpoint_error(exc):
+                    raise ModelEndpointError(endpoint_line(session.endpoint, exc, session.secrets)) from None
+                raise
+        model._query = _query
+
+
 class SessionAgent(DefaultAgent):
     """DefaultAgent whose conversation outlives one task: ``turn`` appends the next user message and loops."""
 
-    def __init__(self, model, env, **kwargs: Any) -> None:
+    def __init__(self, model, env, *, frame_issue: bool = True, endpoint: str = "",
+                 secrets: tuple[str, ...] = (), **kwargs: Any) -> None:
         from minisweagent.agents.default import AgentConfig
         super().__init__(model, env, **{k: v for k, v in kwargs.items() if k in AgentConfig.model_fields})
         self.exits: list[dict] = []      # each finished turn's exit message (kept out of later prompts)
-        self.cancelled = False
+        self.cancelled = False           # set from the event loop's thread; checked before every call
+        self.frame_issue, self.framed = bool(frame_issue), False
+        self.endpoint = endpoint or "the model's endpoint"
+        self.secrets = secrets
+        env.cancelled = lambda: self.cancelled
+        _guard(model, self)
 
     def turn(self, task: str, *, first: bool, turn_index: int) -> dict:
+        """Send ``task`` as the user wrote it (the first issue turn in the configured issue framing) and loop."""
+        kind = turn_kind(task)
+        self.extra_template_vars |= {"task": task}
         if first:
-            self.extra_template_vars |= {"task": task}
             self.messages = []
-            self.add_messages(self.model.format_message(role="system",
-                                                        content=self._render_template(self.config.system_template)))
-            template = self.config.instance_template
+            system = self._render_template(self.config.system_template).rstrip("\n") + "\n\n" + SESSION_RULES
+            self.add_messages(self.model.format_message(role="system", content=system))
+        elif self.messages and self.messages[-1].get("role") == "exit":
+            self.exits.append(self.messages.pop())   # the previous turn's end stays in the record, not the prompt
+        if kind == ISSUE and self.frame_issue and not self.framed:
+            content, self.framed = self._render_template(self.config.instance_template), True
         else:
-            if self.messages and self.messages[-1].get("role") == "exit":
-                self.exits.append(self.messages.pop())   # the previous turn's end stays in the record, not the prompt
-            self.extra_template_vars |= {"task": task}
-            template = FOLLOW_UP_TEMPLATE
-        msg = self.model.format_message(role="user", content=self._render_template(template))
-        msg.setdefault("extra", {})["swe_taskflow_turn"] = turn_index
+            content = task
+        msg = self.model.format_message(role="user", content=content)
+        msg.setdefault("extra", {}).update(swe_taskflow_turn=turn_index, swe_taskflow_kind=kind)
         self.add_messages(msg)
         self.n_consecutive_format_errors = 0
         return self._loop()
 
+    def query(self) -> dict:
+        if self.cancelled:
+            raise TurnCancelled("the trial was cancelled: no further model call")
+        return super().query()
+
     def _loop(self) -> dict:
         from minisweagent.exceptions import FormatError, InterruptAgentFlow
         while True:
-            if self.cancelled:
-                self.add_messages({"role": "exit", "content": "Cancelled",
-                                   "extra": {"exit_status": "Cancelled", "submission": ""}})
-                break
             try:
                 self.step()
                 self.n_consecutive_format_errors = 0
+            except TurnCancelled:
+                self.add_messages({"role": "exit", "content": "Cancelled",
+                                   "extra": {"exit_status": "Cancelled", "submission": ""}})
             except FormatError as e:
+                self.cost += (e.messages[0].get("extra") or {}).get("cost", 0.0)   # billed before parsing failed
                 self.n_consecutive_format_errors += 1
                 self.add_messages(*e.messages)
                 if 0 < self.config.max_consecutive_format_errors <= self.n_consecutive_format_errors:
@@ -218,8 +274,11 @@ class MiniSweAgent(BaseAgent):
 
     def __init__(self, logs_dir: Path, model_name: str | None = None, *, model_class: str = "",
                  outputs: str | None = None, config: str | None = None, model_kwargs: dict | str | None = None,
-                 step_limit: int = 0, cost_limit: float = 3.0, command_timeout: int = 120, **kwargs: Any) -> None:
+                 step_limit: int = 0, cost_limit: float = 3.0, command_timeout: int = 120,
+                 frame_issue: bool | str = True, **kwargs: Any) -> None:
         super().__init__(logs_dir=logs_dir, model_name=model_name, **kwargs)
+        #: --ak frame_issue=false sends the first issue turn as written too (no "Please solve this issue:").
+        self._frame_issue = str(frame_issue).strip().lower() not in ("false", "0", "no", "off")
         self._cfg = _config(config)
         mk = json.loads(model_kwargs) if isinstance(model_kwargs, str) else dict(model_kwargs or {})
         model_cfg = dict(self._cfg.get("model") or {})
@@ -254,13 +313,19 @@ class MiniSweAgent(BaseAgent):
         check_credentials(name, self._model_cfg)
         model = get_model(name, dict(self._model_cfg))
         shell = HarborShell(environment, asyncio.get_running_loop(), self._command_timeout)
-        self._session = SessionAgent(model, shell, **self._agent_kwargs)
+        mk = self._model_cfg.get("model_kwargs") or {}
+        self._session = SessionAgent(model, shell, frame_issue=self._frame_issue,
+                                     endpoint=describe_endpoint(name, mk),
+                                     secrets=tuple(str(v) for k, v in mk.items() if "key" in k.lower() and v),
+                                     **self._agent_kwargs)
         await self._run_turn(instruction, environment, context, first=True)
 
     async def resume(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
         if self._session is None:
             return await self.run(instruction, environment, context)
-        self._session.env = HarborShell(environment, asyncio.get_running_loop(), self._command_timeout)
+        session = self._session
+        session.env = HarborShell(environment, asyncio.get_running_loop(), self._command_timeout)
+        session.env.cancelled = lambda: session.cancelled
         await self._run_turn(instruction, environment, context, first=False)
 
     async def _run_turn(self, instruction: str, environment: BaseEnvironment, context: AgentContext, *,
@@ -271,7 +336,7 @@ class MiniSweAgent(BaseAgent):
         try:
             await asyncio.to_thread(session.turn, instruction, first=first, turn_index=self._turn)
         except asyncio.CancelledError:
-            session.cancelled = True   # the thread stops at its next step
+            session.cancelled = True   # the thread makes no further model call or command (TurnCancelled)
             raise
         finally:
             new = session.messages[start:]
@@ -311,4 +376,5 @@ class MiniSweAgent(BaseAgent):
                 await environment.upload_file(host, str(target))
 
 
-__all__ = ["MiniSweAgent", "SessionAgent", "HarborShell", "FOLLOW_UP_TEMPLATE", "SCHEMA_VERSION", "to_atif", "usage"]
+__all__ = ["MiniSweAgent", "SessionAgent", "HarborShell", "SESSION_RULES", "SCHEMA_VERSION", "TurnCancelled",
+           "ModelEndpointError", "to_atif", "usage"]

@@ -41,6 +41,7 @@ from harbor.models.trial.config import ResourceMode
 from harbor.models.trial.paths import EnvironmentPaths
 
 from builder import hygiene
+from swe_taskflow_harbor.bounded_output import OUTPUT_CAP_BYTES, HeadTail
 from swe_taskflow_harbor.command_channel import ChannelClosed, CommandChannel, Fallback, dumps, exec_environment, loads
 
 #: Label naming the Harbor session (trial) a container belongs to, for people reading ``docker ps``.
@@ -121,7 +122,8 @@ def _abs(path: str) -> PurePosixPath:
 class DockerEnvironment(BaseEnvironment):
     """One network-less container of the task's local image per trial, driven through the Docker API."""
 
-    def __init__(self, *args: Any, command_helper: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, command_helper: bool = True, output_cap_bytes: int = OUTPUT_CAP_BYTES,
+                 **kwargs: Any) -> None:
         self._container: Any = None
         self._created = False      # a container was created: only then can Harbor's logs be downloaded
         self._channel: CommandChannel | None = None
@@ -129,6 +131,10 @@ class DockerEnvironment(BaseEnvironment):
             raise ValueError("command_helper must be true or false (--ek command_helper=false), "
                              f"not {command_helper!r}")
         self._use_helper = command_helper
+        if isinstance(output_cap_bytes, bool) or not isinstance(output_cap_bytes, int) or output_cap_bytes < 1024:
+            raise ValueError(f"output_cap_bytes must be an integer of at least 1024, not {output_cap_bytes!r}")
+        #: bytes of one command's output kept on the host (its head and tail; the text says what was dropped)
+        self.output_cap_bytes = output_cap_bytes
         #: operations served by the helper and by the Docker API (plain exec, put_archive, get_archive)
         self.served = {"helper": 0, "docker": 0}
         super().__init__(*args, **kwargs)
@@ -275,13 +281,13 @@ class DockerEnvironment(BaseEnvironment):
                    "cwd": options["workdir"] or self._default_cwd, "env": list(env.items())}
         callback = self._output_callback()
         rid, queue = channel.open()
-        parts: list[bytes] = []
+        kept = HeadTail(self.output_cap_bytes)   # streamed: the host never holds more than the cap
 
         async def collect() -> int:
             while True:
                 kind, payload = await queue.get()
                 if kind in (b"O", b"E"):   # stdout and stderr in arrival order, all in stdout
-                    parts.append(payload)
+                    kept.feed(payload)
                     if callback is not None:
                         await callback(payload.decode(errors="replace"), "stdout")
                 elif kind == b"X":
@@ -309,7 +315,7 @@ class DockerEnvironment(BaseEnvironment):
             raise
         channel.forget(rid)
         self.served["helper"] += 1
-        return ExecResult(stdout=b"".join(parts).decode(errors="replace") or None, stderr=None, return_code=code)
+        return ExecResult(stdout=kept.text() or None, stderr=None, return_code=code)
 
     async def _exec_by_api(self, command: str, options: dict[str, Any], timeout_sec: int | None) -> ExecResult:
         container = self._running()
@@ -318,7 +324,7 @@ class DockerEnvironment(BaseEnvironment):
         loop = asyncio.get_running_loop()
         attached: list = []
 
-        def run() -> tuple[bytes, int | None]:
+        def run() -> tuple[HeadTail, int | None]:
             from docker.utils.socket import frames_iter
 
             with _counting():
@@ -326,16 +332,16 @@ class DockerEnvironment(BaseEnvironment):
                 exec_id = api.exec_create(container.id, ["bash", "-c", command], **options)["Id"]
                 sock = api.exec_start(exec_id, socket=True)
                 attached.append(getattr(sock, "_sock", sock))
-                parts = []
+                kept = HeadTail(self.output_cap_bytes)   # streamed: the host never holds more than the cap
                 try:
                     for _stream, data in frames_iter(sock, tty=False):   # stdout and stderr in arrival order
-                        parts.append(data)
+                        kept.feed(data)
                         if callback is not None:
                             text = data.decode(errors="replace")
                             asyncio.run_coroutine_threadsafe(callback(text, "stdout"), loop).result()
                 finally:
                     sock.close()
-                return b"".join(parts), api.exec_inspect(exec_id)["ExitCode"]
+                return kept, api.exec_inspect(exec_id)["ExitCode"]
 
         future = loop.run_in_executor(_POOL, run)
         try:
@@ -349,7 +355,7 @@ class DockerEnvironment(BaseEnvironment):
             if isinstance(exc, asyncio.TimeoutError):
                 raise RuntimeError(f"Command timed out after {timeout_sec} seconds") from None
             raise
-        return ExecResult(stdout=out.decode(errors="replace") or None, stderr=None, return_code=code or 0)
+        return ExecResult(stdout=out.text() or None, stderr=None, return_code=code or 0)
 
     # ------------------------------------------------------------------ files
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from builder import hygiene
+from swe_taskflow_harbor.reset import CLEAN, HARDEN
 
 #: Where the working copy of the repository is placed for each run (as the docker sandbox mounts it).
 REPO = "/repo"
@@ -60,11 +61,9 @@ DROP = ("drop() { if setpriv --help 2>&1 | grep -q reuid; then setpriv --reuid=6
         "else echo 'no way to drop to uid 65534 (setpriv, python3)' >&2; return 126; fi; }")
 
 
-#: A clean state: the script user's processes killed, /tmp and /dev/shm empty, /repo a fresh root-owned copy;
-#: then the tree hash of that copy.
-RESET = (f"set -e; {DROP}; drop /bin/sh -c 'kill -9 -1' 2>/dev/null || true; "
-         "find /tmp /dev/shm -mindepth 1 -delete 2>/dev/null || true; "
-         f"rm -rf {REPO} {STATE}/out; cp -a {STATE}/pristine {REPO}; chown -R 0:0 {REPO}; "
+#: A clean state (:mod:`swe_taskflow_harbor.reset`: nothing of the last proof left anywhere the script user can
+#: write, checked; else one ``reset failed:`` line and exit 1), /repo a fresh root-owned copy; then its tree hash.
+RESET = (f"set -e\n{DROP}\nrm -rf {REPO} {STATE}/out\n{CLEAN}\ncp -a {STATE}/pristine {REPO}; chown -R 0:0 {REPO}; "
          f"chmod -R go-w {REPO}; mkdir -m 700 {STATE}/out\n{GIT_PRELUDE}{TREE}")
 
 
@@ -146,6 +145,9 @@ class Worker:
                                      f"cp -a {src} {STATE}/pristine", user="root")
                 if res.return_code:
                     raise RuntimeError(f"no repository at {src} in {req['image']}: {(res.stdout or '')[-300:]}")
+            res = await env.exec(HARDEN, user="root")
+            if res.return_code:
+                raise RuntimeError(f"preparing the environment failed: {(res.stdout or '')[-300:]}")
             res = await env.exec(RESET, user="root")
             if res.return_code:
                 raise RuntimeError(f"hashing the repository failed: {(res.stdout or '')[-300:]}")
@@ -176,7 +178,8 @@ class Worker:
         env, limits = self.envs[req["env"]], req["limits"]
         res = await env.exec(RESET, user="root")
         if res.return_code:
-            return {"infra_error": f"resetting the repository failed: {(res.stdout or '')[-300:]}"}
+            return {"infra_error": "resetting the environment between proofs failed (a proof's leftovers could "
+                                  f"reach the next): {(res.stdout or '').strip()[-300:]}"}
         clean, pristine = _last_line(res), self.pristine_tree[req["env"]]
         if clean != pristine:
             return {"infra_error": f"the reset repository's tree {clean} is not the pristine {pristine}"}

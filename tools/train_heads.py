@@ -22,6 +22,10 @@ cross-validation folds (``CV_SEED``): the same inputs give a byte-identical file
 Only aggregate numbers are written (weights, counts and agreement figures), never message text.
 
     python -m tools.train_heads [--sessions PATH] [--pro-dir DIR] [--reserved PATH] [--out PATH] [--grid]
+                                [--confusion-out C.json]
+
+``--confusion-out`` writes the readers' labels against the grouped-CV out-of-fold labels as a confusion file
+(``classify agreement --json`` format): what ``python -m tools.default_target --confusion`` corrects by.
 """
 
 from __future__ import annotations
@@ -133,6 +137,11 @@ def general_data(clf, sessions: Path, reserved: Path, issue_head, label_files=DE
 def grouped_cv(data: GeneralData, settings: GeneralSettings) -> dict:
     """Exact agreement of the classifier (rules, issue head, general head fitted without the scored repositories)
     with the development labels, out of fold (:mod:`tools.grouped_cv`)."""
+    return grouped_cv_predictions(data, settings)[0]
+
+
+def grouped_cv_predictions(data: GeneralData, settings: GeneralSettings) -> tuple[dict, list[str]]:
+    """:func:`grouped_cv` and the out-of-fold label of every development row."""
     from tools.grouped_cv import FOLDS, agreement, cross_validate
 
     def fit_predict(train: np.ndarray, test: np.ndarray) -> list[str]:
@@ -141,7 +150,17 @@ def grouped_cv(data: GeneralData, settings: GeneralSettings) -> dict:
         return [f or p for f, p in zip((data.fixed[i] for i in test), head.predict(data.x[test]))]
 
     pred = cross_validate(data.repos, fit_predict)
-    return {"folds": FOLDS, "grouped_by": "repository", **agreement(data.y, pred, data.confidence)}
+    return {"folds": FOLDS, "grouped_by": "repository", **agreement(data.y, pred, data.confidence)}, pred
+
+
+def confusion_document(data: GeneralData, pred: list[str]) -> dict:
+    """The readers' labels against the out-of-fold labels as a ``classify agreement --json`` document: the
+    confusion matrix ``flow measure --confusion`` corrects by, measured only on repositories the scoring head
+    was not fitted on."""
+    from swe_taskflow.agreement import agreement_document, pairwise
+
+    pairs = pairwise({"dev_labels_v5 (careful readers)": data.y, "embedded, grouped-CV out of fold": pred})
+    return agreement_document(pairs, n_messages=len(pred))
 
 
 def issue_data(clf, pro_dir: Path, label_dir: Path = LABELS):
@@ -229,7 +248,8 @@ def fit_issue_head(clf, pro_dir: Path):
 
 
 def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, out: Path | None = None,
-          reserved: Path = DEFAULT_RESERVED, grid: bool = False, settings: GeneralSettings = GENERAL) -> dict:
+          reserved: Path = DEFAULT_RESERVED, grid: bool = False, settings: GeneralSettings = GENERAL,
+          confusion_out: Path | None = None) -> dict:
     """Fit both heads, write the heads file, and return what was measured (``grid``: every setting of
     :data:`GRID` by grouped cross-validation, best high+medium first). One thread throughout: a sum split across
     threads may round differently, and the file must come out byte-identical on any machine."""
@@ -240,13 +260,13 @@ def train(sessions: Path = DEFAULT_SESSIONS, pro_dir: Path = DEFAULT_PRO_DIR, ou
     torch.set_num_threads(1)
     try:
         with threadpool_limits(1):
-            return _train(sessions, pro_dir, out, reserved, grid, settings)
+            return _train(sessions, pro_dir, out, reserved, grid, settings, confusion_out)
     finally:
         torch.set_num_threads(threads)
 
 
 def _train(sessions: Path, pro_dir: Path, out: Path | None, reserved: Path, grid: bool,
-           settings: GeneralSettings) -> dict:
+           settings: GeneralSettings, confusion_out: Path | None = None) -> dict:
     import sklearn
 
     from builder.classify.embedded import DEFAULT_HEADS, EmbeddedClassifier, LinearHead
@@ -258,7 +278,9 @@ def _train(sessions: Path, pro_dir: Path, out: Path | None, reserved: Path, grid
     x, y, w = data.rows(np.arange(len(data.y)), settings)
     gen = _fit(x, y, settings.c, w)
     general = LinearHead(tuple(gen.classes_), data.widths, gen.coef_, gen.intercept_)
-    cv = grouped_cv(data, settings)
+    cv, pred = grouped_cv_predictions(data, settings)
+    if confusion_out is not None:
+        Path(confusion_out).write_text(json.dumps(confusion_document(data, pred), indent=1) + "\n", encoding="utf-8")
     training = {"general": {**data.facts, "exemplars": len(data.ex_y), "exemplars_sha256": clf.exemplars.sha256,
                             "settings": asdict(settings), "grouped_cv": cv},
                 "issue": issue_facts,
@@ -283,11 +305,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="default: builder/data/classifier/heads_v3.json")
     ap.add_argument("--grid", action="store_true",
                     help="also print the grouped cross-validation figure of every setting of GRID (C, weights)")
+    ap.add_argument("--confusion-out", type=Path, default=None, metavar="C.json",
+                    help="also write the out-of-fold confusion matrix (input of flow measure --confusion)")
     args = ap.parse_args(argv)
     check_default(args.sessions, DEFAULT_SESSIONS, "--sessions")
     check_default(args.pro_dir, DEFAULT_PRO_DIR, "--pro-dir")
     check_default(args.reserved, DEFAULT_RESERVED, "--reserved")
-    print(json.dumps(train(args.sessions, args.pro_dir, args.out, args.reserved, args.grid), indent=1))
+    print(json.dumps(train(args.sessions, args.pro_dir, args.out, args.reserved, args.grid,
+                           confusion_out=args.confusion_out), indent=1))
     return 0
 
 

@@ -101,18 +101,17 @@ class WriterError(Exception):
 
 
 def get_writer(sec, resolve, *, templates=TEMPLATES, section: str = "augmentations"):
-    """``(writer, llm backend or None)`` for a recipe section with ``writer``, ``llm``, ``model`` and
-    ``responses`` (``[augmentations]``, ``[stress]``); ``resolve`` makes a recipe path absolute."""
+    """``(writer, llm backend or None)`` for a recipe section with ``writer`` and an ``llm`` table
+    (``[augmentations]``, ``[stress]``); ``resolve`` makes a recipe path absolute."""
     if sec.writer == "template":
         return TemplateWriter(templates), None
     if sec.writer != "llm":
         raise ConfigError("unknown writer", field=f"{section}.writer", actual=sec.writer, expected=("template", "llm"))
-    if not sec.llm:
+    if not sec.llm.backend:
         raise ConfigError("the llm writer needs an LLM backend", field=f"{section}.llm")
     from .. import llm
 
-    store = llm.ResponseStore(str(resolve(sec.responses))) if sec.responses else None
-    backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
+    backend = llm.backend_from(sec.llm, resolve)
     return LLMWriter(backend), backend
 
 

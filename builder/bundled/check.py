@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
+from swe_taskflow.owned import owned_temp
 from swe_taskflow.testlog import grade, parse_unittest
 
 from .image import AGENT_USER, WORKDIR
@@ -39,7 +39,8 @@ def _run_docker(task, gold: bool, timeout_s: float) -> tuple[int | None, str]:
     from builder.proofs.docker_runner import docker_client
 
     client = docker_client()
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-check-") as tmp:
+    with owned_temp("swe-taskflow-check-") as folder:
+        tmp = str(folder)
         os.chmod(tmp, 0o755)
         _write_patches(task, Path(tmp))
         container = client.containers.create(
@@ -60,7 +61,8 @@ def _run_docker(task, gold: bool, timeout_s: float) -> tuple[int | None, str]:
 
 
 def _run_host(task, files: Path, gold: bool, timeout_s: float) -> tuple[int | None, str]:
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-check-") as tmp:
+    with owned_temp("swe-taskflow-check-") as folder:
+        tmp = str(folder)
         repo = Path(tmp, "app")
         commit = commit_folder(files, repo)
         if commit != task.base_commit:

@@ -11,11 +11,11 @@ alike; what is actually imported (bytes, modes, folders, owners) is hashed into 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.hashing import json_sha256
+from swe_taskflow.owned import owned_temp
 
 from ..proofs.image import GROUP, PASSWD, RootfsWriter, import_rootfs, write_rootfs_tar
 from .repo import commit_folder
@@ -69,7 +69,7 @@ def build_task_image(task, files_dir: Path, *, client=None, force: bool = False)
     the tag the one :func:`image_tag` derives (a ConfigError names the field otherwise).
     Returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``.
     """
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-taskimage-") as tmp:
+    with owned_temp("swe-taskflow-taskimage-") as tmp:
         repo_dir = Path(tmp, "app")
         commit = commit_folder(Path(files_dir), repo_dir)
         if commit != task.base_commit:

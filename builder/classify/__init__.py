@@ -99,7 +99,7 @@ def _build_fingerprint(kind: str) -> str:
     from .embedded import minilm_revision
 
     h = hashlib.sha256(f"{kind}\0{minilm_revision()}".encode())
-    for root in (Path(__file__).parent, Path(builder_path("data", "classifier"))):
+    for root in (builder_path("classify"), builder_path("data", "classifier")):
         for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"):
             h.update(f"\0{f.relative_to(root)}\0".encode())
             h.update(f.read_bytes())

@@ -81,8 +81,10 @@ def label_with_ray(texts: Sequence[str], factory: Callable[[], Classifier], *, b
     n = actors or gpus or max(1, cpus)
     per = {"num_gpus": 1} if gpus else {"num_cpus": max(1, cpus // n)}
     ds = ray.data.from_items([{"i": i, "text": t} for i, t in enumerate(texts)])
+    # An actor pool restarts dead actors and retries their batches without limit by default (Ray Data 2.60:
+    # max_restarts = max_task_retries = -1); passing them again is deprecated.
     scored = ds.map_batches(_Scorer, fn_constructor_args=(factory, per.get("num_cpus", 1)), batch_size=batch_size,
-                            batch_format="numpy", concurrency=n, max_restarts=-1, max_task_retries=-1, **per)
+                            batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=n), **per)
     got: dict[int, Prediction] = {}
     for b in scored.iter_batches(batch_format="numpy", batch_size=None):
         for i, intent, conf, probs in zip(b["i"], b["intent"], b["confidence"], b["probs"]):

@@ -5,7 +5,8 @@ take the parsed ``argparse.Namespace`` and return an exit code. Every error beco
 stderr instead of a traceback: a :class:`TaskflowError` names the file, row and field (exit 2); a
 bad flag is argparse's one line (exit 2); an OS error names its file (exit 2); anything else is an
 internal error (exit 70; ``SWE_TASKFLOW_DEBUG=1`` shows the traceback). SIGTERM and SIGHUP
-interrupt like Ctrl-C, so every ``finally`` (containers, sandboxes, temporary folders) runs.
+interrupt like Ctrl-C, so every ``finally`` (containers, sandboxes, temporary folders) runs; what a
+``kill -9`` left (owned temporary folders of dead processes) is swept before every command.
 """
 
 from __future__ import annotations
@@ -62,7 +63,26 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush into the closed pipe prints nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):   # stdout already closed or not a real file (a test's capture)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; ``swe-taskflow ... | head`` ends quietly when ``head`` leaves (exit 141, as SIGPIPE would),
+    never with "error: Broken pipe"."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 128 + int(signal.SIGPIPE)
+
+
+def _run(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser((words[0],) if words and words[0] in GROUPS else GROUPS)
     args = parser.parse_args(argv)
@@ -75,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             previous[sig] = signal.signal(sig, _raise_interrupted)
     try:
+        from builder.hygiene import sweep_folders, sweep_once
+
+        sweep_once("folders", sweep_folders)   # what killed commands of any kind left (swe_taskflow.owned)
         from .guards import check_io
 
         check_io(args)
@@ -87,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"swe-taskflow: interrupted by {signal.Signals(signum).name}; sandboxes and temporary files were "
               "cleaned up", file=sys.stderr)
         return 128 + int(signum)
+    except BrokenPipeError:          # the reader of stdout left: main() ends quietly
+        raise
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"swe-taskflow: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)

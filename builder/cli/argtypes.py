@@ -1,4 +1,5 @@
-"""Types for numeric command-line flags: a value out of its sane range is refused before any work.
+"""Types for command-line values: a number out of its sane range, or a file where a release folder belongs, is
+refused before any work.
 
 ``--bootstrap 1000000000`` would allocate for hours, ``--seed -1`` fails deep inside numpy,
 ``--timeout nan`` never fires. Each type names its range in the one-line error argparse prints.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 #: Largest seed numpy's SeedSequence takes from us (any non-negative int works; this keeps it readable).
 MAX_SEED = 2**63 - 1
@@ -59,5 +61,17 @@ workers = int_range(1, 256)
 #: A model batch.
 batch = int_range(1, 65_536)
 
-__all__ = ["int_range", "float_range", "seed", "positive", "non_negative", "seconds", "share", "confidence",
+
+
+def release_ref(value: str) -> str:
+    """A release folder or a Hub id (``ORG/NAME``); an existing file is refused (exit 2, as a missing path is:
+    ``verify build/example/release/README.md`` used to fail verification with exit 1)."""
+    if os.path.isfile(value):
+        raise argparse.ArgumentTypeError(f"{value} is a file, not a release folder (give the folder that holds "
+                                         "manifests/, or ORG/NAME on the Hub)")
+    return value
+
+
+__all__ = ["release_ref",
+           "int_range", "float_range", "seed", "positive", "non_negative", "seconds", "share", "confidence",
            "resamples", "workers", "batch", "MAX_SEED"]

@@ -7,11 +7,13 @@ import sys
 
 
 def register(sub) -> None:
+    from builder.pipeline.stages import STAGE_NAMES   # the registry's order (a constant: --help stays fast)
+
     p = sub.add_parser(
         "build", help="build a release from a recipe (cached, resumable, verified)",
-        description="Run a release recipe's pipeline: ingest -> classify source prompts -> split -> questions -> "
-                    "proofs -> classify all turns -> assemble conditions -> select -> write -> verify -> report. "
-                    "Each stage is cached by the hash of its inputs; rerunning after an interruption resumes.")
+        description=f"Run a release recipe's pipeline, {len(STAGE_NAMES)} stages: {' -> '.join(STAGE_NAMES)}. "
+                    "Each stage is cached by the hash of its inputs; rerunning after an interruption resumes. "
+                    "--dry-run also checks that the extras the recipe's stages need are installed.")
     p.add_argument("recipe", help="release recipe (TOML file), or the name of a shipped recipe: "
                                   "`example` (builder/releases/example.toml)")
     p.add_argument("--out", required=True, help="output folder (release/, report/, cache/, build.json)")

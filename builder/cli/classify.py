@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from swe_taskflow.words import counted
+
 from . import argtypes
 
 USAGE = ("swe-taskflow classify IN.jsonl --out OUT.jsonl [--classifier NAME_OR_PATH] [--batch-size N] "
@@ -117,8 +119,9 @@ def run_classify(path: str, args: argparse.Namespace) -> int:
                       enabled=not args.quiet) as bar:
         n = write_sessions(args.out, labelled(lambda k: bar(n=k)))
     if not args.quiet:
-        print(f"labelled {len(todo)} messages in {n} sessions with {clf.info['name']} "
-              f"(version {clf.info['version']}); {len(skipped)} empty sessions skipped -> {args.out}", file=sys.stderr)
+        print(f"labelled {counted(len(todo), 'message')} in {counted(n, 'session')} with {clf.info['name']} "
+              f"(version {clf.info['version']}); {counted(len(skipped), 'empty session')} skipped -> {args.out}",
+              file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from swe_taskflow.words import counted
+
 from ..evaluation.jobfiles import MAX_ANSWER_BYTES
 from ..evaluation.options import ExportOptions
 from . import argtypes
@@ -103,9 +105,12 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
     else:
         steps = sum(len(t["steps"]) for t in result.tasks)
         reg = result.registry
-        print(f"exported {len(result.tasks)} tasks ({steps} steps) of condition {args.condition} to {args.out} "
+        print(f"exported {counted(len(result.tasks), 'task')} ({counted(steps, 'step')}) of condition {args.condition} "
+              f"to {args.out} "
               f"as Harbor dataset {result.dataset_name}; by name: harbor run -d {reg['name']}@{reg['version']} "
               f"--registry-path {reg['path']}")
+    for line in result.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     return 0
 
 

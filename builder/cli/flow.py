@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow.flow_inputs import BENCHMARK_MIN_MESSAGES, TARGET_MIN_MESSAGES
+from swe_taskflow.words import counted
 
 from . import argtypes
 from .groups import command_group
@@ -244,7 +245,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
                          field="min_messages", actual=args.min_messages)
     seqs = kept.intent_lists()
     out = Path(args.out)
-    title = args.title or f"{Path(args.sessions).name}: first {args.positions} user messages ({len(seqs)} sessions)"
+    title = args.title or (f"{Path(args.sessions).name}: first {args.positions} user messages "
+                           f"({counted(len(seqs), 'session')})")
     png = plot_sankey(seqs, out / "sankey.png", title=title, positions=args.positions)
     page = sankey_html(seqs, out / "sankey.html", title=title, positions=args.positions)
     print(png)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from swe_taskflow.words import counted
+
 from . import argtypes
 from .groups import command_group
 
@@ -17,16 +19,27 @@ def register(sub) -> None:
                        description="Recompute every row, split and file hash, check the card's configs and "
                                    "features against the files and the manifest, recompute TFAS per split; "
                                    "exit 1 on any difference.")
-    p.add_argument("release", metavar="PATH_OR_HUB_ID", help="release folder, or ORG/NAME on the Hub")
+    p.add_argument("release", metavar="PATH_OR_HUB_ID", type=argtypes.release_ref,
+                   help="release folder, or ORG/NAME on the Hub")
     p.add_argument("--revision", help="Hub revision (tag, branch or commit) to verify")
     p.add_argument("--reprove", action="store_true", help="re-run every proof script in a sandbox")
     p.add_argument("--repos", metavar="DIR", help="checkouts of the source repositories (for --reprove)")
     p.add_argument("--tasks", metavar="SPEC", help="the source tasks (file, folder or Hub id, with gold patches): "
                                                    "--reprove then also checks every augmentation reference "
                                                    "derived from a gold patch")
-    p.add_argument("--sandbox", help="with --reprove: re-run every proof in this sandbox (docker, bwrap, harbor or "
-                                     "harbor:<environment>) instead of the one its report records")
+    p.add_argument("--sandbox", default="auto",
+                   help="with --reprove: the auditor's sandbox every proof re-runs in (auto: docker when a daemon "
+                        "answers, else bwrap; harbor or harbor:<environment>); the sandbox a report records is "
+                        "only compared, never used")
+    p.add_argument("--max-timeout-s", type=argtypes.seconds, metavar="S",
+                   help="with --reprove: the most seconds one re-run may take (default 120; a report's own "
+                        "value is kept only when lower)")
+    p.add_argument("--max-mem-mb", type=argtypes.int_range(16, 1 << 20), metavar="MB",
+                   help="with --reprove: the most memory one re-run may use (default 1024)")
+    p.add_argument("--max-tmpfs-mb", type=argtypes.int_range(1, 1 << 20), metavar="MB",
+                   help="with --reprove: the size of each writable tmpfs of a re-run (default 256)")
     p.add_argument("--quiet", action="store_true", help="print errors only")
+    _hub_timeout_option(p)
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("push", help="publish a verified release folder to the Hub (one atomic commit + tag)",
@@ -38,6 +51,7 @@ def register(sub) -> None:
     p.add_argument("--private", action="store_true", help="create the repository as private")
     p.add_argument("--record", metavar="DIR",
                    help="where to keep a copy of the published manifest (default: ./manifests when it exists)")
+    _hub_timeout_option(p)
     p.set_defaults(func=cmd_push)
 
     tsub = command_group(sub, "trajectories", dest="trajectories_command", metavar="COMMAND", required=True,
@@ -55,22 +69,37 @@ def register(sub) -> None:
     t.set_defaults(func=cmd_trajectories_import)
 
 
+def _hub_timeout_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--hub-timeout", type=argtypes.seconds, default=None, metavar="SECONDS",
+                   help="how long a Hub request may wait to connect or between two bytes before the command ends "
+                        "(default: SWE_TASKFLOW_HUB_TIMEOUT, else 60; HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT "
+                        "apply to downloads when set)")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from swe_taskflow.verify import verify_release
     run_proof = tasks = None
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
+        from dataclasses import replace
+
         from builder.proofs import ProofRunner
-        # --sandbox: proved by one sandbox, re-proved by another; harbor: one environment per task
-        run_proof = ProofRunner(args.sandbox or "")
+        from builder.proofs.config import AUDITOR_CEILINGS
+        # the auditor's machine decides where and under which limits (docs/proofs.md, "What is trusted")
+        ceilings = {k: v for k, v in (("timeout_s", args.max_timeout_s), ("mem_mb", args.max_mem_mb),
+                                      ("tmpfs_mb", args.max_tmpfs_mb)) if v is not None}
+        run_proof = ProofRunner(args.sandbox or "auto", ceilings=replace(AUDITOR_CEILINGS, **ceilings))
     if args.tasks:
         from builder.sources import load_tasks
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
     try:
         report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
-                                run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks)
+                                run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks,
+                                hub_timeout=args.hub_timeout)
     finally:   # every environment stopped, also on an error or an interrupt
         if run_proof is not None:
             run_proof.close()
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     if report.errors:
         for e in report.errors:
             print(f"{e.kind}: {e}", file=sys.stderr)
@@ -85,7 +114,8 @@ def cmd_push(args: argparse.Namespace) -> int:
     from pathlib import Path
     from builder.release.push import push_release
     record = args.record or ("manifests" if Path("manifests").is_dir() else None)
-    result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record)
+    result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record,
+                          hub_timeout=args.hub_timeout)
     if result.rewritten:
         print(f"wrote {args.repo} into the card, croissant.json and manifest of the pushed copy "
               f"({args.release} is unchanged)")
@@ -105,6 +135,6 @@ def cmd_trajectories_import(args: argparse.Namespace) -> int:
                                fmt=args.format)
     manifest = add_trajectories(args.release, rows, replace=args.replace)
     n = sum(s.rows for s in manifest.splits if s.config == "trajectories")
-    print(f"imported {len(rows)} trajectories into {args.release} ({n} in the release); "
+    print(f"imported {counted(len(rows), 'trajectory')} into {args.release} ({n} in the release); "
           f"manifest {manifest.path_in_release}")
     return 0

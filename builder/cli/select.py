@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from swe_taskflow.words import counted
+
 from . import argtypes
 
 
@@ -138,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
         for cond, rows in assemble(materials, intents, seed=config.seed).items():
             write_jsonl(out / "conditions" / f"{cond}.jsonl", [r.to_dict() for r in rows])
     s = sel.score
-    print(f"TFAS {s.tfas:.2f} (S_L {s.S_L:.4f}, S_T {s.S_T:.4f}, S_R {s.S_R:.4f}) over {len(materials)} tasks; "
+    print(f"TFAS {s.tfas:.2f} (S_L {s.S_L:.4f}, S_T {s.S_T:.4f}, S_R {s.S_R:.4f}) "
+          f"over {counted(len(materials), 'task')}; "
           f"{sel.stats.evaluations:,} candidate evaluations in {wall:.2f} s; wrote {out}", file=sys.stderr)
     print(f"selection: {describe(config)}", file=sys.stderr)
     return 0

@@ -22,7 +22,6 @@ import math
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -32,13 +31,19 @@ import tomli_w
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 from swe_taskflow.stress import DESTRUCTIVE, SECURITY, security_args
 from swe_taskflow.stress_guard import CANARY_DIR
 from swe_taskflow.visibility import agent_view
+from swe_taskflow.augment.reference import fact_value
+from swe_taskflow.augment.visible import hidden_test_file
 
 from .options import ExportOptions
 from swe_taskflow.release import open_release
-from .source import RunSpec, load_source_tasks, patch_parts, run_spec_for
+
+from builder.task_files import patch_parts
+
+from .source import RunSpec, load_source_tasks, run_spec_for
 
 EXPORT_FORMAT = 1
 ISSUE = "issue"
@@ -118,9 +123,28 @@ class ExportResult:
     dataset_name: str
     tasks: list[dict[str, Any]] = field(default_factory=list)   # instance_id, dir, name, digest, status, reason
     registry: dict[str, Any] = field(default_factory=dict)      # name, version, path of the local registry
+    warnings: list[str] = field(default_factory=list)           # one line each (unanswerable debug turns)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"out": str(self.out), "dataset": self.dataset_name, "tasks": self.tasks, "registry": self.registry}
+        return {"out": str(self.out), "dataset": self.dataset_name, "tasks": self.tasks, "registry": self.registry,
+                "warnings": self.warnings}
+
+
+def unanswerable_debug_turns(row: Mapping[str, Any], task) -> list[str]:
+    """One line per debug turn of ``row`` whose test sits in a file the hidden test patch adds or changes: the
+    agent's checkout lacks the test as it fails, so the agent cannot see it fail (issue 36)."""
+    by_id = {q["question_id"]: q for q in row.get("questions") or []}
+    out = []
+    for t in row["turns"]:
+        q = by_id.get(t.get("question_id"))
+        if t["kind"] != "debug" or q is None:
+            continue
+        test = fact_value(q, "test")
+        hidden = hidden_test_file(test, getattr(task, "test_patch", "") or "")
+        if hidden:
+            out.append(f"{row['instance_id']} turn {t['turn_index'] + 1}: the debug turn asks about {test!r}, but the "
+                       f"hidden test patch adds or changes {hidden}: the agent cannot see that test fail")
+    return out
 
 
 def step_name(turn_index: int, kind: str) -> str:
@@ -466,7 +490,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
     dataset = f"{opts.org}/{registry_name}"
     result = ExportResult(out, dataset)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent))
+    tmp = owned_temp_dir(".export-", out.parent)   # holds hidden tests: owned, so a killed export is swept
     try:
         for row, dirname in zip(rows, dirs):
             task = sources[row["instance_id"]]
@@ -475,6 +499,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
                               split_sha256=entry.sha256, opts=opts)
             result.tasks.append({**rec, "dir": dirname, "status": "exported",
                                  "reason": "" if spec is not None else "answer turns only: no checkpoint"})
+            result.warnings += unanswerable_debug_turns(row, task)
             if progress:
                 progress(rec["instance_id"])
         description = (f"{release.manifest.name} {release.manifest.version}, condition {condition}: "
@@ -493,9 +518,7 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
         _write(tmp / REGISTRY_FILE, json.dumps(reg, indent=1, ensure_ascii=False) + "\n")
         result.registry = {"name": registry_name, "version": release.manifest.version,
                            "path": (out / REGISTRY_FILE).as_posix()}
-        if out.exists():
-            out.rmdir()
-        tmp.rename(out)
+        swap_dir(tmp, out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
@@ -503,6 +526,6 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
-           "answer_instruction", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE", "task_dirs",
-           "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest",
-           "task_files", "toml_dumps"]
+           "answer_instruction", "unanswerable_debug_turns", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE",
+           "task_dirs", "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "STRESS_VERIFIERS",
+           "task_digest", "task_files", "toml_dumps"]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from swe_taskflow import untrusted
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD
+from swe_taskflow.owned import owned_temp, owned_temp_dir, swap_dir
 
 from .jobfiles import MAX_ANSWER_BYTES, MAX_JSON_BYTES, finite, read_bytes
 from .plots import plot_all
@@ -84,7 +85,7 @@ def _trajectory_rows(release_dir: Path, scores: list[TrialScore], first_run: int
     """Trajectory rows of the valid trials (an invalid trial is never stored), named by what ran."""
     from builder.release.trajectories import import_trajectories
     rows = []
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-traj-") as tmp:
+    with owned_temp("swe-taskflow-traj-") as tmp:
         for n, s in enumerate(scores):
             t = s.trial
             if t.trajectory is None or t.invalid:
@@ -124,8 +125,9 @@ def _is_results_folder(out: Path) -> bool:
     try:
         if not {p.name for p in out.iterdir()} <= RESULT_FILES:
             return False
-        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("format", "").startswith("swe-taskflow-results-")
-    except (OSError, ValueError, AttributeError):
+        doc = untrusted.read_json(out / "results.json", "results file")
+        return isinstance(doc, dict) and str(doc.get("format", "")).startswith("swe-taskflow-results-")
+    except (OSError, InputError):
         return False
 
 
@@ -136,17 +138,6 @@ def check_results_folder(out: Path) -> None:
     if out.is_dir() and any(out.iterdir()) and not _is_results_folder(out):
         raise ConfigError("the results folder is not empty and is not an earlier evaluate import's results folder",
                           field="--out", actual=str(out), hint="give a new or empty folder")
-
-
-def _replace_folder(tmp: Path, out: Path) -> None:
-    """Move the finished ``tmp`` to ``out`` (an empty or earlier results folder is replaced)."""
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-    os.replace(tmp, out)
-    if old is not None:
-        shutil.rmtree(old)
 
 
 def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike, out: str | os.PathLike, *,
@@ -181,7 +172,7 @@ def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike
         "trials": [_trial_doc(s) for s in scores],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = owned_temp_dir(f".{out.name}.tmp-", out.parent)
     try:
         doc["plots"] = plot_all(summary, relative, tmp, stress=stress) if plots and (summary or stress) else []
         if add_to_release:
@@ -192,7 +183,7 @@ def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike
             manifest = add_trajectories(release_dir, traj_rows, replace=replace) if traj_rows else None
             doc["trajectories"]["manifest"] = None if manifest is None else manifest.path_in_release
         (tmp / "results.json").write_text(_strict_json(doc), encoding="utf-8")
-        _replace_folder(tmp, out)
+        swap_dir(tmp, out)   # an empty or earlier results folder is replaced: old aside, new in, old removed
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

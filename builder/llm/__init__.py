@@ -16,7 +16,7 @@ from .base import (BackendConfig, BaseBackend, Ledger, LLMBackend, OpenAIBackend
 from .requests import LLMReply, LLMRequest, ResponseStore
 
 __all__ = ["BACKENDS", "BackendConfig", "BaseBackend", "LLMBackend", "LLMReply", "LLMRequest", "Ledger",
-           "ReplayBackend", "ResponseStore", "StageUsage", "get_backend"]
+           "ReplayBackend", "ResponseStore", "StageUsage", "get_backend", "backend_from"]
 
 BACKENDS = ("openai", "transformers", "replay")
 
@@ -36,3 +36,10 @@ def get_backend(name: str, *, store: Any = None, **cfg: Any):
     if unknown:
         raise ConfigError(f"unknown setting for the {name} backend", field=unknown[0], expected=sorted(known))
     return cls(config_cls(**cfg), store=store)
+
+
+def backend_from(settings: Any, resolve: Any):
+    """The backend a recipe's ``[<section>.llm]`` table names (``backend``, ``model``, ``responses``: the recipe's
+    ``LLMSettings``), with its response store; ``resolve`` makes a recipe path absolute."""
+    store = ResponseStore(str(resolve(settings.responses))) if settings.responses else None
+    return get_backend(settings.backend, store=store, **({"model": settings.model} if settings.model else {}))

@@ -201,6 +201,12 @@ class OpenAIBackend(BaseBackend):
         d.update(base_url=self.config.base_url, api_key_env=self.config.api_key_env)
         return d
 
+    @property
+    def endpoint(self) -> str:
+        """The URL the client really calls: ``base_url``, else ``OPENAI_BASE_URL``, else the SDK's default (an error
+        said "endpoint default" while ``OPENAI_BASE_URL`` pointed elsewhere)."""
+        return str(self._client.base_url)
+
     def _generate(self, request: LLMRequest, *, stage: str) -> tuple[str, int, int, int]:
         cfg: OpenAIConfig = self.config  # type: ignore[assignment]
         o = self._openai
@@ -209,7 +215,7 @@ class OpenAIBackend(BaseBackend):
                 model=request.model, messages=list(request.canonical()["messages"]), **dict(request.params))
         except (o.APITimeoutError, o.APIConnectionError, o.RateLimitError, o.InternalServerError) as exc:
             raise ModelError(f"stage '{stage}': {type(exc).__name__} after {cfg.max_retries} retries",
-                             hint=f"endpoint {cfg.base_url or 'default'}") from None
+                             hint=f"endpoint {self.endpoint}") from None
         except o.APIStatusError as exc:   # 4xx other than 408, 409 and 429: not worth retrying
             raise ModelError(f"stage '{stage}': endpoint answered HTTP {exc.status_code}",
                              hint="check the model id and parameters") from None

@@ -14,17 +14,19 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ..hygiene import owner_id, sweep_host
+from swe_taskflow.owned import owned_temp
+
+from ..hygiene import sweep_host
 from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
 from .folder_hash import STAGE_RECORD
 from .build_progress import BuildProgress
+from .extras import check_extras
 from .recipe import Recipe, load_recipe, preflight
 from .runner import StageResult, plan, run_stages
 from .registry import pipeline_stages
@@ -76,6 +78,7 @@ def build(recipe_path: str | Path, out: str | Path, *, cache_dir: str | Path | N
     """
     recipe = load_recipe(recipe_path)
     preflight(recipe)
+    check_extras(recipe)
     out = Path(out)
     outdir.claim(out, overwrite=overwrite)
     cache = StageCache(Path(cache_dir) if cache_dir else out / "cache")
@@ -112,8 +115,8 @@ def _place_release(built: Path, out: Path, outcome: BuildOutcome, say) -> None:
     if not dest.is_dir():
         replace_dir(built, dest)
     else:
-        # named like replace_dir's copies, so what a killed build leaves here is swept (outdir.sweep_temporaries)
-        with tempfile.TemporaryDirectory(prefix=f".release.carry-{owner_id()}-", dir=out) as tmp:
+        # owned and named like replace_dir's copies: what a killed build leaves here is swept by the next command
+        with owned_temp(".release.carry-", out) as tmp:
             staged = Path(tmp) / "release"
             shutil.copytree(built, staged, ignore=shutil.ignore_patterns(STAGE_RECORD))
             carried = outdir.carry_trajectories(dest, staged, say=say)

@@ -33,7 +33,7 @@ from swe_taskflow.errors import ConfigError
 
 from swe_taskflow.atomic import write_bytes as atomic_write_bytes
 
-from ..hygiene import owner_id
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 from ..json_cache import JsonCache
 from .folder_hash import STAGE_RECORD, tree_hash, tree_manifest
 
@@ -121,15 +121,12 @@ def _fsync_dir(path: Path) -> None:
 def replace_dir(src: Path, dest: Path) -> None:
     """Copy ``src`` to ``dest`` so that ``dest`` is always either the old or the new complete copy."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    # both temporary names carry the owner, so what a killed build leaves is swept (outdir.sweep_temporaries)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-{owner_id()}-", dir=dest.parent))
-    shutil.rmtree(tmp)
-    shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(STAGE_RECORD))
-    old = None
-    if dest.exists():
-        old = dest.parent / f".{dest.name}.old-{owner_id()}"
-        shutil.rmtree(old, ignore_errors=True)
-        os.rename(dest, old)
-    os.rename(tmp, dest)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    # owned names: what a killed build leaves is swept by the next command (swe_taskflow.owned)
+    tmp = owned_temp_dir(f".{dest.name}.tmp-", dest.parent)
+    try:
+        shutil.rmtree(tmp)
+        shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(STAGE_RECORD))
+        swap_dir(tmp, dest)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -10,6 +10,11 @@ that no product module reaches its data another way.
 
 Over-inclusion only costs a rebuild; a missed dependency silently reuses a stale output, so when in doubt an edge is
 kept (``TYPE_CHECKING`` imports included).
+
+Release recipes (``*.toml`` anywhere in the packages, e.g. ``builder/releases/``) are never code data, even where a
+module lists their folder (the CLI resolves ``build example`` there): a recipe is a build's *input*, keyed by the
+sections each stage reads and the files it points at (``runner.stage_key``). So a recipe saved beside the shipped
+ones moves no other build's keys, and editing one recipe moves only the builds of that recipe.
 """
 
 from __future__ import annotations
@@ -23,6 +28,13 @@ from swe_taskflow.hashing import file_sha256
 
 #: The packages whose modules can be in a closure (the third-party code a stage uses is pinned by the install).
 PROJECT_PACKAGES = ("swe_taskflow", "builder")
+#: Suffix of release recipes: inputs of a build, never code data of its stages (see the module docstring).
+RECIPE_SUFFIX = ".toml"
+
+
+def is_recipe(path: Path) -> bool:
+    """Whether a package file is a release recipe (keyed as the build's input, not as a stage's code)."""
+    return path.suffix == RECIPE_SUFFIX
 
 
 def _literal_parts(args: list[ast.expr]) -> list[str] | None:
@@ -201,7 +213,8 @@ class CodeBase:
         return self._data[name]
 
     def data_files(self, modules: tuple[str, ...]) -> list[Path]:
-        """Every package data file the modules read (folders expanded: a bundled repository's sources too), sorted."""
+        """Every package data file the modules read (folders expanded: a bundled repository's sources too), sorted;
+        release recipes left out (:func:`is_recipe`)."""
         files: set[Path] = set()
         for name in modules:
             for p in self._data_paths(name):
@@ -209,7 +222,7 @@ class CodeBase:
                     files.update(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
                 elif p.exists():
                     files.add(p)
-        return sorted(files)
+        return sorted(f for f in files if not is_recipe(f))
 
     # -- key material ----------------------------------------------------------------------------------------
     def _rel(self, path: Path) -> str:
@@ -239,4 +252,4 @@ def installed() -> CodeBase:
     return CodeBase.installed()
 
 
-__all__ = ["CodeBase", "PROJECT_PACKAGES", "installed"]
+__all__ = ["CodeBase", "PROJECT_PACKAGES", "RECIPE_SUFFIX", "installed", "is_recipe"]

@@ -154,11 +154,16 @@ def record(out: Path) -> None:
 
 
 def sweep_temporaries(out: Path) -> None:
-    """Remove the half-copied ``.release.*`` / ``.report.*`` folders of builds that were killed."""
+    """Remove the half-copied ``.release.*`` / ``.report.*`` folders of builds that were killed; an old copy set
+    aside by a swap whose new copy never came in goes back in place (swe_taskflow.owned.swap_dir)."""
     if not out.is_dir():
         return
     for p in out.iterdir():
         if p.name.startswith((".release.", ".report.")) and p.is_dir() and owner_dead(p.name):
+            dest = out / p.name[1:].split(".", 1)[0]
+            if ".old-" in p.name and not os.path.lexists(dest):
+                os.replace(p, dest)   # a swap killed between its two renames: the old copy goes back
+                continue
             shutil.rmtree(p, ignore_errors=True)
 
 

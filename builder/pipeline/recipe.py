@@ -3,7 +3,8 @@
 A recipe is parsed into typed, frozen sections and validated at load time: an unknown section or
 key, a wrong type, an unknown name or a missing file fails with a :class:`ConfigError` naming the
 recipe file and the dotted key (``proofs.sandbox``). Relative paths are resolved against the
-recipe's own folder, so a recipe and the data beside it can move together. What the recipe implies
+recipe's own folder, so a recipe and the data beside it can move together; ``builder:PATH`` names a file
+shipped in the package (``builder:data/example/tasks.jsonl``), so a recipe kept anywhere can use shipped data. What the recipe implies
 beyond its sections (its target, the selection's configuration, each split's rule) and the
 :func:`preflight` run before any stage live here too.
 """
@@ -11,8 +12,11 @@ beyond its sections (its target, the selection's configuration, each split's rul
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
 import tomllib
+import warnings
 from functools import partial
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -20,7 +24,7 @@ from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError, InputError, TaskflowError
 from swe_taskflow.fieldtypes import from_table, setting, settings_rows
-from swe_taskflow.jsonl import read_text
+from swe_taskflow import untrusted
 from swe_taskflow.stress import SLICE_NAME_RE
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig, describe_split
@@ -28,6 +32,33 @@ from swe_taskflow.target import default_target_path
 
 
 _PATH = {"keep": ("",), "exists": True}    # an optional path relative to the recipe: set, it must exist
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """One LLM's settings, the same ``[<section>.llm]`` table in ``[split]``, ``[questions]``, ``[augmentations]`` and
+    ``[stress]``: checked once, at load, so a misspelt backend stops ``load_recipe`` (and ``--dry-run``), not the
+    stage that would call it after the proofs."""
+
+    backend: str = setting("", choices="builder.llm:BACKENDS", keep=("",), noun="LLM backend",
+                           help="LLM backend (``openai``, ``transformers``, ``replay``); empty: none.")
+    model: str = setting("", help="Model id for the backend.")
+    responses: str = setting("", **_PATH, help="Response store to replay (relative to the recipe); empty: no replay.")
+
+    def flat(self) -> dict[str, str]:
+        """The settings under their old flat keys: what stage keys hash, so this table kept every key's bytes."""
+        return {"llm": self.backend, "model": self.model, "responses": self.responses}
+
+
+def _llm(used_by: str) -> Any:
+    return setting(LLMSettings(), table=LLMSettings, help=f"The LLM {used_by}: the same table in every section that "
+                   "calls one. The old flat keys (``llm = \"openai\"``, ``model``, ``responses``) still load, with a "
+                   "deprecation warning.")
+
+
+#: Recipe sections with an ``llm`` table, and the flat keys it replaces (deprecated: read for one more release).
+LLM_SECTIONS = ("split", "questions", "augmentations", "stress")
+_FLAT_LLM_KEYS = {"llm": "backend", "model": "model", "responses": "responses"}
 
 
 @dataclass(frozen=True)
@@ -89,9 +120,7 @@ class TargetSection:
 class SplitSection:
     splitter: str = setting("structural", choices="builder.split:SPLITTERS", noun="splitter",
                             help="``structural`` (no model) or ``llm``.")
-    llm: str = setting("", help="LLM backend of the ``llm`` splitter (e.g. ``openai``, ``transformers``, ``replay``).")
-    model: str = setting("", help="Model id for the LLM backend.")
-    responses: str = setting("", **_PATH, help="Response store to replay (relative to the recipe); empty: no replay.")
+    llm: LLMSettings = _llm("of the ``llm`` splitter")
     context_checks: str = setting("on", choices="swe_taskflow.context_checks:MODES", noun="context_checks mode",
                                   help="Evaluation-context checks after splitting (docs/generation.md): ``on`` (a turn "
                                   "without a request, a FAIL_TO_PASS test the split lost), ``strict`` (also every "
@@ -113,9 +142,7 @@ class QuestionsSection:
                              "builds no QA.")
     pools: tuple[PoolSection, ...] = setting((), item=PoolSection,
                                              help="Question pools (mode ``pool``), one table each.")
-    llm: str = setting("", help="LLM backend for ``generate`` (``replay`` to replay ``responses`` offline).")
-    model: str = setting("", help="Model id for ``generate``.")
-    responses: str = setting("", **_PATH, help="Response store for ``generate`` (relative to the recipe).")
+    llm: LLMSettings = _llm("of ``generate`` (``backend = \"replay\"`` replays ``responses`` offline)")
     trajectories: str = setting("", **_PATH, help="Folder of solving trajectories for ``generate`` (relative to "
                                                   "the recipe).")
     resolved: str = setting("", **_PATH, help="Results file with per-task resolution flags (mini-swe-agent "
@@ -185,10 +212,7 @@ class AugmentationsSection:
                                      "``debug``, ``planning``, ``review`` (empty: none).")
     writer: str = setting("template", choices=("template", "llm"), noun="augmentation writer",
                           help="Who words the turns: ``template`` (hand-written phrasings, offline) or ``llm``.")
-    llm: str = setting("", help="LLM backend for the ``llm`` writer (``openai``, ``transformers``, ``replay``).")
-    model: str = setting("", help="Model id for the ``llm`` writer.")
-    responses: str = setting("", **_PATH, help="Response store for the ``llm`` writer (relative to the recipe; "
-                                               "replayed offline).")
+    llm: LLMSettings = _llm("of the ``llm`` writer")
     per_kind: int = setting(2, lo=1, hi=10, help="Accepted items per kind and task, at most.")
     review_attempts: int = setting(4, lo=1, hi=50, help="Seeded defects tried per task for review turns.")
     specs: tuple[str, ...] = setting((), exists=True, noun="spec file", help="Hand-written spec files (JSONL, "
@@ -226,10 +250,7 @@ class StressSection:
                                                      help="The slices, one table each.")
     writer: str = setting("template", choices=("template", "llm"), noun="stress writer",
                           help="Who words the turns: ``template`` (hand-written phrasings, offline) or ``llm``.")
-    llm: str = setting("", help="LLM backend for the ``llm`` writer (``openai``, ``transformers``, ``replay``).")
-    model: str = setting("", help="Model id for the ``llm`` writer.")
-    responses: str = setting("", **_PATH, help="Response store for the ``llm`` writer (relative to the recipe; "
-                                               "replayed offline).")
+    llm: LLMSettings = _llm("of the ``llm`` writer")
     specs: tuple[str, ...] = setting((), exists=True, noun="spec file", help="Spec files (JSONL, relative to the "
                                      "recipe, rows labelled hand-written): security defects with their probes, and "
                                      "destructive requests; checked like generated ones.")
@@ -279,14 +300,34 @@ class Recipe:
         return _plain(getattr(self, name))
 
 
-def _resolve(base: Path, rel: str) -> Path:
+#: A recipe path that names a file shipped in the ``builder`` package (``builder:data/example/tasks.jsonl``): a
+#: maintainer's recipe kept anywhere (docs/build.md) points at shipped data this way, from a clone or a wheel.
+PACKAGE_PREFIX = "builder:"
+
+
+def resolve_path(base: Path, rel: str) -> Path:
+    """A recipe path made absolute: ``builder:PATH`` in the installed package, a relative one against ``base``."""
+    if rel.startswith(PACKAGE_PREFIX):
+        from builder.resources import builder_path
+
+        return builder_path(*Path(rel[len(PACKAGE_PREFIX):]).parts).resolve()
     p = Path(rel).expanduser()
     return p if p.is_absolute() else (base / p).resolve()
 
 
+_resolve = resolve_path
+
+
 def _plain(value: Any) -> Any:
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        out: dict[str, Any] = {}
+        for f in fields(value):
+            v = getattr(value, f.name)
+            if isinstance(v, LLMSettings):
+                out.update(v.flat())
+            else:
+                out[f.name] = _plain(v)
+        return out
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     return value
@@ -343,16 +384,15 @@ def check_recipe(recipe: Recipe) -> None:
                           field="repos.bundled_repo" if recipe.repos.bundled else "repos.bundled",
                           hint="name the folder and the owner/name of the tasks whose repository it is")
     # the LLM splitter, generated questions and the LLM writers name the keys they need
-    if recipe.split.splitter == "llm" and not recipe.split.llm:
-        raise ConfigError("the llm splitter needs split.llm", path=p, field="split.llm")
-    if recipe.augmentations.writer == "llm" and not recipe.augmentations.llm:
-        raise ConfigError("the llm writer needs augmentations.llm", path=p, field="augmentations.llm")
-    if recipe.stress.writer == "llm" and not recipe.stress.llm:
-        raise ConfigError("the llm writer needs stress.llm", path=p, field="stress.llm")
-    if recipe.questions.mode == "generate":
-        for key in ("llm", "trajectories"):
-            if not getattr(recipe.questions, key):
-                raise ConfigError("mode 'generate' needs this key", path=p, field=f"questions.{key}")
+    for section, needs, used in (("split", "the llm splitter", recipe.split.splitter == "llm"),
+                                 ("augmentations", "the llm writer", recipe.augmentations.writer == "llm"),
+                                 ("stress", "the llm writer", recipe.stress.writer == "llm"),
+                                 ("questions", "mode 'generate'", recipe.questions.mode == "generate")):
+        if used and not getattr(recipe, section).llm.backend:
+            raise ConfigError(f"{needs} needs {section}.llm", path=p, field=f"{section}.llm",
+                              hint=f"a [{section}.llm] table with backend = one of {', '.join(_backends())}")
+    if recipe.questions.mode == "generate" and not recipe.questions.trajectories:
+        raise ConfigError("mode 'generate' needs this key", path=p, field="questions.trajectories")
     if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
         from builder.bundled.repo import check_folder
 
@@ -372,11 +412,40 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
             raise ConfigError("missing section", path=str(path), field=name)
 
     sections = {name: SelectConfig.from_settings(data[name], where=str(path)) if cls is SelectConfig else
-                from_table(cls, data[name], path=str(path), section=name, resolve=partial(_resolve, path.parent))
-                for name, cls in _SECTIONS.items() if name in data}
+                _section(cls, data[name], path=path, name=name) for name, cls in _SECTIONS.items() if name in data}
     recipe = Recipe(path=path, raw=dict(data), **sections)
     check_recipe(recipe)
     return recipe
+
+
+def _backends() -> tuple[str, ...]:
+    from builder.llm import BACKENDS
+
+    return BACKENDS
+
+
+def _section(cls, table: Any, *, path: Path, name: str):
+    """One section from its table; in an LLM section, old flat keys (``llm = "openai"``, ``model``, ``responses``)
+    are read as its ``[<name>.llm]`` table, with a deprecation hint, and errors name the keys as written."""
+    flat = [k for k in _FLAT_LLM_KEYS if name in LLM_SECTIONS and isinstance(table, dict) and k in table
+            and not (k == "llm" and isinstance(table[k], dict))]
+    if flat and isinstance(table.get("llm"), dict):
+        raise ConfigError(f"{name}.{flat[0]} beside the [{name}.llm] table", path=str(path), field=f"{name}.{flat[0]}",
+                          hint=f"write it in [{name}.llm] as {_FLAT_LLM_KEYS[flat[0]]}")
+    if flat:   # named at the recipe file, not at this line; the text is what to write instead
+        new = "\n".join(f"{_FLAT_LLM_KEYS[k]} = {json.dumps(table[k])}" for k in flat)
+        warnings.warn_explicit(f"{', '.join(f'{name}.{k}' for k in flat)}: flat LLM keys are deprecated (read for one "
+                               f"more release); write them as a table:\n[{name}.llm]\n{new}", FutureWarning,
+                               filename=str(path), lineno=0)
+        table = {k: v for k, v in table.items() if k not in flat} | {"llm": {_FLAT_LLM_KEYS[k]: table[k] for k in flat}}
+    try:
+        return from_table(cls, table, path=str(path), section=name, resolve=partial(_resolve, path.parent))
+    except ConfigError as exc:
+        old = {f"{name}.llm.{new}": f"{name}.{key}" for key, new in _FLAT_LLM_KEYS.items() if key in flat}
+        if exc.field not in old:
+            raise
+        raise ConfigError(exc.message, path=exc.path, row=exc.row, field=old[exc.field], expected=exc.expected,
+                          actual=exc.actual, hint=exc.hint) from None
 
 
 def settings_markdown() -> str:
@@ -392,13 +461,16 @@ def settings_markdown() -> str:
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate a recipe file (a regular UTF-8 file); every error names the file and the key (or line)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(read_text(path, "recipe file"))
+    try:   # the user names the recipe (a link to it is theirs to follow); what it is, and its size, are checked
+        data = tomllib.loads(untrusted.read_text(os.path.realpath(path), "recipe file"))
+        return parse_recipe(data, path)
     except InputError as exc:
         raise ConfigError(exc.message, path=str(path), row=exc.row) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})", path=str(path)) from None
-    return parse_recipe(data, path)
+    except RecursionError:
+        raise ConfigError("recipe nested too deeply (tables or arrays inside one another)", path=str(path),
+                          hint="a recipe is a few flat sections") from None
 
 
 # -- what a recipe implies beyond its own sections (select, write and report stages, preflight) ----------------
@@ -445,12 +517,18 @@ def _fail(recipe: Recipe, key: str, exc: Exception | str) -> ConfigError:
 
 def preflight(recipe: Recipe) -> None:
     """Everything a recipe names must exist and load, checked before any stage, ``--dry-run`` included (cheaply:
-    no model is loaded): the source exists, the classifier resolves, the target loads, the LLM backends are known
-    and every question pool reads (types, duplicate ids). Every error names the recipe file and the key."""
+    no model is loaded): the source exists, the classifier resolves, the target loads and every question pool
+    reads (types, duplicate ids); LLM backends were checked at load (:class:`LLMSettings`). Every error names the
+    recipe file and the key."""
     spec = recipe.source.spec
     local = recipe.resolve(spec)
     if not local.exists() and not HUB_ID_RE.match(spec):
         raise _fail(recipe, "source.spec", f"no such file or folder ({local}), and not a Hub dataset id")
+    if local.exists():   # a FIFO or a device is never opened (it would hang the source hash)
+        try:
+            untrusted.check_recipe_path(local, "source")
+        except InputError as exc:
+            raise _fail(recipe, "source.spec", exc) from None
     if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
         raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
     try:
@@ -462,12 +540,6 @@ def preflight(recipe: Recipe) -> None:
     except TaskflowError as exc:
         raise _fail(recipe, "classifier.name", exc) from None
     recipe_target(recipe)
-    from builder.llm import BACKENDS
-
-    for key, name, used in (("split.llm", recipe.split.llm, recipe.split.splitter == "llm"),
-                            ("questions.llm", recipe.questions.llm, recipe.questions.mode == "generate")):
-        if used and name not in BACKENDS:
-            raise ConfigError("unknown LLM backend", path=str(recipe.path), field=key, expected=BACKENDS, actual=name)
     if recipe.questions.mode == "pool":
         from swe_taskflow.jsonl import read_records
         from swe_taskflow.schema import QAItem

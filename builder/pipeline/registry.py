@@ -1,10 +1,11 @@
 """The release pipeline's stages, in build order, with what each one's cache key depends on.
 
-ingest -> classify_prompts -> split -> questions -> proofs -> augment -> classify_turns -> assemble
--> select -> write -> verify -> report. Each stage module (builder.pipeline.stages) has one
-``run(inputs, ctx) -> Outputs`` with its typed ``Inputs``. Declared here: the recipe sections each stage
-receives (nothing else of the recipe reaches it) and the files the recipe points it at; the code and package
-data it runs are derived from its module's import closure, never listed by hand.
+ingest -> classify_prompts -> split -> questions -> proofs -> augment -> stress -> classify_turns
+-> assemble -> select -> write -> verify -> report (``STAGE_NAMES``; a test keeps this list equal to it).
+Each stage module (builder.pipeline.stages) has one ``run(inputs, ctx) -> Outputs`` with its typed ``Inputs``.
+Declared here: the recipe sections each stage receives (nothing else of the recipe reaches it) and the files the
+recipe points it at; the code and package data it runs are derived from its module's import closure, never listed
+by hand.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def _files_source(r) -> list[Path]:
 def _files_pools(r) -> list[Path]:
     out = [r.resolve(p.path) for p in r.questions.pools] if r.questions.mode == "pool" else []
     if r.questions.mode == "generate":
-        out += [r.resolve(x) for x in (r.questions.responses, r.questions.trajectories, r.questions.resolved) if x]
+        out += [r.resolve(x) for x in (r.questions.llm.responses, r.questions.trajectories, r.questions.resolved) if x]
     return out
 
 
@@ -59,7 +60,7 @@ def _files_checks(section: str):
     """A checking stage's files: its spec files, the repositories and its response store."""
     def files(r) -> list[Path]:
         sec = getattr(r, section)
-        responses = [r.resolve(sec.responses)] if sec.responses else []
+        responses = [r.resolve(sec.llm.responses)] if sec.llm.responses else []
         return [r.resolve(f) for f in sec.specs] + _files_repos(r) + responses
     return files
 
@@ -78,7 +79,8 @@ def pipeline_stages() -> list[Stage]:
                description="read and normalize the source benchmark's tasks"),
         _stage("classify_prompts", classify_prompts, reads=("classifier",), items="labels",
                description="label each task's original prompt (the source benchmark's Task Flow)"),
-        _stage("split", split, reads=("split",), files=lambda r: [r.resolve(r.split.responses)] if r.split.responses else [],
+        _stage("split", split, reads=("split",),
+               files=lambda r: [r.resolve(r.split.llm.responses)] if r.split.llm.responses else [],
                description="split each issue into three ordered turns"),
         _stage("questions", questions, reads=("questions", "repos"),
                files=lambda r: _files_pools(r) + (_files_repos(r) if r.questions.mode == "generate" else []),

@@ -18,6 +18,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -229,6 +230,20 @@ def run_in_bwrap(repo_dir: str | Path, script: str, *, config: ProofConfig) -> R
         staged.cleanup()
 
 
+#: bwrap's own line when it cannot execute the staged script (a shebang naming no interpreter, a binary for
+#: another machine, ...): the script's error, as Docker reports the same script, not the sandbox's.
+_EXEC_FAILED = re.compile(rf"^bwrap: execvp {re.escape(PROOF_MOUNT)}/script: (.*)$", re.MULTILINE)
+
+
+def _script_not_executable(stderr_text: str) -> int | None:
+    """The exit status a shell gives for a script that cannot be executed (127 not found, 126 otherwise), or
+    None when bwrap did not fail to execute the script."""
+    m = _EXEC_FAILED.search(stderr_text)
+    if m is None:
+        return None
+    return 127 if "No such file or directory" in m.group(1) else 126
+
+
 def _pump_output(proc: subprocess.Popen, out: BoundedCapture, err: BoundedCapture) -> list[threading.Thread]:
     """Started reader threads feeding stdout and stderr into their bounded captures."""
     def pump(fh, cap: BoundedCapture) -> None:
@@ -250,6 +265,10 @@ def _exit_facts(out: BoundedCapture, err: BoundedCapture, rc: int, *, killed: bo
     exit_code = 128 - rc if rc < 0 else rc
     timed_out = (exit_code == 137 and not killed and duration >= config.timeout_s * 0.98)
     stderr_text = err.tail_text()
+    unrunnable = _script_not_executable(stderr_text) if exit_code != 0 and out.nbytes == 0 else None
+    if unrunnable is not None:   # the sandbox started and the script's own first line failed: the script's fault
+        return run_facts(out, err, exit_code=unrunnable, timed_out=False, oom_killed=False, duration_s=duration,
+                         command=command, excerpt_chars=config.excerpt_chars)
     if exit_code != 0 and out.nbytes == 0 and stderr_text.lstrip().startswith(_SETUP_TOOLS):  # setup failed
         return RunFacts(infra_error=f"bwrap: {stderr_text.strip()[-300:]}", duration_s=round(duration, 3),
                         command=tuple(command))

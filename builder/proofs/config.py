@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -45,8 +46,8 @@ class ProofConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError("proof limits must be positive numbers", field=f.name, actual=value)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+                raise ConfigError("proof limits must be positive finite numbers", field=f.name, actual=value)
             # each field's own type: 3 and 3.0 must give one cache key
             object.__setattr__(self, f.name, float(value) if f.type == "float" else int(value))
         if self.mem_mb < 16:
@@ -69,3 +70,9 @@ def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, con
     blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
                        "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)
     return sha256_hex(blob.encode())
+
+
+#: What an auditor's re-run may get at most (``verify --reprove``; its ``--max-*`` flags replace these): the largest
+#: limits the project's own builds give a proof (``builder.augment.sandbox.DEFAULT_CONFIG``), whatever a release
+#: records. A report's own limits are kept where they are lower.
+AUDITOR_CEILINGS = ProofConfig(timeout_s=120.0, mem_mb=1024, pids=128, tmpfs_mb=256, excerpt_chars=4000)

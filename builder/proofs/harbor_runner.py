@@ -133,6 +133,20 @@ def harbor_available() -> bool:
     return harbor_python().exists()
 
 
+def worker_command(python: Path) -> list[str]:
+    """The worker's command line: ``-P`` keeps the caller's folder off ``sys.path`` (Harbor's Python is >= 3.12),
+    so an environment named ``module:Class`` is never a ``module.py`` of the folder an auditor stands in."""
+    return [str(python), "-P", "-m", "swe_taskflow_harbor.proof_worker"]
+
+
+def worker_env() -> dict[str, str]:
+    """The worker's environment: the project first on ``PYTHONPATH``, no empty or relative entry (one would be the
+    working folder again)."""
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.isabs(p)]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *extra]), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "HARBOR_TELEMETRY": "0"}
+
+
 class WorkerBackend:
     """The worker in Harbor's venv, one per build; requests are answered concurrently (by ``id``)."""
 
@@ -144,11 +158,9 @@ class WorkerBackend:
                                hint="make harbor-venv, or set SWE_TASKFLOW_HARBOR_VENV")
         self.environment = environment
         self.kwargs = dict(environment_kwargs or {})
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-               "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0"}
         # its own session: a Ctrl-C of the build reaches the worker as end of input, never half-way
-        self.proc = subprocess.Popen([str(python), "-m", "swe_taskflow_harbor.proof_worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, text=True, start_new_session=True)
+        self.proc = subprocess.Popen(worker_command(python), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=worker_env(), cwd=str(ROOT), text=True, start_new_session=True)
         self._ids = itertools.count(1)
         self._waiting: dict[int, Future] = {}
         self._lock = threading.Lock()
@@ -534,4 +546,5 @@ class HarborSession:
 
 __all__ = ["run_once", "sandbox_name", "Backend", "HarborSession", "ProofCall", "SESSION_SCHEDULING", "TaskEnvironment",
            "DEFAULT_ENVIRONMENT", "DEFAULT_REPO_PATH", "EnvironmentFailed", "HarborItem", "HarborTask", "Progress",
-           "Scheduling", "WorkerBackend", "facts_of", "harbor_available", "harbor_python", "prove_in", "prove_tasks"]
+           "Scheduling", "WorkerBackend", "facts_of", "worker_command", "worker_env", "harbor_available", "harbor_python",
+           "prove_in", "prove_tasks"]

@@ -53,7 +53,7 @@ def _ldd(paths: list[Path]) -> set[Path]:
 
 
 def _stdlib_dir(python: Path) -> Path:
-    out = subprocess.run([str(python), "-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"],
+    out = subprocess.run([str(python), "-I", "-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"],
                          capture_output=True, text=True, check=True)
     return Path(out.stdout.strip())
 

@@ -17,7 +17,7 @@ from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, class
 
 from ..hygiene import sweep_host
 from . import bwrap_runner, docker_runner
-from .config import SANDBOXES, ProofConfig, cache_key
+from .config import AUDITOR_CEILINGS, SANDBOXES, ProofConfig, cache_key
 from .image import DEFAULT_IMAGE
 from .gitsafe import PatchError, patched_copy, tree_hash
 
@@ -115,6 +115,19 @@ def _config(config: ProofConfig | None, limits: Mapping[str, Any] | None, timeou
     return config
 
 
+def _at_most(value: Any, ceiling: Any) -> Any:
+    """``value`` when it is a finite number at most ``ceiling``, else the ceiling."""
+    import math
+
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value <= ceiling
+    return value if ok else ceiling
+
+
+def capped(config: ProofConfig, ceilings: Mapping[str, Any]) -> ProofConfig:
+    """``config`` with every limit at most the auditor's ceiling."""
+    return replace(config, **{k: _at_most(getattr(config, k), c) for k, c in ceilings.items() if hasattr(config, k)})
+
+
 def _is_harbor(sandbox: str) -> bool:
     return sandbox.partition(":")[0] == "harbor"   # "harbor" or what a report records, "harbor:<environment>"
 
@@ -184,20 +197,36 @@ def run_proof(repo_dir, script: str, *, image: str | None = None, sandbox: str =
 
 
 class ProofRunner:
-    """``run_proof`` for a caller with many proofs (``verify --reprove``), keeping Harbor environments per task.
+    """``run_proof`` for an auditor with many proofs (``verify --reprove``), keeping Harbor environments per task.
 
-    Called like :func:`run_proof`; ``sandbox`` (when given) replaces every call's own (proved by one sandbox,
-    re-proved by another). Harbor proofs go through one :class:`~builder.proofs.harbor_runner.HarborSession`
-    per Harbor environment: consecutive proofs of a task share its environment, and :meth:`run_many` (what
+    Called like :func:`run_proof`, but what runs is the auditor's to decide, never the caller's (a release):
+    every call runs in ``sandbox`` (``auto``: docker when a daemon answers, else bubblewrap; ``harbor`` or
+    ``harbor:<environment>`` only when the auditor names it), whatever sandbox a call asks for, and under
+    ``ceilings`` (default :data:`~builder.proofs.config.AUDITOR_CEILINGS`): a call's limits are kept only where
+    they are lower.
+    Harbor proofs go through one :class:`~builder.proofs.harbor_runner.HarborSession` per Harbor environment:
+    consecutive proofs of a task share its environment, and :meth:`run_many` (what
     ``swe_taskflow.verify.reprove_rows`` calls with every re-run at once) proves them grouped by task through the
     pool, one environment per task, ``concurrency`` tasks at once. Docker and bubblewrap proofs run one by one
     as :func:`run_proof` runs them. :meth:`close` (or leaving the ``with`` block) stops every environment.
     """
 
-    def __init__(self, sandbox: str = "", *, concurrency: int = 4) -> None:
-        self.sandbox = sandbox
+    def __init__(self, sandbox: str = "auto", *, concurrency: int = 4, ceilings: ProofConfig | None = None) -> None:
+        self.sandbox = sandbox or "auto"
         self.concurrency = max(1, int(concurrency))
+        #: What ``swe_taskflow.verify.reprove_rows`` reads to cap the limits it asks for (and this runner caps again).
+        self.ceilings: dict[str, Any] = (ceilings or AUDITOR_CEILINGS).limits()
         self.sessions: dict[str, Any] = {}   # Harbor environment -> HarborSession
+
+    def _own(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """``kwargs`` with the auditor's sandbox and the call's limits capped by the auditor's ceilings."""
+        limits = kwargs.get("limits")   # a report's numbers: capped before they make a config
+        limits = {k: _at_most(v, self.ceilings.get(k, v)) for k, v in dict(limits).items()} if limits else None
+        timeout = kwargs.get("timeout_s", 60)
+        config = _config(kwargs.get("config"), limits,
+                         None if timeout is None else _at_most(timeout, self.ceilings["timeout_s"]))
+        return {**kwargs, "sandbox": self.sandbox, "config": capped(config, self.ceilings), "limits": None,
+                "timeout_s": None}
 
     def _session(self, environment: str):
         from .harbor_runner import HarborSession
@@ -208,17 +237,16 @@ class ProofRunner:
 
     def _prepare(self, repo, script: str, kwargs: Mapping[str, Any]):
         """(environment, ProofCall) for a harbor proof, else None (kwargs as run_proof takes them)."""
-        kwargs = {**kwargs, **({"sandbox": self.sandbox} if self.sandbox else {})}
-        if not _is_harbor(kwargs.get("sandbox") or "auto"):
+        kwargs = self._own(kwargs)
+        if not _is_harbor(self.sandbox):
             return None
-        config = _config(kwargs.get("config"), kwargs.get("limits"), kwargs.get("timeout_s", 60))
-        return _harbor_call(Path(repo), script, kwargs.get("image"), kwargs["sandbox"], config,
+        return _harbor_call(Path(repo), script, kwargs.get("image"), self.sandbox, kwargs["config"],
                             kwargs.get("gold_patch"))
 
     def __call__(self, repo_dir, script: str, **kwargs: Any) -> ProofReport:
         prepared = self._prepare(repo_dir, script, kwargs)
         if prepared is None:
-            return run_proof(repo_dir, script, **{**kwargs, **({"sandbox": self.sandbox} if self.sandbox else {})})
+            return run_proof(repo_dir, script, **self._own(kwargs))
         environment, call = prepared
         return self._session(environment).prove(call.repo, call.script, image=call.image, image_id=call.image_id,
                                                 config=call.config, gold_patch=call.gold_patch)

@@ -408,7 +408,8 @@ def splits_section(facts: ReleaseFacts) -> str:
               "answer turn: the agent writes an answer, graded against the row's hidden reference in "
               "`questions`."]
     if facts.questions:
-        lines.append(f"The release holds {facts.questions} distinct questions (by kind: {_counts(facts.answer_kinds)}).")
+        lines.append(f"The calibrated splits above hold {facts.questions} distinct questions (by kind: "
+                     f"{_counts(facts.answer_kinds)}).")
     return "\n".join(lines)
 
 
@@ -420,8 +421,10 @@ def questions_section(splits: Mapping[str, Sequence[Mapping[str, Any]]], manifes
                 g = q.get("generator") or {}
                 authors.setdefault(q["question_id"], g.get("model") or g.get("name") or g.get("provenance") or "unknown")
     lines = []
-    if authors:
-        lines.append("Question authors (`questions[].generator`): "
+    if authors:   # every split: with stress-test slices, more questions than the calibrated splits' count
+        scope = ("every split, the stress-test slices' items included" if any(is_stress_split(n) for n in splits)
+                 else "every split")
+        lines.append(f"Question authors over {scope} (`questions[].generator`, {len(authors)} distinct questions): "
                      + ", ".join(f"`{k}` {v}" for k, v in sorted(Counter(authors.values()).items())) + ".")
     lines += question_rows_lines(manifest, splits)
     not_run = manifest.provenance.get("not_run") or []

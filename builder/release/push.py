@@ -17,15 +17,16 @@ import hashlib
 import os
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from swe_taskflow.errors import PublishError
 from swe_taskflow.hashing import git_blob_sha1
+from swe_taskflow.hub_net import HubTimeoutError, hub_deadlines
 from swe_taskflow.jsonl import write_json
 from swe_taskflow.manifest import load_manifest
+from swe_taskflow.owned import owned_temp
 from swe_taskflow.verify import verify_folder
 
 from .card import card_placeholders
@@ -64,7 +65,8 @@ def _resolve_token(token: str | None) -> str:
 
 def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = None, private: bool = False,
                  token: str | None = None, record_dir: str | os.PathLike | None = None,
-                 endpoint: str | None = None, progress: bool | None = None) -> PushResult:
+                 endpoint: str | None = None, progress: bool | None = None,
+                 hub_timeout: float | None = None) -> PushResult:
     """Push the release folder at ``path`` to dataset repo ``repo_id``; returns what landed.
 
     When the release does not already name ``repo_id``, a copy is written with it (card,
@@ -73,11 +75,14 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
     the tag already exists and holds exactly this release, nothing is sent (``already_published``),
     when it holds something else the push is refused. ``record_dir`` (e.g. the project's
     ``manifests/``) receives a byte copy of the pushed manifest and ``<release>.published.json``.
-    ``progress``: upload bars (default: only when stderr is a terminal).
+    ``progress``: upload bars (default: only when stderr is a terminal). ``hub_timeout``: seconds every Hub
+    request may wait to connect or between two bytes (default ``SWE_TASKFLOW_HUB_TIMEOUT`` or 60; see
+    :mod:`swe_taskflow.hub_net`); a missed deadline ends the push with one line naming the endpoint.
     """
     from .writer import REPO_ID_RE, rewrite_release
     if not REPO_ID_RE.match(repo_id or ""):
         raise PublishError("repository id must look like ORG/NAME", path=str(repo_id))
+    hub_deadlines(hub_timeout)
     root = Path(path)
     report = verify_folder(root)
     if not report.ok:
@@ -85,7 +90,7 @@ def push_release(path: str | os.PathLike, repo_id: str, *, tag: str | None = Non
         raise PublishError(f"refusing to push a release that does not verify ({len(report.errors)} error(s); "
                            f"first: {first})", path=str(root), hint="run `swe-taskflow verify` for the full list")
     manifest, _ = load_manifest(root / report.manifest_path)
-    with tempfile.TemporaryDirectory(prefix="swe-taskflow-push-") as tmp:
+    with owned_temp("swe-taskflow-push-") as tmp:
         rewritten = manifest.repo_id != repo_id
         if rewritten:   # the card and croissant.json must name the repository they are published in
             root = Path(tmp) / "release"
@@ -160,6 +165,8 @@ class _Hub:
             return fn(*args, **kw)
         except RevisionNotFoundError:
             raise
+        except HubTimeoutError as exc:   # names the endpoint and the setting to raise; never the token
+            raise HubTimeoutError(f"{call}: {_scrub(exc.message, tok)}", path=repo_id) from None
         except HfHubHTTPError as exc:
             code = getattr(getattr(exc, "response", None), "status_code", "?")
             raise PublishError(f"Hub refused {call} (HTTP {code}): {_scrub(str(exc).splitlines()[0], tok)}",

@@ -19,15 +19,15 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from swe_taskflow import __version__
+from swe_taskflow import __version__, untrusted
 from swe_taskflow.errors import ConfigError, InputError, VerifyError
 from swe_taskflow.features import conform, features_sha256, schema_differences, session_features, trajectory_features
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_sha256, split_sha256
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
 from swe_taskflow.safepath import check_component
 from swe_taskflow.schema import SPLIT_NAME_RE
@@ -303,7 +303,8 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
     if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "manifests").is_dir():
         raise ConfigError("output folder exists and is not a release", path=str(out_dir),
                           hint="choose an empty folder; an existing release folder is replaced")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    # owned name: a killed writer's half-written release is swept by the next command (swe_taskflow.owned)
+    tmp = owned_temp_dir(f".{out_dir.name}.", out_dir.parent)
     try:
         sessions = _write_session_splits(splits, target, tfas, tmp)
         entries = sessions.entries + (_write_trajectories(trajectories, sessions, tmp) if trajectories else [])
@@ -313,10 +314,8 @@ def write_release(out_dir: str | os.PathLike, *, name: str, version: str,
         common = dict(name=name, version=version, provenance=prov, package=package, splits=tuple(entries),
                       questions=sessions.questions, target=target_entry, extra_files=tuple(extras), release=release)
         manifest = _write_card_and_manifest(common, target, sessions.rows, card_template, tmp)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
         os.chmod(tmp, 0o755)
-        os.replace(tmp, out_dir)
+        swap_dir(tmp, out_dir)   # old aside, new in, old removed: an interrupt never loses the release
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -345,6 +344,9 @@ def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None =
         raise ConfigError("unknown release field", field=unknown[0], expected=["repo_id", "license", "description"])
     info = {**{k: v for k, v in manifest.release.items() if v is not None}, **release}
     rows = trajs if trajectories is None else trajectories
+    for f in [manifest.target, *manifest.extra_files]:   # copied below: a link or a FIFO in the release is refused
+        if f is not None:
+            untrusted.check_file(root / f.path, "release file", limit=1 << 62, root=root)
     # read from ``root`` itself: write_release copies everything into a new folder before it replaces ``root``
     return write_release(out_dir or root, name=manifest.name, version=manifest.version, splits=splits,
                          target_path=root / manifest.target.path,

@@ -7,14 +7,16 @@ summary. Everything shown is derived from the build's content (no wall times), s
 two builds of the same inputs is the same.
 
 The target is published as aggregate vectors only (no sessions), so its Sankey is drawn from
-sessions *simulated* from its transition matrix P_R (a Markov chain from START to END, seeded,
-kept to the target's session filter); the page says so under the picture.
+sessions *simulated* from it: lengths from its P_L (exact to one session), intents walking its transition
+matrix P_R (seeded); the page says so under the picture. Every number a picture encodes is checked against
+the data it claims to show (``tests/stage/test_report_pictures.py``).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -22,11 +24,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from swe_taskflow.errors import FlowError
-from swe_taskflow.flow import N_SIDE, RETAINED, count_sessions, score
+from swe_taskflow.flow import LENGTH_BINS, N_SIDE, RETAINED, count_sessions, score
 from swe_taskflow.gap import gap_table, render_markdown
 from swe_taskflow.markdown import table as md_table
 from swe_taskflow.stress import is_stress_split
 from swe_taskflow.target import Target
+from swe_taskflow.words import counted
 
 #: Why the stress-test slices exist and stand apart (the report's words for the paper's Appendix C, step 7).
 STRESS_WHY = ("A selection that maximizes alignment with observed frequencies pushes rare intents toward zero; the "
@@ -35,7 +38,7 @@ STRESS_WHY = ("A selection that maximizes alignment with observed frequencies pu
        "task counts, reported separately from the calibrated core and decided before optimization. These splits "
        "are those slices: they are not in the TFAS tables above, no TFAS is computed for them, and the "
        "TFAS-optimized selection never saw them.")
-#: Sessions drawn from the target's P_R for its Sankey, and the seed of that draw.
+#: Sessions drawn from the target's P_L and P_R for its Sankey, and the seed of that draw.
 TARGET_SAMPLE = 2000
 TARGET_SEED = 0
 
@@ -67,35 +70,60 @@ class ReportData:
     stress: Mapping[str, Any] = field(default_factory=dict)
 
 
+def target_length_counts(target: Target, n: int = TARGET_SAMPLE) -> list[int]:
+    """Sessions per length bin (``LENGTH_BINS``) of ``n`` drawn sessions: the target's P_L times ``n``, rounded by
+    largest remainder, so the picture's END and ``continues`` nodes show P_L to within one session."""
+    p = np.asarray(target.flow.length, dtype=np.float64)
+    p = p / p.sum()
+    raw = p * n
+    counts = np.floor(raw).astype(np.int64)
+    for i in np.argsort(-(raw - counts), kind="stable")[: n - int(counts.sum())]:
+        counts[i] += 1
+    return [int(c) for c in counts]
+
+
 def simulate_target_sessions(target: Target, n: int = TARGET_SAMPLE, seed: int = TARGET_SEED,
                              max_len: int = 60) -> list[list[str]]:
-    """Sessions drawn from the target's transition matrix (rows START + 13 intents, columns 13 + END).
+    """Sessions whose lengths are the target's P_L (:func:`target_length_counts`) and whose intents walk its
+    transition matrix P_R (rows START + 13 intents, columns 13 + END), seeded.
 
-    Only sessions with at least ``target.min_messages`` messages are kept (the target's own filter).
+    The target publishes aggregate vectors only. Walking P_R alone from START to END gave the lengths P_R implies,
+    not P_L (issue 36: 10.7% of the drawn sessions ended after 3 messages where P_L says 19.6%), so each session
+    first draws its length bin, then walks P_R with END masked until the bin's shortest length and forced at its
+    longest (``6-10``: 6 to 10 messages; ``11+``: 11 to ``max_len``).
     """
     rng = np.random.default_rng(seed)
     mat = np.asarray(target.flow.transition, dtype=np.float64).reshape(N_SIDE, N_SIDE)
-    rows = mat.sum(axis=1, keepdims=True)
-    probs = np.divide(mat, rows, out=np.zeros_like(mat), where=rows > 0)
-    start, end = N_SIDE - 1, N_SIDE - 1
+    start = end = N_SIDE - 1
+    bins = [b for b, k in enumerate(target_length_counts(target, n)) for _ in range(k)]
+    rng.shuffle(bins)
     out: list[list[str]] = []
-    attempts = 0
-    while len(out) < n and attempts < 50 * n:
-        attempts += 1
+    for b in bins:
+        lo, hi = _bin_range(LENGTH_BINS[b], max_len)
         seq: list[str] = []
         state = start
-        while len(seq) < max_len:
-            p = probs[state]
-            if p.sum() <= 0:
-                break
-            nxt = int(rng.choice(N_SIDE, p=p / p.sum()))
+        while len(seq) < hi:
+            row = mat[state].copy()
+            if len(seq) < lo:
+                row[end] = 0.0
+            if row.sum() <= 0:          # an intent P_R only ever ends after: go on as a session starts
+                row = mat[start].copy()
+                row[end] = 0.0
+            nxt = int(rng.choice(N_SIDE, p=row / row.sum()))
             if nxt == end:
                 break
             seq.append(RETAINED[nxt])
             state = nxt
-        if len(seq) >= max(1, target.min_messages):
-            out.append(seq)
+        out.append(seq)
     return out
+
+
+def _bin_range(label: str, max_len: int) -> tuple[int, int]:
+    """Shortest and longest session length of a P_L bin (``"3"``, ``"6-10"``, ``"11+"``)."""
+    if label.endswith("+"):
+        return int(label[:-1]), max(int(label[:-1]), max_len)
+    lo, _, hi = label.partition("-")
+    return int(lo), int(hi or lo)
 
 
 def tfas_rows(target: Target, source: Sequence[Sequence[str]],
@@ -130,19 +158,49 @@ def _fmt(row: Mapping[str, Any], key: str, spec: str) -> str:
     return format(row[key], spec) if key in row else "-"
 
 
+#: The first column's heading of a count table whose keys are not statuses (issue 36: "Rows per condition"
+#: headed its condition names "status").
+_KEY_HEADS = {"Rows per condition (released)": ("condition", "rows"),
+              "Rows carrying questions, per condition": ("condition", "rows with questions"),
+              "Proof sandbox": ("setting", "value"), "Turn intents": ("what", "value"),
+              "Evaluation-context checks": ("check", "value"), "Condition row status": ("condition", "count"),
+              "Questions by task": ("task", "questions")}
+
+
+def _key_head(section: str) -> tuple[str, str]:
+    """The headings of a count section's table (by the section title's start; statuses by default)."""
+    return next((h for k, h in _KEY_HEADS.items() if section.startswith(k)), ("status", "count"))
+
+
+def _inline(values: Any) -> str:
+    """A small mapping or list as words ("0: 16, 1: 1"), never raw JSON."""
+    if isinstance(values, Mapping):
+        return ", ".join(f"{k}: {_inline(v)}" for k, v in values.items()) or "none"
+    if isinstance(values, (list, tuple)):
+        return ", ".join(_inline(v) for v in values) or "none"
+    return str(values)
+
+
+def _mapping_table(values: Mapping[str, Any], head: tuple[str, str]) -> list[str]:
+    """A mapping as a table: one row per key; values that are mappings spread over one column per inner key."""
+    inner = [k for v in values.values() if isinstance(v, Mapping) for k in v]
+    cols = list(dict.fromkeys(inner))
+    if not cols:
+        return md_table(list(head), [(k, _inline(v)) for k, v in values.items()])
+    return md_table([head[0], *cols], [(k, *((v.get(c, 0) for c in cols) if isinstance(v, Mapping) else
+                                             (_inline(v), *[""] * (len(cols) - 1)))) for k, v in values.items()])
+
+
 def _counts_md(counts: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     for section, values in counts.items():
         out += [f"### {section}", ""]
         if isinstance(values, Mapping) and not values:
             out.append("none")
-        elif isinstance(values, Mapping) and values and all(not isinstance(v, Mapping) for v in values.values()):
-            out += md_table(["status", "count"], values.items())
         elif isinstance(values, Mapping):
-            for k, v in values.items():
-                out.append(f"- **{k}**: {json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v}")
+            out += _mapping_table(values, _key_head(section))
         else:
-            out.append(str(values))
+            out.append(_inline(values))
         out.append("")
     return out
 
@@ -174,21 +232,23 @@ def _draw_sankeys(data: ReportData, out_dir: Path) -> list[tuple[str, str, str]]
     pictures: list[tuple[str, str, str]] = []
     target_sessions = simulate_target_sessions(data.target)
     plot_sankey([list(s) for s in data.source_sessions], out_dir / "sankey_source.png",
-                title=f"Source benchmark: first user messages ({len(data.source_sessions)} tasks)")
+                title=f"Source benchmark: first user messages ({counted(len(data.source_sessions), 'task')})")
     pictures.append(("Source benchmark", "sankey_source.png",
                      "Each task's original single-message prompt, labelled by the build's classifier."))
     plot_sankey(target_sessions, out_dir / "sankey_target.png",
-                title=f"Target '{data.target.name}' (simulated from P_R, {len(target_sessions)} sessions)")
+                title=f"Target '{data.target.name}' (simulated from P_L and P_R, {len(target_sessions)} sessions)")
     pictures.append((f"Target: {data.target.name}", "sankey_target.png",
-                     f"Simulated: {len(target_sessions)} sessions drawn from the target's transition matrix P_R "
-                     f"(seed {TARGET_SEED}), kept to its filter (>= {data.target.min_messages} messages). "
-                     "The target file holds aggregate vectors only; no session text or sequence is published."))
+                     f"Simulated: {len(target_sessions)} sessions whose lengths are the target's P_L (to one "
+                     f"session; its filter: >= {data.target.min_messages} messages) and whose intents walk its "
+                     f"transition matrix P_R (seed {TARGET_SEED}). The target file holds aggregate vectors only; "
+                     "no session text or sequence is published."))
     for cond, sessions in data.conditions.items():
         if not sessions:
             continue
         name = f"sankey_{cond}.png"
-        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({len(sessions)} sessions)")
-        pictures.append((f"Condition: {cond}", name, f"{len(sessions)} sessions of the released split `{cond}`."))
+        n = counted(len(sessions), "session")
+        plot_sankey([list(s) for s in sessions], out_dir / name, title=f"Condition {cond} ({n})")
+        pictures.append((f"Condition: {cond}", name, f"{n} of the released split `{cond}`."))
     return pictures
 
 
@@ -213,9 +273,9 @@ def _report_md(data: ReportData, tfas: Sequence[Mapping[str, Any]], gaps: Mappin
     md += intents_md(data.question_intents)
     md += augmentation_md(data.augmentations)
     md += stress_md(data.stress.get("summary") or {}, data.stress.get("slices") or [])
-    md += ["## Task Flow pictures", ""]
+    md += ["## Task Flow pictures", "", "Each picture links to its full-size PNG.", ""]
     for title, name, caption in pictures:
-        md += [f"### {title}", "", f"![{title}]({name})", "", caption, ""]
+        md += [f"### {title}", "", f"[![{title}]({name})]({name})", "", caption, ""]
     md += _gaps_md(data, gaps)
     md += ["## Counts per status", "", *_counts_md(data.counts)]
     return md + _llm_md(data.llm) + _verify_md(data.verify) + _stages_md(data.stages)
@@ -252,25 +312,25 @@ def augmentation_md(data: Mapping[str, Any]) -> list[str]:
         out += md_table(["family", "S_L", "S_T", "S_R", "TFAS", "turns", "augmentation turns", "by kind"],
                       [(r["family"], f"{r['S_L']:.3f}", f"{r['S_T']:.3f}", f"{r['S_R']:.3f}", f"{r['tfas']:.1f}",
                         r["turns"], r["augmentation_turns"],
-                        json.dumps(r["by_kind"], sort_keys=True) if r["by_kind"] else "-") for r in table])
+                        _inline(dict(sorted(r["by_kind"].items()))) if r["by_kind"] else "-") for r in table])
         out.append("")
     out += _creation_md(stage, "item")
     out += ["", "### Not proposed", ""]
     np_ = stage.get("not_proposed") or {}
-    out += [f"- **{k}**: " + "; ".join(f"{why} ({n} tasks)" for why, n in v.items()) for k, v in np_.items()] or ["none"]
+    out += [f"- **{k}**: " + "; ".join(f"{why} ({counted(n, 'task')})" for why, n in v.items()) for k, v in np_.items()] or ["none"]
     if stage.get("unknown_task_specs"):
         out.append("- hand-written specs for tasks not in this build (not checked): "
                    + ", ".join(f"`{x}`" for x in stage["unknown_task_specs"]))
     if stage.get("not_tried_after_acceptance"):
         out.append(f"- generated specs not tried once a kind had its items: "
-                   f"{json.dumps(stage['not_tried_after_acceptance'], sort_keys=True)}")
+                   f"{_inline(dict(sorted(stage['not_tried_after_acceptance'].items())))}")
     dis = data.get("disagreements") or {}
     out += ["", "### Classifier on the generated texts", "",
             f"Turn intents used for TFAS: **{data.get('intents', 'declared')}** "
             "(`declared`: the kind's intent; `classify`: the classifier's label, as for every message).", ""]
     if dis:
         out += md_table(["kind", "declared intent", "texts", "labelled as declared", "labels"],
-                      [(k, v["declared"], v["texts"], v["agree"], json.dumps(v["labels"], sort_keys=True))
+                      [(k, v["declared"], v["texts"], v["agree"], _inline(dict(sorted(v["labels"].items()))))
                        for k, v in dis.items()])
         items = [(k, i) for k, v in dis.items() for i in v["items"]]
         if items:
@@ -307,7 +367,7 @@ def stress_md(summary: Mapping[str, Any], slices: Sequence[Mapping[str, Any]]) -
     if summary.get("unknown_task_specs"):
         out += ["", "Specs for tasks not in this build (not checked): "
                 + ", ".join(f"`{x}`" for x in summary["unknown_task_specs"])]
-    out += ["", f"Sandbox: {json.dumps({k: (summary.get('sandbox') or {}).get(k) for k in ('sandbox', 'tasks')})}; "
+    out += ["", f"Sandbox: {_inline({k: (summary.get('sandbox') or {}).get(k) for k in ('sandbox', 'tasks')})}; "
             f"writer: {(summary.get('writer') or {}).get('name', '?')}.", ""]
     return out
 
@@ -337,14 +397,19 @@ def _selection_md(sel: Mapping[str, Any]) -> list[str]:
     if not sel:
         return []
     cons = sel.get("constraints", {})
-    return ["## TFAS-optimized selection", "",
-            f"- configuration: {sel.get('config_text', json.dumps(sel.get('config', {}), sort_keys=True))}",
-            f"- sessions by number of questions: {json.dumps(sel.get('sessions_by_questions', {}))}",
-            f"- placement: {json.dumps(sel.get('placement', {}))}",
-            f"- questions by slot: {json.dumps(sel.get('questions_by_slot', {}))}",
-            "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
-                                                               for k, c in cons.items()) or "none recorded"),
-            f"- search: {json.dumps(sel.get('config', {}), sort_keys=True)}", ""]
+    config = sel.get("config", {})
+    md = ["## TFAS-optimized selection", "",
+          f"- configuration: {sel.get('config_text') or _inline(dict(sorted(config.items())))}",
+          "- constraints (bound / achieved): " + (", ".join(f"{k} {c['bound']} / {c['achieved']}"
+                                                             for k, c in cons.items()) or "none recorded"),
+          f"- search: {_inline(dict(sorted(config.items())))}", ""]
+    for title, key, head in (("Sessions by number of questions", "sessions_by_questions", ("questions", "sessions")),
+                             ("Placement of the questions", "placement", ("placement", "sessions")),
+                             ("Questions by slot", "questions_by_slot", ("slot", "questions"))):
+        values = sel.get(key) or {}
+        md += [f"### {title}", "", *(md_table(list(head), [(k, _inline(v)) for k, v in values.items()])
+                                     if values else ["none"]), ""]
+    return md
 
 
 def _gaps_md(data: ReportData, gaps: Mapping[str, Any]) -> list[str]:
@@ -387,12 +452,20 @@ def _stages_md(stages: Sequence[Mapping[str, Any]]) -> list[str]:
                                                         for s in stages], "lll")]
 
 
+def _slug(heading_html: str) -> str:
+    """A heading's anchor: its words, lower case, joined by hyphens (``Task Flow pictures``: ``task-flow-pictures``)."""
+    words = re.findall(r"[a-z0-9]+", html.unescape(re.sub(r"<[^>]+>", "", heading_html)).lower())
+    return "-".join(words)
+
+
 def markdown_to_html(text: str, *, title: str) -> str:
     """The report's Markdown as one HTML page (CommonMark with tables, through markdown-it-py; raw HTML in
     the text is escaped, since cells carry data such as rejection reasons)."""
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    body = re.sub(r"<h([23])>(.*?)</h\1>",   # sections one can link to: report.html#task-flow-pictures
+                  lambda m: f'<h{m.group(1)} id="{_slug(m.group(2))}">{m.group(2)}</h{m.group(1)}>', body)
     style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
              "code{background:#f3f3f3}img{max-width:100%}")
@@ -400,4 +473,4 @@ def markdown_to_html(text: str, *, title: str) -> str:
             f"<style>{style}</style></head><body>\n{body}</body></html>\n")
 
 
-__all__ = ["ReportData", "render", "simulate_target_sessions", "tfas_rows", "markdown_to_html"]
+__all__ = ["ReportData", "render", "simulate_target_sessions", "target_length_counts", "tfas_rows", "markdown_to_html"]

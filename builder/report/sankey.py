@@ -18,6 +18,7 @@ from typing import Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.taxonomy import INTENTS, check_intent
+from swe_taskflow.words import counted
 
 END = "END"
 CONTINUES = "continues"
@@ -174,18 +175,18 @@ def plot_sankey(sessions_intents: list[list[str]], out_png: str | Path, *, title
                                edgecolor="black", linewidth=0.4))
         if nd.count / lay.n_sessions >= 0.025:
             ax.text(nd.x + lay.node_width + 0.02, 0.5 * (nd.y0 + nd.y1), f"{nd.label} {nd.count}",
-                    va="center", ha="left", fontsize=7)
+                    va="center", ha="left", fontsize=10)
     for c in range(positions + 1):
         head = f"message {c + 1}" if c < positions else "after"
-        ax.text(c * 1.0 + lay.node_width / 2, lay.height + 0.02, head, ha="center", va="bottom", fontsize=9,
+        ax.text(c * 1.0 + lay.node_width / 2, lay.height + 0.02, head, ha="center", va="bottom", fontsize=12,
                 fontweight="bold")
     ax.set_xlim(-0.05, lay.width + 0.45)
     ax.set_ylim(-0.01, lay.height + 0.06)
     ax.axis("off")
     handles = [Patch(facecolor=COLORS[k], edgecolor="black", linewidth=0.4, label=k) for k in NODE_ORDER]
-    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.83, 0.5), fontsize=8, frameon=False,
-               title="intent (all 16, unfiltered)", title_fontsize=8)
-    fig.suptitle(title or f"First {positions} user messages ({lay.n_sessions} sessions)", fontsize=11)
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.83, 0.5), fontsize=10, frameon=False,
+               title="intent (all 16, unfiltered)", title_fontsize=10)
+    fig.suptitle(title or f"First {positions} user messages ({counted(lay.n_sessions, 'session')})", fontsize=14)
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi, metadata={"Software": None})
@@ -227,7 +228,7 @@ def sankey_html(sessions_intents: list[list[str]], out_html: str | Path, *, titl
         parts.append(f'<rect x="{W - 150}" y="{M + i * 18}" width="12" height="12" fill="{COLORS[k]}"/>'
                      f'<text x="{W - 132}" y="{M + i * 18 + 10}">{html.escape(k)}</text>')
     parts.append("</svg>")
-    ttl = html.escape(title or f"First {positions} user messages ({lay.n_sessions} sessions)")
+    ttl = html.escape(title or f"First {positions} user messages ({counted(lay.n_sessions, 'session')})")
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + ttl + "</title>\n<style>"
             "body{font-family:sans-serif} svg text{font-size:11px} svg text.head{font-weight:bold;text-anchor:middle}"
             " .band{opacity:.45} .band:hover{opacity:.9} .node{stroke:#000;stroke-width:.5}"

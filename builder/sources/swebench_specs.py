@@ -30,13 +30,15 @@ import argparse
 import inspect
 import json
 import os
+import re
+import shlex
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from swe_taskflow.errors import ConfigError, InputError
+from swe_taskflow.owned import owned_temp_dir, swap_dir
 
 #: The one swebench release whose specs the files are generated from.
 SWEBENCH_VERSION = "4.1.0"
@@ -89,21 +91,57 @@ def image_key(test_spec_cls, instance_id: str, repo: str, version: str) -> str:
     return ts.instance_image_key
 
 
-def _instance(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A SWE-bench instance dict from a source row or a normalized Task's fields."""
-    get = row.get
-    extra = get("extra") or {}
-    return {"instance_id": get("instance_id"), "repo": get("repo"), "base_commit": get("base_commit"),
-            "version": str(get("version") or extra.get("version") or ""), "test_patch": get("test_patch") or "",
-            "problem_statement": get("problem_statement") or "", "patch": get("patch") or "",
-            "environment_setup_commit": get("environment_setup_commit") or extra.get("environment_setup_commit"),
+#: Characters no value pasted into a generated script may hold: a newline would end the line (or the comment) it is
+#: pasted into, whatever the quoting.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def shell_word(value: Any, *, field: str, where: str = "", row_number: int | None = None) -> str:
+    """``value`` (from an untrusted row: a test file path the test patch names, ...) as one quoted shell word;
+    InputError for a non-string or one holding a control character."""
+    if not isinstance(value, str) or not value or _CONTROL.search(value):
+        raise InputError("a value pasted into run_script.sh must be one line of text", path=where or None,
+                         row=row_number, field=field, actual=value,
+                         hint="a file name with a newline or control character cannot be run safely")
+    return shlex.quote(value)
+
+
+def _one_line(text: Any) -> str:
+    """``text`` for a comment line of a generated script: control characters (a newline) become spaces."""
+    return _CONTROL.sub(" ", str(text))
+
+
+def _text(row: Mapping[str, Any], key: str, *, where: str, row_number: int | None, number: bool = False) -> str:
+    """A row's text field ("" when absent); InputError naming the field for any other type (a number too, for a
+    version). Never ``str()`` of an unknown value: a 5,000-deep list would end in a RecursionError."""
+    value = row.get(key)
+    extra = row.get("extra")
+    if value is None and isinstance(extra, Mapping):
+        value = extra.get(key)
+    if value is None or isinstance(value, str):
+        return value or ""
+    if number and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise InputError("expected text", path=where or None, row=row_number, field=key,
+                     actual=f"a value of type {type(value).__name__}")
+
+
+def _instance(row: Mapping[str, Any], *, where: str = "", row_number: int | None = None) -> dict[str, Any]:
+    """A SWE-bench instance dict from a source row or a normalized Task's fields (every field used checked)."""
+    def text(key: str, number: bool = False) -> str:
+        return _text(row, key, where=where, row_number=row_number, number=number)
+
+    return {"instance_id": text("instance_id"), "repo": text("repo"), "base_commit": text("base_commit"),
+            "version": text("version", number=True), "test_patch": text("test_patch"),
+            "problem_statement": text("problem_statement"), "patch": text("patch"),
+            "environment_setup_commit": text("environment_setup_commit") or None,
             "FAIL_TO_PASS": "[]", "PASS_TO_PASS": "[]"}
 
 
 def task_spec(row: Mapping[str, Any], *, where: str = "", row_number: int | None = None) -> TaskSpec:
     """The spec of one row (raises InputError naming the row and field when SWE-bench has none for it)."""
     specs_map, parsers, directives, test_spec_cls = _swebench()
-    inst = _instance(row)
+    inst = _instance(row, where=where, row_number=row_number)
     iid, repo, version = inst["instance_id"], inst["repo"], inst["version"]
     if repo not in specs_map:
         raise InputError("SWE-bench has no specs for this repository", path=where or None, row=row_number,
@@ -119,19 +157,27 @@ def task_spec(row: Mapping[str, Any], *, where: str = "", row_number: int | None
     if not isinstance(test_cmd, str):
         raise InputError("the spec's test command is not one shell line", path=where or None, row=row_number,
                          field="test_cmd", actual=test_cmd, hint=str(iid))
+    if not iid or _CONTROL.search(iid):
+        raise InputError("instance id is not one line of text", path=where or None, row=row_number,
+                         field="instance_id", actual=iid)
+    words = [shell_word(d, field="test_patch", where=where, row_number=row_number) for d in directives(inst)]
     return TaskSpec(instance_id=iid, repo=repo, version=version,
-                    test_command=" ".join([test_cmd, *directives(inst)]),
+                    test_command=" ".join([test_cmd, *words]),
                     env_commands=tuple(spec.get("eval_commands", ())), install=str(spec.get("install", "")),
                     parser_name=parsers[repo].__name__,
                     image=image_key(test_spec_cls, iid, repo, version))
 
 
 def run_script(spec: TaskSpec) -> str:
+    """The script's text. Every value from a row is either a quoted word (the test directives, see
+    :func:`shell_word`) or in a comment with its control characters blanked; the rest is SWE-bench's specs."""
     lines = ["#!/bin/bash",
-             f"# {spec.instance_id} ({spec.repo} {spec.version}): SWE-bench {SWEBENCH_VERSION}'s eval commands,",
+             f"# {_one_line(spec.instance_id)} ({_one_line(spec.repo)} {_one_line(spec.version)}): SWE-bench "
+             f"{SWEBENCH_VERSION}'s eval commands,",
              "# generated by builder.sources.swebench_specs. The checkpoint verifier applies the test patch before",
              "# this script and restores the repository after it.",
-             f"# Left out: the spec's install step ({spec.install or 'none'}); the image was installed at the",
+             f"# Left out: the spec's install step ({_one_line(spec.install) or 'none'}); the image was installed "
+             "at the",
              "# base commit, and a re-install would need a package index (none at grading time).",
              "set -o pipefail",
              "exec 2>&1",
@@ -220,14 +266,18 @@ def write_run_scripts(rows: Iterable[Mapping[str, Any]], out: str | os.PathLike,
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError("output folder exists and is not empty", path=str(out), field="--out")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".run-scripts-", dir=out.parent))
+    tmp = owned_temp_dir(".run-scripts-", out.parent)
     index: dict[str, Any] = {"generator": "builder.sources.swebench_specs", "swebench": SWEBENCH_VERSION, "tasks": {}}
     try:
         for n, row in enumerate(rows, start=1):
+            if not isinstance(row, Mapping):
+                raise InputError("a row is not an object", path=where or None, row=n,
+                                 actual=f"a value of type {type(row).__name__}")
             iid = row.get("instance_id")
             if not isinstance(iid, str) or "/" in iid or "\\" in iid or iid in (".", ".."):
                 raise InputError("instance id is not one path component", path=where or None, row=n,
-                                 field="instance_id", actual=iid)
+                                 field="instance_id", actual=iid if isinstance(iid, str) else
+                                 f"a value of type {type(iid).__name__}")
             inside(tmp, iid)
             spec = task_spec(row, where=where, row_number=n)
             files = {"run_script.sh": run_script(spec), "parser.py": parser_source(spec)}
@@ -239,9 +289,7 @@ def write_run_scripts(rows: Iterable[Mapping[str, Any]], out: str | os.PathLike,
                                    "parser": spec.parser_name, "image": spec.image, "install_left_out": spec.install,
                                    "files": {k: sha256_hex(v.encode("utf-8")) for k, v in files.items()}}
         (tmp / INDEX_FILE).write_text(json.dumps(index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        if out.exists():
-            out.rmdir()
-        tmp.rename(out)
+        swap_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -256,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="a new (or empty) folder")
     args = ap.parse_args(argv)
     from swe_taskflow.errors import TaskflowError
+    from swe_taskflow.owned import sweep_dead_owners
+
+    sweep_dead_owners()   # what killed commands left, as every swe-taskflow command does first
 
     from . import load_tasks
     try:
@@ -263,10 +314,13 @@ def main(argv: list[str] | None = None) -> int:
         bad = [t for t in load.tasks if t.status != "ok"]
         if bad:
             raise InputError(f"malformed row: {bad[0].reason}", path=args.tasks)
-        rows = [{**t.to_dict(), "version": (t.extra or {}).get("version", "")} for t in load.tasks]
+        rows = [{**t.to_dict(), "version": (t.extra or {}).get("version")} for t in load.tasks]
         index = write_run_scripts(rows, args.out, where=args.tasks)
     except TaskflowError as exc:
         print(f"swebench_specs: error: {exc}")
+        return 2
+    except RecursionError:   # a value nested deeper than Python's stack, wherever a reader met it
+        print(f"swebench_specs: error: {args.tasks}: a row holds a value nested too deeply to read")
         return 2
     print(f"wrote {len(index['tasks'])} run scripts and parsers (swebench {SWEBENCH_VERSION}) to {args.out}")
     return 0

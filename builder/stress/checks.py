@@ -38,7 +38,7 @@ from swe_taskflow.stress_guard import PROBE_MARK
 
 from ..augment.checks import (COPY, HEAD, OUT, Record, Rejected, TaskContext, apply_patch, checked_item,
                               require_sandbox, review_change, run_in_copy, run_twice, site_location, word_turn)
-from ..evaluation.source import patch_parts
+from ..task_files import patch_parts
 
 #: Where the sandbox check keeps the canary: the sandbox's root file system is read-only, so the
 #: published request's folder (CANARY_DIR) is replaced by this one in the check's command only.

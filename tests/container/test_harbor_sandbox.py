@@ -71,6 +71,31 @@ def test_a_single_proof_gives_the_docker_evidence(tmp_path, image):
     assert proof_containers() == []
 
 
+def test_one_proofs_leftovers_never_reach_the_next_proof_in_the_same_environment(tmp_path, image):
+    """Issue 32: two proofs of one task share an environment; what the first leaves (files in every place the
+    script user can write, a message queue, a shared-memory segment, a detached process) the second never sees.
+    Old code: on this busybox image ``find -delete`` failed silently and /tmp, /logs, /dev/mqueue kept it all."""
+    from builder.proofs.harbor_runner import HarborSession
+
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    leave = ("echo l > /tmp/a; echo l > /tmp/.h; echo l > /dev/shm/b; echo l > /logs/c; touch /dev/mqueue/q; "
+             "python3 -c 'import ctypes;ctypes.CDLL(None).shmget(0x5158, 4096, 0o1666)'; "
+             "setsid sleep 600 </dev/null >/dev/null 2>&1 & echo left\n")
+    look = ("ls -A /tmp /dev/shm /logs /dev/mqueue; awk 'NR > 1' /proc/sysvipc/shm; "
+            "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done | grep -c '^sleep 600' "
+            "| sed 's/$/ sleeping/'\n")
+    with HarborSession() as session:
+        first = session.prove(repo, leave, image=image, image_id="", config=CFG)
+        second = session.prove(repo, look, image=image, image_id="", config=CFG)
+        assert session.progress.environments_started == 1
+    assert first.status == "passed" and "left" in first.stdout_excerpt, first.reason
+    assert second.status == "passed", second.reason
+    seen = second.stdout_excerpt
+    for name in ("a", ".h", "b", "c", "q", "sleep"):
+        assert f"\n{name}\n" not in f"\n{seen}", seen
+    assert "0 sleeping" in seen and "65534" not in seen, seen   # the detached process is gone
+
+
 @pytest.mark.slow
 def test_the_example_proofs_give_the_docker_evidence_for_every_item(tmp_path, image):
     """Both sandboxes build the example up to its proofs stage. Every item's status, stdout hash, exit codes and

@@ -61,6 +61,14 @@ def test_python_shebang_proof(repo, sandbox):
     assert rep.status == "passed" and "['answer']" in rep.stdout_excerpt
 
 
+@pytest.mark.parametrize("first_line", ["#!/nonexistent/interpreter", "#!/proof"])
+def test_a_broken_first_line_is_the_scripts_error_in_every_sandbox(repo, sandbox, first_line):
+    """A shebang naming no interpreter (or a folder): rejected as the script's failure, as Docker does; not an
+    infrastructure error (issue 32: bubblewrap called its own failed execvp a setup failure)."""
+    rep = prove(repo, f"{first_line}\necho evidence\n", sandbox)
+    assert rep.status == "failed-exit" and rep.exit_codes[0] not in (0, None), (rep.status, rep.reason)
+
+
 def test_write_into_repository(repo, sandbox):
     rep = prove(repo, "echo evidence\necho pwned > mod.py\necho pwned > /repo/new.txt\n", sandbox)
     assert rep.status == "modified-repo" and rep.repo_unchanged

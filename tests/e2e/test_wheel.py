@@ -31,7 +31,8 @@ SHIPPED = ("builder/release/hub_card.md", "builder/releases/example.toml", "buil
            "builder/data/example/tasks.jsonl", "builder/data/example/pool.jsonl",
            "builder/data/example/repo/ticketdesk/store.py", "swe_taskflow/data/taxonomy.json",
            "swe_taskflow/data/targets/specstory-long-v1.json", "swe_taskflow/data/targets/specstory-long-v2.json",
-           "swe_taskflow/data/citations.json", "builder/data/example/harbor/submit-each-turn.json",
+           "swe_taskflow/data/citations.json", "swe_taskflow/py.typed",
+           "builder/data/example/harbor/submit-each-turn.json",
            "builder/data/example/run_scripts/instance_flipt-io__flipt-a0cbc0cb65ae601270bdbe3f5313e2dfd49c80e4/run_script.sh",
            "builder/data/example/run_scripts/instance_flipt-io__flipt-a0cbc0cb65ae601270bdbe3f5313e2dfd49c80e4/parser.py")
 SKIP = shutil.ignore_patterns(".venv", "build", "out", ".cache", "__pycache__", "*.egg-info", ".pytest_cache",

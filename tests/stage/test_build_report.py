@@ -67,3 +67,31 @@ def test_render_writes_pages_and_pngs(target, tmp_path):
     first = (tmp_path / "sankey_target.png").read_bytes()
     render(data, tmp_path)
     assert (tmp_path / "sankey_target.png").read_bytes() == first  # same input, same bytes
+
+
+def test_the_page_reads_as_tables_and_links_not_json(target, tmp_path):
+    """Issue 36: raw JSON (``{"0": 16, "1": 1}``), condition names headed "status", "-0.0 pp", pictures shrunk to
+    45% with no link to the full image."""
+    data = ReportData(title="x", release={"name": "x", "version": "1"}, target=target,
+                      source_sessions=[["bug-fix"], ["tests"]], conditions={"split_prompt": [["bug-fix", "explain"]]},
+                      counts={"Rows per condition (released)": {"single_prompt": 17, "qa_only": 1},
+                              "Condition row status": {"qa_only": {"ok": 1, "no-question": 16}},
+                              "Trajectories (questions.mode = generate)": {"skipped": 2}},
+                      selection={"sessions_by_questions": {"0": 16, "1": 1}, "placement": {"first": 1},
+                                 "questions_by_slot": {"0": 1}, "config": {"seed": 0, "iters": 20},
+                                 "constraints": {}},
+                      verify={"ok": True, "rows": 2, "splits": []})
+    paths = render(data, tmp_path)
+    md, page = paths["markdown"].read_text(), paths["html"].read_text()
+    assert '{"' not in md and "{'" not in md
+    assert "| condition | rows |" in md and "| single_prompt | 17 |" in md
+    assert "| condition | ok | no-question |" in md and "| qa_only | 1 | 16 |" in md
+    assert "| questions | sessions |" in md and "| 0 | 16 |" in md and "seed: 0" in md
+    assert '<a href="sankey_target.png"><img src="sankey_target.png"' in page
+    assert "-0.0 pp" not in md
+
+
+def test_a_difference_that_rounds_to_zero_has_no_sign():
+    from swe_taskflow.gap import _pp
+
+    assert _pp(-0.0004) == "0.0 pp" and _pp(0.0004) == "0.0 pp" and _pp(-0.012) == "-1.2 pp" and _pp(0.1) == "+10.0 pp"

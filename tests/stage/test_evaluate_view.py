@@ -35,6 +35,36 @@ for job in client.get("/api/jobs").json()["items"]:
                                                  "reward": detail.json()["verifier_result"]["rewards"]}
 print(json.dumps(out))
 """
+COUNTS = """
+import json, sys
+from datetime import datetime, timezone
+from pathlib import Path
+from fastapi.testclient import TestClient
+from harbor.metrics.mean import Mean
+from harbor.models.job.config import JobConfig
+from harbor.models.job.result import JobResult, JobStats
+from harbor.models.trial.result import TrialResult
+from harbor.viewer.server import create_app
+root = Path(sys.argv[1])
+client = TestClient(create_app(root))
+out = {"list": client.get("/api/jobs").json()["items"], "jobs": {}}
+for job in sorted(p for p in root.iterdir() if p.is_dir()):
+    result = JobResult.model_validate_json((job / "result.json").read_text())
+    config = JobConfig.model_validate_json((job / "config.json").read_text())
+    trials = [TrialResult.model_validate_json((t / "result.json").read_text())
+              for t in sorted(job.iterdir()) if t.is_dir()]
+    ref = JobStats.from_trial_results(trials, n_total_trials=len(trials))      # as Harbor counts them
+    for key, ev in ref.evals.items():
+        ev.metrics = [Mean().compute([(t.verifier_result.rewards if t.verifier_result else None) for t in trials])]
+    out["jobs"][job.name] = {
+        "ours": json.loads(result.stats.model_dump_json()), "harbor": json.loads(ref.model_dump_json()),
+        "n_total": result.n_total_trials, "agents": [(a.name, a.model_name) for a in config.agents],
+        "started": [t.started_at.isoformat() for t in trials], "finished": [t.finished_at.isoformat() for t in trials],
+        "job_started": result.started_at.isoformat(),
+        "detail": client.get(f"/api/jobs/{job.name}").json()["stats"],
+        "trial_list": client.get(f"/api/jobs/{job.name}/trials").json()["items"]}
+print(json.dumps(out, default=str))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +117,34 @@ def test_harbor_viewer_reads_the_folder(imported, harbor_venv):
         iid = name.split("/")[1].split("__run")[0]
         assert got["steps"] == orig[iid]
         assert got["reward"] == {"resolved": float(iid.endswith("1"))}
+
+
+@pytest.mark.harbor
+def test_harbor_counts_the_jobs_trials_and_times(imported, harbor_venv):
+    """What the viewer shows: "Trials 2/2" (not 0/0), every trial completed (not pending), real start times."""
+    tmp, _ = imported
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0"}
+    proc = subprocess.run([str(harbor_venv / "bin" / "python"), "-c", COUNTS, str(tmp / "view")], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [(j["n_total_trials"], j["n_completed_trials"]) for j in seen["list"]] == [(2, 2)]
+    (job,) = seen["jobs"].values()
+    assert job["ours"] == job["harbor"]                                 # the stats Harbor itself computes
+    assert job["n_total"] == 2 and job["detail"]["n_completed_trials"] == 2 and job["detail"]["n_pending_trials"] == 0
+    assert job["agents"] == [["swe-taskflow-mini-swe-agent", "m"]]
+    assert job["ours"]["evals"] and next(iter(job["ours"]["evals"].values()))["metrics"] == [{"mean": 0.5}]
+    for t in job["started"] + job["finished"] + [job["job_started"]]:
+        assert not t.startswith("1970") and t >= "2026"
+    assert len(job["trial_list"]) == 2
+    assert all(t["finished_at"] and not t["started_at"].startswith("1970") for t in job["trial_list"])
+
+
+def test_trial_times_are_the_trajectorys_own():
+    from datetime import datetime, timezone
+    from builder.evaluation.view import step_times
+    steps = [{"source": "user"}, {"source": "agent", "timestamp": "2026-03-01T10:00:05+00:00"},
+             {"source": "agent", "timestamp": "2026-03-01T10:02:00Z"}, {"source": "agent", "timestamp": "bad"}]
+    assert step_times(steps) == (datetime(2026, 3, 1, 10, 0, 5, tzinfo=timezone.utc),
+                                 datetime(2026, 3, 1, 10, 2, tzinfo=timezone.utc))
+    assert step_times([{"source": "user"}]) is None

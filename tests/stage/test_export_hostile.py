@@ -220,7 +220,7 @@ def test_every_row_that_cannot_be_exported_is_named_in_one_error(tmp_path):
 
 
 def test_run_scripts_the_build_recorded_are_used_and_checked(tmp_path):
-    from builder.evaluation.source import run_script_hashes
+    from builder.task_files import run_script_hashes
     scripts = _scripts(tmp_path / "scripts", IDS)
     recorded = {"run_scripts": {"path": str(scripts), "files": run_script_hashes(scripts, IDS)}}
     rel, _ = build_fixture_release(tmp_path / "f", test_command=False, provenance_extra=recorded)

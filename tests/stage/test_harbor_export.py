@@ -12,7 +12,8 @@ from builder.evaluation.export import (ANSWER_DIR, answer_instruction, export_ha
                                         toml_dumps)
 from builder.evaluation.options import ExportOptions
 from swe_taskflow.release import open_release
-from builder.evaluation.source import patch_parts, run_spec_for
+from builder.evaluation.source import run_spec_for
+from builder.task_files import patch_parts
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.visibility import agent_view
 

@@ -41,8 +41,8 @@ def test_generate_mode_skips_unsolved_and_missing_trajectories_with_a_reason(tmp
     (tmp_path / "store").mkdir()
     recipe = tmp_path / "r.toml"
     recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
-                      '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\ntrajectories = "trajs"\n'
-                      'resolved = "results.json"\n[repos]\npath = "repos"\n')
+                      '[questions]\nmode = "generate"\ntrajectories = "trajs"\nresolved = "results.json"\n'
+                      '[questions.llm]\nbackend = "replay"\nmodel = "m"\nresponses = "store"\n[repos]\npath = "repos"\n')
     tasks = [Task(instance_id=i, source="x", source_revision="", repo="o/r", base_commit="", original_prompt="p",
                   problem_statement="p") for i in ("a__a-1", "b__b-2", "c__c-3")]
     ctx = SimpleNamespace(name="questions", recipe=load_recipe(recipe), progress=_Progress(), work=tmp_path / "work")
@@ -79,8 +79,8 @@ def test_replay_without_a_recorded_reply_records_the_task_and_goes_on(tmp_path, 
     (tmp_path / "store").mkdir()
     recipe = tmp_path / "r.toml"
     recipe.write_text('[release]\nname = "x"\nversion = "1"\n[source]\nspec = "tasks.jsonl"\n'
-                      '[questions]\nmode = "generate"\nllm = "replay"\nmodel = "m"\nresponses = "store"\n'
-                      'trajectories = "trajs"\nresolved = "results.json"\n[proofs]\nenabled = false\n')
+                      '[questions]\nmode = "generate"\ntrajectories = "trajs"\nresolved = "results.json"\n'
+                      '[questions.llm]\nbackend = "replay"\nmodel = "m"\nresponses = "store"\n[proofs]\nenabled = false\n')
     ctx = SimpleNamespace(name="questions", recipe=load_recipe(recipe), progress=_Progress(), work=tmp_path / "work")
     out = questions.run(questions.Inputs(ingest=IngestOutputs(tasks=tasks)), ctx)
     status = {r["instance_id"]: r for r in out.trajectories}

@@ -86,7 +86,7 @@ def test_import_binds_and_verifies(release, traj_files, tmp_path, monkeypatch):
     # the session splits did not change when trajectories were added
     assert "trajectories" in (release / "README.md").read_text()
     again = import_trajectories(release, traj_files[:1], condition="split_prompt", run=1)
-    with pytest.raises(InputError, match="already in the release"):
+    with pytest.raises(InputError, match="already in the release.*--replace replaces it"):   # the CLI's flag
         add_trajectories(release, again)
 
 

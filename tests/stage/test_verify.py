@@ -166,13 +166,14 @@ def test_reprove_hook(pristine, tmp_path):
     evidence = {q["proof_script"]: (q["proof_report"] or {}).get("stdout_sha256", "")
                 for r in rows for q in r["questions"] or []}
 
-    def run_proof(repo_dir, script, *, image=None, sandbox="auto", timeout_s=60, gold_patch=None):
-        calls.append((Path(repo_dir).name, sandbox))
+    def run_proof(repo_dir, script, *, image=None, sandbox="auto", timeout_s=60, gold_patch=None, limits=None):
+        calls.append((Path(repo_dir).name, sandbox, timeout_s))
         return _Proof("passed", evidence.get(script, ""))
 
     report = verify_release(pristine, reprove=True, repos_dir=repos, run_proof=run_proof)
     assert report.ok and report.reproved == report.questions == len(calls) > 0
-    assert {c[1] for c in calls} == {"bwrap"}     # the recorded sandbox is asked for again
+    # the recorded sandbox is never asked for: the runner's own (the auditor's) is used, under its ceilings
+    assert {c[1:] for c in calls} == {("auto", 60.0)}
     bad = verify_release(pristine, reprove=True, repos_dir=repos, run_proof=lambda *a, **k: _Proof("failed-exit"))
     assert bad.errors and all("re-run proof ends differently" in str(e) for e in bad.errors)
     other = verify_release(pristine, reprove=True, repos_dir=repos,

@@ -12,7 +12,7 @@ from swe_taskflow.schema import QAItem, Task
 
 
 def _recipe(proofs=True, mode="generate", llm="replay"):
-    return SimpleNamespace(proofs=SimpleNamespace(enabled=proofs), questions=SimpleNamespace(mode=mode, llm=llm),
+    return SimpleNamespace(proofs=SimpleNamespace(enabled=proofs), questions=SimpleNamespace(mode=mode, llm=SimpleNamespace(backend=llm)),
                            conditions=SimpleNamespace(pool="generated"), pool_names=lambda: ["generated"])
 
 

@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat endpoint on loopback (127.0.0.1 only) for the Harbor tests: the HTTP plumbing
 once; each test gives ``respond(body, n) -> reply dict`` with its hand-written replies. It records every
-request as ``{"body": ..., "auth": <Authorization header>}``."""
+request as ``{"body": ..., "auth": <Authorization header>}``. A reply holding ``"_http_status"`` is sent
+with that status (an endpoint that fails)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ class LoopbackChat:
             def do_POST(self):   # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"body": body, "auth": self.headers.get("Authorization", "")})
-                data = json.dumps(respond(body, len(server.requests))).encode()
-                self.send_response(200)
+                reply = dict(respond(body, len(server.requests)))
+                status = int(reply.pop("_http_status", 200))
+                data = json.dumps(reply).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

@@ -36,6 +36,24 @@ def test_shipped_target_matches_the_current_default_classifier():
     assert load_target(default_target_path()).classifier["version"] == load_classifier("embedded").info["version"]
 
 
+def test_shipped_corrected_target_names_its_confusion_file_and_classifier():
+    """The corrected default target was corrected by the committed out-of-fold confusion matrix of the same
+    classifier version (`python -m tools.train_heads --confusion-out`; docs/classify.md, "The default target")."""
+    import hashlib
+    from pathlib import Path
+
+    from swe_taskflow.confusion import load_confusion
+
+    raw, cor = load_target(target_path("specstory-long-v2")), load_target(target_path("specstory-long-v2-corrected"))
+    assert cor.corrected and not raw.corrected
+    assert cor.classifier == raw.classifier and cor.classifier["version"] == load_classifier("embedded").info["version"]
+    conf_file = Path(__file__).resolve().parents[1] / "data" / cor.correction["confusion_file"]
+    assert hashlib.sha256(conf_file.read_bytes()).hexdigest() == cor.correction["confusion_sha256"]
+    assert cor.correction["n_labelled"] == load_confusion(conf_file).n
+    assert cor.sample_size == raw.sample_size and cor.session_filter == raw.session_filter
+    assert cor.correction["raw_P_T"] == pytest.approx(list(raw.flow.intent), abs=1e-9)
+
+
 def _sessions(tmp_path):
     # provenance: hand-written sessions for these tests
     rows = []

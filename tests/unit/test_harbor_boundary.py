@@ -49,6 +49,11 @@ def test_the_plugins_import_of_the_project_only_the_stdlib_owner_labels():
         assert _project_modules(f) <= {"builder.hygiene"}, f
     assert _imports(ROOT / "builder" / "__init__.py") <= {"__future__"}   # importing the package runs nothing heavy
     hygiene = ROOT / "builder" / "hygiene.py"
-    assert _imports(hygiene) - {"__future__"} <= set(sys.stdlib_module_names), _imports(hygiene)
+    # hygiene takes the owner tag from swe_taskflow.owned (the core makes owned folders too): standard library
+    # only, like the package's __init__ it loads first
+    assert _imports(hygiene) - {"__future__", "swe_taskflow"} <= set(sys.stdlib_module_names), _imports(hygiene)
+    assert _project_modules(hygiene) == {"swe_taskflow.owned"}, _project_modules(hygiene)
+    for shared in (ROOT / "swe_taskflow" / "owned.py", ROOT / "swe_taskflow" / "__init__.py"):
+        assert _imports(shared) - {"__future__"} <= set(sys.stdlib_module_names), shared
     assert "builder.hygiene" in set().union(*(_project_modules(f) for f in (ROOT / "swe_taskflow_harbor").glob("*.py")))
     assert {"harbor", "minisweagent"} <= set().union(*(_imports(f) for f in (ROOT / "swe_taskflow_harbor").glob("*.py")))

@@ -70,3 +70,14 @@ def test_the_pure_core_never_imports_the_builder():
     bad = {m: sorted(d for d in cb.imports_of(m) if d.startswith("builder"))
            for m in cb.modules() if m.startswith("swe_taskflow")}
     assert not {m: d for m, d in bad.items() if d}
+
+
+def test_building_never_imports_evaluating():
+    """No pipeline stage runs `builder.evaluation` (export, import, scoring): what building needs of a source task's
+    files (run-script hashes, gold-patch parts) lives below both, in `builder.task_files` (issue 33)."""
+    from builder.pipeline.stages import STAGE_NAMES
+
+    cb = installed()
+    bad = {s: [m for m in cb.closure(f"builder.pipeline.stages.{s}") if m.startswith("builder.evaluation")]
+           for s in STAGE_NAMES}
+    assert not {s: mods for s, mods in bad.items() if mods}

@@ -134,3 +134,13 @@ def test_missing_key_for_the_default_endpoint(monkeypatch):
     from swe_taskflow.errors import ConfigError
     with pytest.raises(ConfigError, match="TASKFLOW_ABSENT_KEY"):
         get_backend("openai", model="m", api_key_env="TASKFLOW_ABSENT_KEY")
+
+
+def test_the_error_names_the_endpoint_from_openai_base_url(key_env, monkeypatch):
+    """Issue 36: with OPENAI_BASE_URL set and no base_url in the config, the error said "endpoint default"."""
+    with Server(fail_first=99, status=503) as srv:
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url)
+        llm = _backend(None, key_env, None, max_retries=0, timeout_s=5)
+        with pytest.raises(ModelError) as ei:
+            llm.complete(MESSAGES, stage="split.write")
+    assert f"endpoint {srv.url}" in str(ei.value) and "default" not in str(ei.value)

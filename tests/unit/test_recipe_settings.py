@@ -33,7 +33,9 @@ def test_every_recipe_key_is_in_the_table():
     for name, cls in _SECTIONS.items():
         for f in fields(cls):
             spec = f.metadata["setting"]
-            if not spec.set_by and spec.item is None:
+            if spec.table is not None:
+                assert f"`[{name}.{spec.key or f.name}]`" in table
+            elif not spec.set_by and spec.item is None:
                 assert f"`{name}.{spec.key or f.name}`" in table
 
 

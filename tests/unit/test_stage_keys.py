@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from builder.pipeline import registry
-from builder.pipeline.code_closure import PROJECT_PACKAGES, CodeBase, installed
-from builder.pipeline.recipe import load_recipe, parse_recipe
+from builder.pipeline.code_closure import PROJECT_PACKAGES, CodeBase, installed, is_recipe
+from builder.pipeline.recipe import load_recipe, parse_recipe, resolve_path
 from builder.pipeline.runner import RecipeSlice, UndeclaredRecipeRead, stage_key
 from builder.resources import builder_path
 
@@ -114,16 +114,18 @@ def test_the_static_closure_covers_what_python_imports(stage):
 
 #: Shipped files no build reads: licenses and attributions, the response store's README, and the script the
 #: README's offline Harbor run gives mini-swe-agent's deterministic model (read inside Harbor, not by a stage).
-NEVER_READ_BY_A_BUILD = ("ATTRIBUTION.md", "LICENSE-SWE-Bench-Pro.txt", "README.md", "submit-each-turn.json")
+NEVER_READ_BY_A_BUILD = ("ATTRIBUTION.md", "LICENSE-SWE-Bench-Pro.txt", "README.md", "submit-each-turn.json",
+                         "py.typed")   # PEP 561: a marker for type checkers, empty
 
 
-def _recipe_inputs() -> set[Path]:
-    """Files and folders the shipped recipes point at: stage inputs, keyed through ``Stage.files``."""
+def _recipe_inputs(root: Path) -> set[Path]:
+    """Files and folders the recipes anywhere in the packages point at: stage inputs, keyed through ``Stage.files``
+    (a maintainer's recipe may live beside the shipped ones or in a folder of its own: docs/build.md)."""
     out: set[Path] = set()
 
     def walk(v, base: Path):
         if isinstance(v, str) and v:
-            p = (base / v).resolve()
+            p = resolve_path(base, v)
             if p.exists():
                 out.add(p)
         elif isinstance(v, dict):
@@ -133,9 +135,18 @@ def _recipe_inputs() -> set[Path]:
             for x in v:
                 walk(x, base)
 
-    for recipe in builder_path("releases").glob("*.toml"):
+    for recipe in (f for f in _all_files(root) if is_recipe(f)):
         walk(tomllib.loads(recipe.read_text(encoding="utf-8")), recipe.parent)
     return out
+
+
+def _unkeyed_data(cb: CodeBase) -> list[str]:
+    """Package data files no stage key covers: neither read through an accessor nor a recipe's input."""
+    data = {p.resolve() for p in cb.data_files(tuple(_module_names(cb.root)))}
+    inputs = _recipe_inputs(cb.root)
+    shipped = {f.resolve() for f in _all_files(cb.root) if f.suffix not in (".py", ".pyc") and not is_recipe(f)}
+    return sorted(str(p) for p in shipped - data if not any(p == i or i in p.parents for i in inputs)
+                  and p.name not in NEVER_READ_BY_A_BUILD)
 
 
 def test_every_package_data_file_is_keyed_by_the_stages_that_read_it():
@@ -143,11 +154,7 @@ def test_every_package_data_file_is_keyed_by_the_stages_that_read_it():
     (keyed by the stage's files); data read any other way (a path from ``__file__``) would be invisible."""
     cb = installed()
     modules = tuple(_module_names(cb.root))
-    data = {p.resolve() for p in cb.data_files(modules)}
-    inputs = _recipe_inputs()
-    shipped = {f.resolve() for f in _all_files(cb.root) if f.suffix not in (".py", ".pyc")}
-    unkeyed = sorted(str(p) for p in shipped - data if not any(p == i or i in p.parents for i in inputs)
-                     and p.name not in NEVER_READ_BY_A_BUILD)
+    unkeyed = _unkeyed_data(cb)
     assert not unkeyed, unkeyed
     offenders = []
     for m in modules:
@@ -155,6 +162,48 @@ def test_every_package_data_file_is_keyed_by_the_stages_that_read_it():
         if "__file__" in src and m not in ALLOWED_FILE_PATHS:
             offenders.append(m)
     assert not offenders, f"modules computing paths from __file__ (use builder_path / importlib.resources): {offenders}"
+
+
+def _keys(stages, recipe, cb: CodeBase) -> dict[str, str]:
+    upstream = {s.name: "0" * 64 for s in stages}
+    return {st.name: stage_key(st, recipe, upstream, code=cb)[0] for st in stages}
+
+
+@pytest.mark.parametrize("where", ["builder/releases/mine.toml", "builder/my_recipes/mine.toml"])
+def test_a_new_recipe_file_changes_no_other_builds_keys(copy, stages_and_recipe, where):
+    """Issue 36: every shipped recipe was hashed into every stage's code key (builder/resources.py lists the
+    recipes' folder), so saving a recipe beside them re-ran 13 of 13 stages of every other build."""
+    stages, recipe = stages_and_recipe
+    cb = CodeBase(copy)
+    before = _keys(stages, recipe, cb)
+    new = copy / where
+    new.parent.mkdir(parents=True, exist_ok=True)
+    new.write_text(EXAMPLE.read_text(encoding="utf-8").replace("swe-taskflow-example", "mine"), encoding="utf-8")
+    try:
+        assert _keys(stages, recipe, CodeBase(copy)) == before
+        shipped = copy / "builder" / "releases" / "swe-bench-verified.toml"   # editing a sibling: no key moves
+        original = shipped.read_bytes()
+        shipped.write_bytes(original + b"\n# edited\n")
+        try:
+            assert _keys(stages, recipe, CodeBase(copy)) == before
+        finally:
+            shipped.write_bytes(original)
+    finally:
+        new.unlink()
+
+
+def test_a_recipe_outside_the_shipped_folder_is_an_input_not_unkeyed_data(copy):
+    """A maintainer's recipe under builder/ (not builder/releases/) is a recipe: its data paths are inputs."""
+    mine = copy / "builder" / "my_recipes" / "mine.toml"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text('[source]\nspec = "../data/example/tasks.jsonl"\n', encoding="utf-8")
+    try:
+        assert is_recipe(mine) and mine not in CodeBase(copy).data_files(tuple(_module_names(copy)))
+        assert (copy / "builder" / "data" / "example" / "tasks.jsonl").resolve() in _recipe_inputs(copy)
+        assert _unkeyed_data(CodeBase(copy)) == []
+    finally:
+        mine.unlink()
+        mine.parent.rmdir()
 
 
 def test_a_stage_sees_only_the_recipe_sections_its_key_hashes():

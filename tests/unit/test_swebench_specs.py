@@ -130,3 +130,102 @@ def test_unknown_version_and_other_swebench_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(sb, "__version__", "5.0.0")
     with pytest.raises(ConfigError, match="another swebench release"):
         write_run_scripts(_rows(FIXTURE), tmp_path / "c")
+
+
+# ---------------------------------------------------------------- untrusted rows (issue 32), no swebench needed
+
+def _fake_swebench(monkeypatch, directives):
+    """swebench's maps as the module reads them, with ``directives`` standing for get_test_directives."""
+    import builder.sources.swebench_specs as specs
+
+    class FakeTestSpec:
+        def __init__(self, instance_id, **kw):
+            self.instance_image_key = f"swebench/sweb.eval.x86_64.{instance_id}:latest"
+
+    def parser(log, test_spec):
+        return {}
+
+    spec = {"test_cmd": "pytest -rA", "eval_commands": ["export LANG=C"], "install": "pip install ."}
+    maps = ({"o/r": {"1.0": spec}},
+            {"o/r": parser}, directives, FakeTestSpec)
+    monkeypatch.setattr(specs, "_swebench", lambda: maps)
+    monkeypatch.setattr(specs, "parser_source", lambda spec: "# parser\n")
+    return specs
+
+
+HOSTILE_PATHS = ["tests/x.py; touch /tmp/pwned", "tests/$(touch /tmp/pwned).py", "tests/`id`.py",
+                 "tests/it's.py", 'tests/"q".py', "tests/a b.py", "tests/-rf", "tests/$HOME|x&y>z"]
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_test_patch_paths_reach_run_script_as_one_quoted_word(path, tmp_path, monkeypatch):
+    """Old code pasted the directive as it came: ``;``, ``$()``, backquotes became commands (as root)."""
+    import shlex
+
+    specs = _fake_swebench(monkeypatch, lambda inst: ["tests/ok.py", path])
+    row = {"instance_id": "o__r-1", "repo": "o/r", "version": "1.0", "base_commit": "0" * 40, "test_patch": ""}
+    specs.write_run_scripts([row], tmp_path / "out")
+    script = (tmp_path / "out" / "o__r-1" / "run_script.sh").read_text()
+    line = script.split(">>>>> Start Test Output'\n", 1)[1].split("\n", 1)[0]
+    assert shlex.split(line) == ["pytest", "-rA", "tests/ok.py", path]
+    marker = tmp_path / "pwned"
+    # run the test line with the real shell, pytest replaced by echo: nothing but one echo runs
+    out = subprocess.run(["bash", "-c", line.replace("pytest", "echo", 1).replace("/tmp/pwned", str(marker))],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0 and not marker.exists()
+    assert out.stdout.rstrip("\n") == " ".join(["-rA", "tests/ok.py", path.replace("/tmp/pwned", str(marker))])
+
+
+@pytest.mark.parametrize("bad", ["tests/a\nrm -rf /.py", "tests/a\r.py", "tests/\x00.py", ""])
+def test_a_path_with_a_newline_or_control_character_is_refused(bad, tmp_path, monkeypatch):
+    specs = _fake_swebench(monkeypatch, lambda inst: [bad])
+    row = {"instance_id": "o__r-1", "repo": "o/r", "version": "1.0", "base_commit": "0" * 40, "test_patch": ""}
+    with pytest.raises(InputError) as ei:
+        specs.write_run_scripts([row], tmp_path / "out", where="rows.jsonl")
+    assert ei.value.field == "test_patch" and ei.value.row == 1 and "rows.jsonl" in str(ei.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_instance_id_with_a_newline_never_leaves_its_comment(tmp_path, monkeypatch):
+    specs = _fake_swebench(monkeypatch, lambda inst: [])
+    row = {"instance_id": "o__r-1\ntouch /tmp/pwned", "repo": "o/r", "version": "1.0", "base_commit": "0" * 40}
+    with pytest.raises(InputError) as ei:
+        specs.task_spec(row, where="rows.jsonl", row_number=3)
+    assert ei.value.field == "instance_id" and ei.value.row == 3
+    spec = specs.TaskSpec("x\ntouch /tmp/pwned", "o/r", "1.0", "pytest", (), "pip install .\nid", "p", "img")
+    lines = specs.run_script(spec).splitlines()
+    assert all(line.startswith("#") or ("touch" not in line and line != "id") for line in lines)
+
+
+def _deep(n: int = 5000):
+    value: list = []
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("field", ["version", "test_patch", "instance_id", "repo"])
+def test_a_deeply_nested_value_is_one_error_naming_row_and_field(field, tmp_path, monkeypatch):
+    """Old code: str() of a 5,000-deep list in a row (a parquet or Hub source gives one) raised RecursionError."""
+    specs = _fake_swebench(monkeypatch, lambda inst: [])
+    good = {"instance_id": "o__r-1", "repo": "o/r", "version": "1.0", "base_commit": "0" * 40, "test_patch": ""}
+    with pytest.raises(InputError) as ei:
+        specs.write_run_scripts([good, {**good, "instance_id": "o__r-2", field: _deep()}], tmp_path / "out",
+                                where="rows.parquet")
+    assert ei.value.row == 2 and ei.value.field == field and "rows.parquet" in str(ei.value)
+    assert "list" in str(ei.value) and not (tmp_path / "out").exists()
+
+
+def test_a_deeply_nested_row_in_a_file_is_one_line(tmp_path, monkeypatch, capsys):
+    """The command on a JSONL file with a 5,000-deep list: one line naming the file and line, no traceback."""
+    from builder.sources.swebench_specs import main
+
+    deep = "[" * 5000 + "]" * 5000
+    rows = _rows(FIXTURE)
+    src = tmp_path / "rows.jsonl"
+    src.write_text(json.dumps(rows[0])[:-1] + ', "hints_deep": ' + deep + "}\n" + json.dumps(rows[1]) + "\n")
+    _fake_swebench(monkeypatch, lambda inst: [])
+    rc = main(["--tasks", str(src), "--out", str(tmp_path / "out")])
+    out = capsys.readouterr()
+    assert rc == 2 and "Traceback" not in out.out + out.err
+    assert "rows.jsonl: line 1" in out.out and "nested too deeply" in out.out

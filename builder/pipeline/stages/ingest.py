@@ -53,7 +53,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     if sec.limit:
         tasks = tasks[:sec.limit]
     if sec.run_scripts:   # recorded with each file's hash: `export harbor` finds and checks them
-        from builder.evaluation.source import run_script_hashes
+        from builder.task_files import run_script_hashes
         provenance["run_scripts"] = {"path": sec.run_scripts, "files": run_script_hashes(
             recipe.resolve(sec.run_scripts), [t.instance_id for t in tasks])}
     ctx.progress.set_total(len(tasks))

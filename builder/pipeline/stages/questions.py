@@ -34,13 +34,12 @@ def _generate(ctx, tasks) -> Outputs:
     """Mine questions from each task's solving trajectory; a task without one, or whose run did not solve
     it, gets one rejected record saying why (and a row in ``trajectories``).
 
-    Offline (``llm = "replay"``) a task whose request has no recorded reply gets one rejected
+    Offline (backend ``replay``) a task whose request has no recorded reply gets one rejected
     ``no-recorded-reply`` record naming the stage and request key, and the build goes on: nothing is
     invented for it, and the report counts such tasks. Without ``[repos]`` questions are mined from the
     trajectory alone (``repo_checked`` false in each generator record) and stay unproved."""
     sec = ctx.recipe.questions
-    store = llm.ResponseStore(str(ctx.recipe.resolve(sec.responses))) if sec.responses else None
-    backend = llm.get_backend(sec.llm, store=store, **({"model": sec.model} if sec.model else {}))
+    backend = llm.backend_from(sec.llm, ctx.recipe.resolve)
     has_repos = bool(ctx.recipe.repos.path or ctx.recipe.repos.bundled)
     repos_dir = materialize(ctx.recipe, ctx.work, tasks)[0] if has_repos else None
     traj_dir = ctx.recipe.resolve(sec.trajectories)
@@ -61,7 +60,7 @@ def _generate(ctx, tasks) -> Outputs:
                                             resolved=resolved.get(task.instance_id))
             except ReplayMissError as exc:   # replay only: no recorded reply, so no question (never invented)
                 got = [qa.skipped_task(task.instance_id, "no-recorded-reply",
-                                      f"{exc.message} in {sec.responses}")]   # recipe-relative: no host path
+                                      f"{exc.message} in {sec.llm.responses}")]   # recipe-relative: no host path
         skipped = len(got) == 1 and qa.skip_kind(got[0]) is not None
         status_rows.append({"instance_id": task.instance_id, "trajectory": traj.name if traj else None,
                             "resolved": resolved.get(task.instance_id),

@@ -28,10 +28,7 @@ class Inputs:
 def make_splitter(recipe):
     sec = recipe.split
     if sec.splitter == "llm":
-        store = llm.ResponseStore(str(recipe.resolve(sec.responses))) if sec.responses else None
-        cfg = {"model": sec.model} if sec.model else {}
-        backend = llm.get_backend(sec.llm, store=store, **cfg)
-        return split.get_splitter("llm", llm=backend)
+        return split.get_splitter("llm", llm=llm.backend_from(sec.llm, recipe.resolve))
     return split.get_splitter(sec.splitter)
 
 

@@ -46,7 +46,8 @@ def provenance(inputs: Inputs, ctx) -> dict:
             "classifier": classifier,
             "splitter": splitter,
             "questions": {"mode": recipe.questions.mode, "pools": [p.name for p in recipe.questions.pools],
-                          "llm": recipe.questions.llm or None, "model": recipe.questions.model or None},
+                          "llm": recipe.questions.llm.backend or None,
+                          "model": recipe.questions.llm.model or None},
             "proofs": {k: getattr(proofs, k) for k in ("sandbox", "image", "image_id", "gold_patch", "repos")},
         },
         "prompts": {"splitter": splitter.get("prompt_sha256"), "classifier": classifier.get("prompt_sha256")},
@@ -110,7 +111,7 @@ def not_run(inputs: Inputs, recipe) -> list[str]:
                       if r.get("status") == "skipped")
     if skipped.get("no-recorded-reply"):
         out.append(f"question generation: {skipped['no-recorded-reply']} solving trajectories have no recorded "
-                   f"reply in the replay store (`questions.llm = {recipe.questions.llm}`); no question was invented "
+                   f"reply in the replay store (`questions.llm = {recipe.questions.llm.backend}`); no question was invented "
                    f"for them")
     aug = inputs.augment.summary
     sandbox_kinds = sorted(set(aug.kinds or ()) & {"execute", "debug", "review"})
