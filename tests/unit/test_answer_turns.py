@@ -86,7 +86,8 @@ def test_no_import_runs_back_up_between_the_cores_folders():
     graph: dict[str, set[str]] = {}
     for m in cb.modules():
         if m.startswith("swe_taskflow"):
-            graph.setdefault(_folder(m), set()).update(_folder(d) for d in cb.imports_of(m) if d.startswith("swe_taskflow"))
+            core = {_folder(d) for d in cb.imports_of(m) if d.startswith("swe_taskflow")}
+            graph.setdefault(_folder(m), set()).update(core)
 
     def reach(start: str) -> set[str]:
         todo, seen = [start], set()
