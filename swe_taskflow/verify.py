@@ -284,7 +284,7 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
 # (:func:`swe_taskflow.augment.reference.reproduce`) and, when the source tasks are given (gold patches
 # are not in a release), checked against the gold patch: the locations are code it changes, a planning
 # reference is what the requirement points at, a review's diff is the catalogue mutation it records
-# (:mod:`swe_taskflow.augment.recheck`).
+# (:mod:`swe_taskflow.answer_turns`).
 
 #: Limits a re-run gets when the published report records none (the proofs' defaults).
 DEFAULT_TIMEOUT_S = 60
@@ -372,7 +372,7 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
         if q["proof_script"]:
             result = _rerun(q, repo, run_proof, report, where, ceilings, ran=ran)
         if kind != "qa":
-            from .augment.recheck import recheck
+            from .answer_turns import recheck
             task = (tasks or {}).get(r["instance_id"])
             text = next((t["text"] for t in r["turns"] if t.get("question_id") == q["question_id"]), "")
             for msg, fld in recheck(q, text, result=result, task=task, repo=repo):
