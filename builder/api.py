@@ -31,7 +31,9 @@ CLASSIFY_WINDOW = 8192
 
 @dataclass(frozen=True)
 class Built:
-    """What ``build`` did: per stage ``(name, "ran" | "cached" | planned status)``; ``plan`` is the dry run's table."""
+    """What ``build`` did: per stage ``(name, "ran" | "cached" | planned status)``; ``plan`` is the dry run's table.
+    ``source``: the recipe's source tasks when they are a local file or folder (their gold patches are not
+    released); ``repos``: the checkouts the proofs ran against. Both are what ``reprove`` takes."""
 
     name: str
     version: str
@@ -42,6 +44,8 @@ class Built:
     wall_s: float = 0.0
     dry_run: bool = False
     plan: str = ""
+    source: Path | None = None
+    repos: Path | None = None
 
     @property
     def ran(self) -> int:
@@ -166,10 +170,28 @@ def build(recipe: PathLike, out: PathLike, *, cache: PathLike | None = None, dry
 
     outcome = run_build(resolve_recipe(recipe), out, cache_dir=cache, dry_run=dry_run, force=force, until=until,
                         quiet=quiet, overwrite=overwrite)
-    return Built(name=outcome.recipe.release.name, version=outcome.recipe.release.version, out=Path(outcome.out),
+    rec = outcome.recipe
+    source = rec.resolve(rec.source.spec)
+    return Built(name=rec.release.name, version=rec.release.version, out=Path(outcome.out),
                  stages=tuple((r.name, r.status) for r in outcome.results), release=outcome.release,
                  report=outcome.report, wall_s=outcome.wall_s, dry_run=outcome.dry_run,
-                 plan=dry_run_text(outcome.results, pipeline_stages()) if outcome.dry_run else "")
+                 plan=dry_run_text(outcome.results, pipeline_stages()) if outcome.dry_run else "",
+                 source=source if source.exists() else None,
+                 repos=None if outcome.dry_run else _repos_folder(rec, Path(cache) if cache else Path(out) / "cache"))
+
+
+def _repos_folder(recipe, cache: Path) -> Path | None:
+    """The repositories the proofs stage used: the recipe's checkouts, or the bundled repository committed into
+    the cache's work area under its content hash (``builder.pipeline.repos.materialize``)."""
+    from builder.pipeline.folder_hash import tree_hash
+
+    sec = recipe.repos
+    if sec.path:
+        return recipe.resolve(sec.path)
+    if not sec.bundled or not recipe.resolve(sec.bundled).is_dir():
+        return None
+    root = cache / "work" / "repos" / tree_hash(recipe.resolve(sec.bundled))[:24]
+    return root if (root / ".commit").exists() else None
 
 
 def export_harbor(release: PathLike, condition: str, out: PathLike, *, tasks: Iterable[str] | None = None,
