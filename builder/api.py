@@ -15,9 +15,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
+
+if TYPE_CHECKING:   # light at import: the core's verify loads pyarrow
+    from swe_taskflow.verify import VerifyReport
 
 PathLike = str | os.PathLike
 
@@ -118,7 +121,7 @@ class Reproved:
     """A release verified with every proof re-run; ``report`` is the core's :class:`VerifyReport`."""
 
     release: str
-    report: Any   # swe_taskflow.verify.VerifyReport (not imported at module load)
+    report: VerifyReport
 
     @property
     def ok(self) -> bool:
@@ -168,8 +171,8 @@ def build(recipe: PathLike, out: PathLike, *, cache: PathLike | None = None, dry
     from builder.pipeline.registry import pipeline_stages
     from builder.resources import resolve_recipe
 
-    outcome = run_build(resolve_recipe(recipe), out, cache_dir=cache, dry_run=dry_run, force=force, until=until,
-                        quiet=quiet, overwrite=overwrite)
+    outcome = run_build(resolve_recipe(os.fspath(recipe)), Path(out), cache_dir=None if cache is None else Path(cache),
+                        dry_run=dry_run, force=force, until=until, quiet=quiet, overwrite=overwrite)
     rec = outcome.recipe
     source = rec.resolve(rec.source.spec)
     return Built(name=rec.release.name, version=rec.release.version, out=Path(outcome.out),
@@ -278,15 +281,21 @@ def reprove(release: PathLike, *, revision: str | None = None, repos: PathLike |
     from builder.proofs.config import AUDITOR_CEILINGS
     from swe_taskflow.verify import verify_release
 
-    ceilings = {k: v for k, v in (("timeout_s", max_timeout_s), ("mem_mb", max_mem_mb),
-                                  ("tmpfs_mb", max_tmpfs_mb)) if v is not None}
+    ceilings = AUDITOR_CEILINGS   # the auditor's machine decides where and under which limits (docs/proofs.md)
+    if max_timeout_s is not None:
+        ceilings = replace(ceilings, timeout_s=max_timeout_s)
+    if max_mem_mb is not None:
+        ceilings = replace(ceilings, mem_mb=max_mem_mb)
+    if max_tmpfs_mb is not None:
+        ceilings = replace(ceilings, tmpfs_mb=max_tmpfs_mb)
     source_tasks = None
     if tasks is not None:
         from builder.sources import load_tasks
         source_tasks = {t.instance_id: t for t in load_tasks(tasks).ok}
-    runner = ProofRunner(sandbox or "auto", ceilings=replace(AUDITOR_CEILINGS, **ceilings))
+    runner = ProofRunner(sandbox or "auto", ceilings=ceilings)
     try:
-        report = verify_release(os.fspath(release), revision=revision, reprove=True, repos_dir=repos, run_proof=runner,
+        report = verify_release(os.fspath(release), revision=revision, reprove=True,
+                                repos_dir=None if repos is None else Path(repos), run_proof=runner,
                                 progress=progress, tasks=source_tasks, hub_timeout=hub_timeout)
     finally:
         runner.close()
