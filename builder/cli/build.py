@@ -29,21 +29,18 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from builder.pipeline.build import build, dry_run_text
-    from builder.pipeline.registry import pipeline_stages
+    from builder import api
 
-    from builder.resources import resolve_recipe
-    outcome = build(resolve_recipe(args.recipe), args.out, cache_dir=args.cache, dry_run=args.dry_run,
-                    force=args.force, until=args.until, quiet=args.quiet, overwrite=args.overwrite)
-    if outcome.dry_run:
-        print(dry_run_text(outcome.results, pipeline_stages()))
+    built = api.build(args.recipe, args.out, cache=args.cache, dry_run=args.dry_run, force=args.force,
+                      until=args.until, quiet=args.quiet, overwrite=args.overwrite)
+    if built.dry_run:
+        print(built.plan)
         return 0
-    ran = sum(1 for r in outcome.results if r.status == "ran")
-    print(f"built {outcome.recipe.release.name} {outcome.recipe.release.version} in {outcome.wall_s:.1f}s "
-          f"({ran} stages ran, {len(outcome.results) - ran} cached)")
-    if outcome.release is not None:
-        print(f"release: {outcome.release}")
-    if outcome.report is not None:
-        print(f"report:  {outcome.report}  (and report.md beside it)")
+    print(f"built {built.name} {built.version} in {built.wall_s:.1f}s "
+          f"({built.ran} stages ran, {len(built.stages) - built.ran} cached)")
+    if built.release is not None:
+        print(f"release: {built.release}")
+    if built.report is not None:
+        print(f"report:  {built.report}  (and report.md beside it)")
     sys.stdout.flush()
     return 0

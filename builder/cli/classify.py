@@ -66,62 +66,18 @@ def run(args: argparse.Namespace) -> int:
     return run_classify(args.inputs[0], args)
 
 
-#: messages labelled per window; sessions are written as their window finishes
-WINDOW = 8192
-
-
 def run_classify(path: str, args: argparse.Namespace) -> int:
-    from functools import partial
+    from builder import api
 
-    from builder.classify import LabelCache, default_cache_dir, label_texts, load_classifier
-    from swe_taskflow.errors import InputError
-    from swe_taskflow.progress import progress_bar
-    from swe_taskflow.session_table import read_sessions_report
-    from swe_taskflow.sessions import write_sessions
-
-    records, skipped = read_sessions_report(path, skip_empty=True)
-    for s in skipped:
-        print(f"skipped {path}:{s.line} session {s.session_id}: {s.reason}", file=sys.stderr)
-    todo = [(i, j) for i, r in enumerate(records) for j, lab in enumerate(r.intents)
-            if not (args.keep_existing and lab is not None)]
-    if not records:
-        raise InputError("no session with a message to label", path=path)
-    cache_dir = None if args.no_cache else default_cache_dir()
-    clf = load_classifier(args.classifier, device=args.device, batch_size=args.batch_size, lazy=cache_dir)
-    store = LabelCache(clf.info, cache_dir) if cache_dir else False
-    predict = None
-    if args.ray:
-        from builder.classify.scale import connect, label_with_ray
-
-        connect(args.ray)
-        build = partial(load_classifier, args.classifier, device=args.device, batch_size=args.batch_size)
-        predict = lambda texts, advance: label_with_ray(texts, build, batch_size=args.batch_size,  # noqa: E731
-                                                        actors=args.actors)
-    texts = [records[i].texts[j] for i, j in todo]
-    window = len(texts) if args.ray else max(WINDOW, 128 * args.batch_size)
-    span: dict[int, list[int]] = {}   # session -> its first and last position in todo (contiguous)
-    for k, (i, _) in enumerate(todo):
-        span.setdefault(i, [k, k])[1] = k
-    preds: list = []
-
-    def labelled(advance):
-        for i, r in enumerate(records):
-            while i in span and span[i][1] >= len(preds):   # written once its last message is labelled
-                chunk = texts[len(preds):len(preds) + window]
-                preds.extend(label_texts(chunk, clf, cache=store, progress=advance, predict=predict))
-            got = {todo[k][1]: preds[k] for k in range(span[i][0], span[i][1] + 1)} if i in span else {}
-            intents = [got[j].intent if j in got else lab for j, lab in enumerate(r.intents)]
-            confs = [round(got[j].confidence, 6) if j in got else (r.confidences[j] if r.confidences else None)
-                     for j in range(len(r.texts))]
-            yield r.with_intents(intents, confs)
-
-    with progress_bar(len(texts), desc=f"classify ({clf.info['name']})", unit="msgs", rate=True,
-                      enabled=not args.quiet) as bar:
-        n = write_sessions(args.out, labelled(lambda k: bar(n=k)))
+    done = api.classify(path, args.out, classifier=args.classifier, batch_size=args.batch_size, device=args.device,
+                        cache=not args.no_cache, keep_existing=args.keep_existing, progress=not args.quiet,
+                        ray=args.ray, actors=args.actors,
+                        on_skip=lambda s: print(f"skipped {s.path}:{s.line} session {s.session_id}: {s.reason}",
+                                                file=sys.stderr))
     if not args.quiet:
-        print(f"labelled {counted(len(todo), 'message')} in {counted(n, 'session')} with {clf.info['name']} "
-              f"(version {clf.info['version']}); {counted(len(skipped), 'empty session')} skipped -> {args.out}",
-              file=sys.stderr)
+        print(f"labelled {counted(done.labelled, 'message')} in {counted(done.sessions, 'session')} with "
+              f"{done.classifier} (version {done.version}); {counted(len(done.skipped), 'empty session')} skipped "
+              f"-> {args.out}", file=sys.stderr)
     return 0
 
 

@@ -90,23 +90,22 @@ def register(sub) -> None:
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
-    from builder.evaluation.export import export_harbor
+    from builder import api
     opts = ExportOptions(org=args.org, app_dir=args.app_dir, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
                          verifier_timeout_s=args.verifier_timeout, cpus=args.cpus, memory_mb=args.memory_mb,
                          with_solution=not args.no_solution)
     # `--tasks ''` (or ',') names no task: an error, never "all"
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
-    result = export_harbor(args.release, args.condition, args.out, tasks=tasks, run_scripts=args.run_scripts,
-                           source=args.source, opts=opts,
-                           progress=(lambda iid: print(f"exported {iid}", file=sys.stderr))
-                           if sys.stderr.isatty() else None)
+    result = api.export_harbor(args.release, args.condition, args.out, tasks=tasks, run_scripts=args.run_scripts,
+                               source=args.source, options=opts,
+                               progress=(lambda iid: print(f"exported {iid}", file=sys.stderr))
+                               if sys.stderr.isatty() else None)
     if args.json:
         print(json.dumps(result.to_dict(), indent=1, sort_keys=True))
     else:
-        steps = sum(len(t["steps"]) for t in result.tasks)
         reg = result.registry
-        print(f"exported {counted(len(result.tasks), 'task')} ({counted(steps, 'step')}) of condition {args.condition} "
-              f"to {args.out} "
+        print(f"exported {counted(len(result.tasks), 'task')} ({counted(result.steps, 'step')}) of condition "
+              f"{args.condition} to {args.out} "
               f"as Harbor dataset {result.dataset_name}; by name: harbor run -d {reg['name']}@{reg['version']} "
               f"--registry-path {reg['path']}")
     for line in result.warnings:
@@ -116,29 +115,24 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
 
 def default_out(jobs: list[str]) -> str:
     """One job: its own ``swe-taskflow`` folder; several: ``swe-taskflow-results`` here (never inside one job)."""
-    return str(Path(jobs[0]) / "swe-taskflow") if len(jobs) == 1 else "swe-taskflow-results"
+    from builder.api import default_results_folder
+    return str(default_results_folder(jobs))
 
 
 def cmd_evaluate_import(args: argparse.Namespace) -> int:
-    from builder.evaluation.importer import import_job, summary_lines
-    judge = None
-    if args.judge:
-        from builder.evaluation.scoring import JUDGE_PARAMS
-        from builder.llm import get_backend
-        cfg = {"model": args.judge_model, "params": dict(JUDGE_PARAMS)}
-        if args.judge == "openai":
-            cfg.update(base_url=args.judge_base_url, api_key_env=args.judge_api_key_env)
-        judge = get_backend(args.judge, store=args.judge_store, **cfg)
+    from builder import api
+    judge = None if not args.judge else api.Judge(args.judge, model=args.judge_model, base_url=args.judge_base_url,
+                                                  api_key_env=args.judge_api_key_env, store=args.judge_store)
     out = args.out or default_out(args.jobs)
-    doc = import_job(args.jobs, args.release, out, judge=judge, dataset=args.dataset,
-                     add_to_release=not args.no_trajectories, first_run=args.first_run, replace=args.replace,
-                     plots=not args.no_plots, max_answer_bytes=args.max_answer_bytes)
-    for line in summary_lines(doc):
+    done = api.import_jobs(args.jobs, args.release, out, judge=judge, dataset=args.dataset,
+                           trajectories=not args.no_trajectories, first_run=args.first_run, replace=args.replace,
+                           plots=not args.no_plots, max_answer_bytes=args.max_answer_bytes)
+    for line in done.summary:
         print(line)
-    print(f"results: {Path(out) / 'results.json'}" + (f" (+ {', '.join(doc['plots'])})" if doc["plots"] else ""))
-    if doc.get("trajectories"):
-        print(f"trajectories: {doc['trajectories']['added']} added to {args.release}"
-              + (f" ({doc['trajectories']['manifest']})" if doc["trajectories"]["manifest"] else ""))
+    print(f"results: {Path(out) / 'results.json'}" + (f" (+ {', '.join(done.plots)})" if done.plots else ""))
+    if done.results.get("trajectories"):
+        print(f"trajectories: {done.trajectories_added} added to {args.release}"
+              + (f" ({done.trajectories_manifest})" if done.trajectories_manifest else ""))
     return 0
 
 

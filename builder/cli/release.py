@@ -1,6 +1,6 @@
 """CLI: `swe-taskflow verify`, `swe-taskflow push`, `swe-taskflow trajectories import`.
 
-Thin: parses arguments and calls swe_taskflow.verify / builder.release. Never prints a token.
+Thin: parses arguments and calls swe_taskflow.verify / builder.api. Never prints a token.
 """
 
 from __future__ import annotations
@@ -77,27 +77,16 @@ def _hub_timeout_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from swe_taskflow.verify import verify_release
-    run_proof = tasks = None
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
-        from dataclasses import replace
-
-        from builder.proofs import ProofRunner
-        from builder.proofs.config import AUDITOR_CEILINGS
-        # the auditor's machine decides where and under which limits (docs/proofs.md, "What is trusted")
-        ceilings = {k: v for k, v in (("timeout_s", args.max_timeout_s), ("mem_mb", args.max_mem_mb),
-                                      ("tmpfs_mb", args.max_tmpfs_mb)) if v is not None}
-        run_proof = ProofRunner(args.sandbox or "auto", ceilings=replace(AUDITOR_CEILINGS, **ceilings))
-    if args.tasks:
-        from builder.sources import load_tasks
-        tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
-    try:
-        report = verify_release(args.release, revision=args.revision, reprove=args.reprove, repos_dir=args.repos,
-                                run_proof=run_proof, progress=sys.stderr.isatty(), tasks=tasks,
-                                hub_timeout=args.hub_timeout)
-    finally:   # every environment stopped, also on an error or an interrupt
-        if run_proof is not None:
-            run_proof.close()
+        from builder import api
+        report = api.reprove(args.release, revision=args.revision, repos=args.repos, tasks=args.tasks,
+                             sandbox=args.sandbox, max_timeout_s=args.max_timeout_s, max_mem_mb=args.max_mem_mb,
+                             max_tmpfs_mb=args.max_tmpfs_mb, hub_timeout=args.hub_timeout,
+                             progress=sys.stderr.isatty()).report
+    else:
+        from swe_taskflow.verify import verify_release
+        report = verify_release(args.release, revision=args.revision, repos_dir=args.repos,
+                                progress=sys.stderr.isatty(), hub_timeout=args.hub_timeout)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if report.errors:
@@ -112,10 +101,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_push(args: argparse.Namespace) -> int:
     from pathlib import Path
-    from builder.release.push import push_release
+    from builder import api
     record = args.record or ("manifests" if Path("manifests").is_dir() else None)
-    result = push_release(args.release, args.repo, tag=args.tag, private=args.private, record_dir=record,
-                          hub_timeout=args.hub_timeout)
+    result = api.push(args.release, args.repo, tag=args.tag, private=args.private, record=record,
+                      hub_timeout=args.hub_timeout)
     if result.rewritten:
         print(f"wrote {args.repo} into the card, croissant.json and manifest of the pushed copy "
               f"({args.release} is unchanged)")
