@@ -187,13 +187,14 @@ def question_facts(splits: Mapping[str, Rows], manifest: Manifest) -> QuestionFa
         for r in rows:
             for q in r["questions"]:
                 g = q.get("generator") or {}
-                authors.setdefault(q["question_id"], g.get("model") or g.get("name") or g.get("provenance") or "unknown")
+                who = g.get("model") or g.get("name") or g.get("provenance") or "unknown"
+                authors.setdefault(q["question_id"], who)
     qr = manifest.provenance.get("question_rows") or {}
     for split, n in (qr.get("rows_with_questions") or {}).items():   # the record must agree with the rows
         actual = sum(1 for r in splits.get(split, ()) if r["questions"])
         if split in splits and actual != n:
-            raise ConfigError("the build's question_rows record disagrees with the rows", field=f"question_rows.{split}",
-                              expected=actual, actual=n)
+            raise ConfigError("the build's question_rows record disagrees with the rows",
+                              field=f"question_rows.{split}", expected=actual, actual=n)
     cands = [CandidateTask(t["instance_id"], str(t.get("provenance") or t.get("source")), t["accepted"],
                            t["candidates"], Counter(t.get("rejected_by_reason") or {}))
              for t in qr.get("tasks_with_candidates") or []]
