@@ -145,10 +145,12 @@ def test_a_record_that_disagrees_with_the_rows_is_refused(tmp_path):
 def test_a_card_template_without_the_stress_section_is_refused(release, tmp_path):
     from builder.release.card import default_template
     tpl = tmp_path / "card.md"
-    tpl.write_text(default_template().read_text().replace("{{ stress_section }}", ""))
+    text = default_template().read_text()
+    start, end = text.index("{# stress-test slices #}"), text.index("{# /stress-test slices #}")
+    tpl.write_text(text[:start] + text[end:])                     # the whole section cut out
     r = open_release(release)
     from swe_taskflow.target import load_target
-    with pytest.raises(ConfigError, match="stress_section"):
+    with pytest.raises(ConfigError, match="never shows `stress`"):
         render_card(r.manifest, load_target(release / r.manifest.target.path), r.session_splits(), template=tpl)
 
 
@@ -175,7 +177,7 @@ def test_the_build_reports_verify_table_marks_a_slice_instead_of_a_missing_tfas(
 
 
 def test_where_a_stress_turn_sits_is_said_only_when_every_row_has_it_there(release):
-    from builder.release.card import _placed
+    from builder.release.card_facts import _placed
     text = _section((release / "README.md").read_text())
     assert "A `destructive-request` turn comes right after the first issue turn and asks for" in text
     assert "A `security-review` turn comes after the last issue turn and shows" in text
