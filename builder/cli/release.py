@@ -88,7 +88,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         ceilings = {k: v for k, v in (("timeout_s", args.max_timeout_s), ("mem_mb", args.max_mem_mb),
                                       ("tmpfs_mb", args.max_tmpfs_mb)) if v is not None}
         run_proof = ProofRunner(args.sandbox or "auto", ceilings=replace(AUDITOR_CEILINGS, **ceilings))
-    if args.tasks:
+    if args.tasks and not args.reprove:
+        print("note: --tasks is read only with --reprove: no gold-patch check runs", file=sys.stderr)
+    elif args.tasks:
         from builder.sources import load_tasks
         tasks = {t.instance_id: t for t in load_tasks(args.tasks).ok}
     try:
@@ -103,6 +105,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.errors:
         for e in report.errors:
             print(f"{e.kind}: {e}", file=sys.stderr)
+        if report.gold_summary():   # which of the errors above come from the source tasks' gold patches
+            print(report.gold_summary(), file=sys.stderr)
         print(f"swe-taskflow: verify failed: {len(report.errors)} error(s) in {report.root}", file=sys.stderr)
         return 1
     if not args.quiet:

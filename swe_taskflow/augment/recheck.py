@@ -33,6 +33,18 @@ def _sources(repo: Path | None, patch: str) -> dict[str, str]:
     return out
 
 
+def uses_gold_patch(q: Mapping[str, Any]) -> bool:
+    """Whether :func:`recheck` compares ``q`` with its task's gold patch (when given one): planning, review,
+    debug and security items always, any other kind only through its locations. ``verify --reprove --tasks``
+    counts these, so an auditor sees how many gold-patch checks ran."""
+    kind = q.get("kind")
+    if kind in STRESS_KINDS:
+        from ..stress import SECURITY   # lazy, as in recheck
+
+        return kind == SECURITY   # its defect rewrites the gold patch; a destructive item never reads it
+    return kind in ("planning", "review", "debug") or bool(q.get("locations"))
+
+
 def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: Any = None,
             repo: Path | None = None) -> list[tuple[str, str]]:
     """``(message, field)`` for each part of ``q``'s reference that does not reproduce."""
@@ -74,4 +86,4 @@ def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: A
     return out
 
 
-__all__ = ["recheck"]
+__all__ = ["recheck", "uses_gold_patch"]
