@@ -38,6 +38,11 @@ IMAGE_LABEL = "swe-taskflow.built-by"
 CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 
 
+def labels(**extra: str) -> dict[str, str]:
+    """Labels for a container this process creates (its owner, so a sweep after a ``kill -9`` finds it)."""
+    return {OWNER_LABEL: owner_id(), **extra}
+
+
 def scratch_temp(prefix: str) -> tempfile.TemporaryDirectory:
     """A TemporaryDirectory inside :func:`scratch_dir`, so a killed run's leftovers can be found."""
     return tempfile.TemporaryDirectory(prefix=prefix, dir=scratch_dir())
