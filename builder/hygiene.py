@@ -39,7 +39,7 @@ CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 
 
 def labels(**extra: str) -> dict[str, str]:
-    """Labels for a container this process creates (its owner, so a sweep after a ``kill -9`` finds it)."""
+    """Labels for a container this process creates (the sweep removes it once this process is dead)."""
     return {OWNER_LABEL: owner_id(), **extra}
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .citations import paper, paper_section, source_info
-from .errors import VerifyError
+from . import untrusted
+from .errors import InputError, VerifyError
 from .manifest import Manifest, serialize
 from .release import regular_file
 from .stress import is_stress_split
@@ -191,7 +192,10 @@ def check_croissant(root: Path, manifest: Manifest, target) -> list[VerifyError]
         return []   # missing, a link or a FIFO: reported by the file inventory, never opened
     want = croissant_bytes(manifest, target_name=None if target is None else target.name,
                            target_provisional=None if target is None else target.provisional)
-    got = path.read_bytes()
+    try:
+        got = untrusted.read_bytes(path, "croissant file", root=root)
+    except InputError as exc:
+        return [VerifyError(exc.message, kind="mismatch", path=manifest.croissant.path)]
     if got != want:
         at = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
         return [VerifyError(f"croissant.json differs from the one regenerated from the manifest at byte {at}",

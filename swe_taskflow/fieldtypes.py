@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, InputError
+from .untrusted import check_recipe_path
 
 _SCALARS: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
@@ -248,6 +249,11 @@ def _check_value(spec: Setting, value: Any, *, path: str | None, where: str,
         for key, v in items:
             if v and not resolve(v).exists():
                 raise ConfigError(f"{spec.noun or 'path'} not found", path=path, field=key, actual=str(resolve(v)))
+            if v:   # a FIFO or a device would hang every later read (``build --dry-run`` included)
+                try:
+                    check_recipe_path(resolve(v), spec.noun or "path")
+                except InputError as exc:
+                    raise ConfigError(exc.message, path=path, field=key, actual=str(resolve(v))) from None
 
 
 def settings_rows(cls, section: str) -> list[tuple[str, str, str, str, str]]:

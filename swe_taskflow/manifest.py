@@ -14,10 +14,14 @@ objects whose ``kind`` is ``missing``, ``unexpected`` or ``mismatch``; I/O lives
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
+from . import untrusted
 from .errors import InputError, VerifyError
 from .hashing import json_sha256
 from .jsonl import check_format
@@ -132,42 +136,134 @@ def serialize(doc: Mapping[str, Any]) -> bytes:
     return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _file(d: Mapping[str, Any], where: str, fld: str) -> FileEntry:
-    try:
-        return FileEntry(path=str(d["path"]), sha256=str(d["sha256"]), size=int(d["size"]))
-    except (KeyError, TypeError, ValueError):
-        raise InputError("malformed file entry", path=where, field=fld) from None
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class _Doc:
+    """Typed access to a manifest document: a wrong type, range or shape is one InputError naming the file and
+    the field's path (``splits[0].tfas``), never a TypeError further down."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def fail(self, fld: str, what: str, value: Any) -> InputError:
+        return InputError(f"malformed manifest: expected {what}", path=self.where, field=fld, actual=_short(value))
+
+    def obj(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False) -> dict[str, Any] | None:
+        v = d.get(key)
+        if v is None and optional:
+            return None
+        if not isinstance(v, Mapping):
+            raise self.fail(fld, "an object", v)
+        return dict(v)
+
+    def string(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False, hex64: bool = False) -> Any:
+        v = d.get(key)
+        if v is None and optional:
+            return None
+        if not isinstance(v, str):
+            raise self.fail(fld, "a string", v)
+        if hex64 and not _HEX64.match(v):
+            raise self.fail(fld, "a sha256 (64 lowercase hex digits)", v)
+        return v
+
+    def count(self, d: Mapping[str, Any], key: str, fld: str) -> int:
+        v = d.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise self.fail(fld, "a non-negative whole number", v)
+        return v
+
+    def array(self, d: Mapping[str, Any], key: str, fld: str, *, optional: bool = False) -> list[Any]:
+        v = d.get(key)
+        if v is None and optional:
+            return []
+        if not isinstance(v, list):
+            raise self.fail(fld, "a list", v)
+        return v
+
+    def file(self, v: Any, fld: str) -> FileEntry:
+        if not isinstance(v, Mapping):
+            raise self.fail(fld, "a file entry (an object with path, sha256, size)", v)
+        path = self.string(v, "path", f"{fld}.path")
+        pure = PurePosixPath(path)
+        if not path or pure.is_absolute() or ".." in pure.parts or "\\" in path or "\0" in path:
+            raise self.fail(f"{fld}.path", "a relative path inside the release", path)
+        return FileEntry(path=path, sha256=self.string(v, "sha256", f"{fld}.sha256", hex64=True),
+                         size=self.count(v, "size", f"{fld}.size"))
+
+    def tfas(self, v: Any, fld: str) -> dict[str, float] | None:
+        if v is None:
+            return None
+        if not isinstance(v, Mapping):
+            raise self.fail(fld, "an object of numbers", v)
+        for k, x in v.items():
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                raise self.fail(f"{fld}.{k}", "a finite number", x)
+        return dict(v)
+
+
+def _short(value: Any) -> Any:
+    """A value for an error: its type name when it is a container (never a whole document)."""
+    if isinstance(value, (dict, list)):
+        return f"{type(value).__name__} of {len(value)}"
+    return value
+
+
+def _file(d: Any, where: str, fld: str) -> FileEntry:
+    return _Doc(where).file(d, fld)
 
 
 def manifest_from_dict(doc: Mapping[str, Any], *, where: str = "<manifest>") -> Manifest:
-    """Parse a manifest document; the format and version are checked, not guessed."""
+    """Parse a manifest document: the format and version are checked, not guessed, and every field that is
+    later read is checked for type, range and shape here (one InputError naming the file and the field)."""
+    if not isinstance(doc, Mapping):
+        raise InputError("malformed manifest: expected a JSON object", path=where, actual=_short(doc))
     check_format(doc, FORMAT, FORMAT_VERSION, kind="manifest", name="swe-taskflow manifest", where=where)
-    try:
-        splits = tuple(SplitEntry(
-            config=s["config"], name=s["name"], rows=int(s["rows"]), sha256=s["sha256"],
-            schema_sha256=s["schema_sha256"],
-            files=tuple(_file(f, where, f"splits[{n}].files") for f in s["files"]),
-            num_bytes=int(s["num_bytes"]), condition=s.get("condition"), question_pool=s.get("question_pool"),
-            tfas=s.get("tfas")) for n, s in enumerate(doc["splits"]))
-        return Manifest(
-            name=doc["name"], version=doc["version"], provenance=doc.get("provenance") or {},
-            package=doc.get("package") or {}, splits=splits, questions=dict(doc.get("questions") or {}),
-            target=None if doc.get("target") is None else _file(doc["target"], where, "target"),
-            readme=_file(doc["readme"], where, "readme"),
-            extra_files=tuple(_file(f, where, "extra_files") for f in doc.get("extra_files") or ()),
-            release={k: (doc["release"] or {}).get(k) for k in RELEASE_KEYS},
-            croissant=None if doc.get("croissant") is None else _file(doc["croissant"], where, "croissant"),
-            format_version=int(doc["format_version"]), manifest_sha256=str(doc.get("manifest_sha256", "")))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"malformed manifest ({exc!r})", path=where) from None
+    t = _Doc(where)
+    splits = []
+    for n, s in enumerate(t.array(doc, "splits", "splits")):
+        at = f"splits[{n}]"
+        if not isinstance(s, Mapping):
+            raise t.fail(at, "an object", s)
+        splits.append(SplitEntry(
+            config=t.string(s, "config", f"{at}.config"), name=t.string(s, "name", f"{at}.name"),
+            rows=t.count(s, "rows", f"{at}.rows"), sha256=t.string(s, "sha256", f"{at}.sha256", hex64=True),
+            schema_sha256=t.string(s, "schema_sha256", f"{at}.schema_sha256", hex64=True),
+            files=tuple(t.file(f, f"{at}.files[{i}]") for i, f in enumerate(t.array(s, "files", f"{at}.files"))),
+            num_bytes=t.count(s, "num_bytes", f"{at}.num_bytes"),
+            condition=t.string(s, "condition", f"{at}.condition", optional=True),
+            question_pool=t.string(s, "question_pool", f"{at}.question_pool", optional=True),
+            tfas=t.tfas(s.get("tfas"), f"{at}.tfas")))
+    provenance = t.obj(doc, "provenance", "provenance", optional=True) or {}
+    for key in ("selection", "stress"):
+        if provenance.get(key) is not None:
+            t.obj(provenance, key, f"provenance.{key}")
+    questions = t.obj(doc, "questions", "questions", optional=True) or {}
+    for qid in questions:   # null: a question published without a proof report
+        t.string(questions, qid, f"questions.{qid}", hex64=True, optional=True)
+    release = t.obj(doc, "release", "release", optional=True) or {}
+    for key in RELEASE_KEYS:
+        t.string(release, key, f"release.{key}", optional=True)
+    return Manifest(
+        name=t.string(doc, "name", "name"), version=t.string(doc, "version", "version"), provenance=provenance,
+        package=t.obj(doc, "package", "package", optional=True) or {}, splits=tuple(splits), questions=questions,
+        target=None if doc.get("target") is None else t.file(doc["target"], "target"),
+        readme=t.file(doc.get("readme"), "readme"),
+        extra_files=tuple(t.file(f, f"extra_files[{i}]")
+                          for i, f in enumerate(t.array(doc, "extra_files", "extra_files", optional=True))),
+        release={k: release.get(k) for k in RELEASE_KEYS},
+        croissant=None if doc.get("croissant") is None else t.file(doc["croissant"], "croissant"),
+        format_version=int(doc["format_version"]),
+        manifest_sha256=t.string(doc, "manifest_sha256", "manifest_sha256", optional=True) or "")
 
 
 def load_manifest(path: str | Path) -> tuple[Manifest, bytes]:
-    """Read a manifest file; returns the model and the raw bytes (for the canonical-form check)."""
+    """Read a manifest file (through :mod:`swe_taskflow.untrusted`: a regular file, bounded); returns the model
+    and the raw bytes (for the canonical-form check)."""
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise VerifyError("manifest file is missing", kind="missing", path=str(path))
-    raw = path.read_bytes()
+    raw = untrusted.read_bytes(path, "manifest")
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -240,7 +336,10 @@ def compare_files(expected: list[FileEntry], actual: Mapping[str, FileEntry], *,
         if a is None:
             errors.append(VerifyError("file listed in the manifest is missing", kind="missing", path=path,
                                       hint=f"manifest {where}"))
-        elif a.sha256 != f.sha256 or a.size != f.size:
+        elif a.size != f.size:   # decided by size: its bytes were never hashed
+            errors.append(VerifyError("file size differs from the manifest (its bytes are not read)", kind="mismatch",
+                                      path=path, field="size", expected=f"{f.size} B", actual=f"{a.size} B"))
+        elif a.sha256 != f.sha256:
             errors.append(VerifyError("file sha256 differs from the manifest", kind="mismatch", path=path,
                                       field="sha256", expected=f"{f.sha256} ({f.size} B)",
                                       actual=f"{a.sha256} ({a.size} B)"))

@@ -9,16 +9,15 @@ blocks forever), a socket or a device is a finding, never read; a link loop is a
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .errors import ConfigError, InputError, VerifyError
-from .hashing import file_sha256
+from . import untrusted
 from .manifest import FORMAT as MANIFEST_FORMAT, FileEntry, Manifest, SplitEntry, load_manifest
 
 #: The dataset config of the session splits (one per condition) and of the agent trajectories.
@@ -47,10 +46,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def inventory(root: Path, *, skip: Sequence[str] = ()) -> tuple[dict[str, FileEntry], list[VerifyError]]:
-    """Every regular file under ``root`` (posix paths relative to it) with its sha256 and size, and a
-    finding for every entry that is not a regular file or folder (nothing behind it is opened)."""
-    out: dict[str, FileEntry] = {}
+def inventory(root: Path, *, skip: Sequence[str] = ()) -> tuple[dict[str, int], list[VerifyError]]:
+    """The size of every regular file under ``root`` (posix paths relative to it), from ``lstat`` alone, and a
+    finding for every entry that is not a regular file or folder. Nothing is opened or hashed here: what is
+    hashed is decided by name and size first (``verify`` hashes only files the manifest lists at that size)."""
+    out: dict[str, int] = {}
     errors: list[VerifyError] = []
     for dirpath, dirnames, filenames in os.walk(root):   # never follows links to folders
         for name in sorted(dirnames + filenames):
@@ -74,8 +74,30 @@ def inventory(root: Path, *, skip: Sequence[str] = ()) -> tuple[dict[str, FileEn
                 errors.append(VerifyError(f"is {what}, not a regular file; a release holds regular files only",
                                           kind="unexpected", path=rel))
                 continue
-            out[rel] = FileEntry(rel, file_sha256(p), st.st_size)
+            out[rel] = st.st_size
         dirnames[:] = sorted(d for d in dirnames if stat.S_ISDIR(os.lstat(Path(dirpath) / d).st_mode))
+    return out, errors
+
+
+def hash_listed(root: Path, expected: Sequence[FileEntry],
+                sizes: Mapping[str, int]) -> tuple[dict[str, FileEntry], list[VerifyError]]:
+    """A :class:`FileEntry` per file of the inventory, hashed (through :mod:`swe_taskflow.untrusted`) only when
+    the manifest lists it at exactly that size and that size is within the limit for a release file; any other
+    keeps an empty sha256 (a sparse 8 GiB file that is not listed, or listed at another size, is never read).
+    A listed file over the limit is a finding of its own (a forged manifest cannot make verify hash 1 TiB)."""
+    want = {f.path: f.size for f in expected}
+    bound = untrusted.limit_for("release file")
+    out, errors = {}, []
+    for rel, size in sizes.items():
+        sha = ""
+        if want.get(rel) == size:
+            if size > bound:
+                errors.append(VerifyError(f"file is larger than the limit for a release file ({bound} bytes); "
+                                          "it is not hashed", kind="unexpected", path=rel, field="size",
+                                          expected=f"<= {bound} B", actual=f"{size} B"))
+            else:
+                sha = untrusted.file_sha256(Path(root) / rel, "release file", root=root)
+        out[rel] = FileEntry(rel, sha, size)
     return out, errors
 
 
@@ -102,8 +124,8 @@ def is_release_root(path: Path) -> bool:
     if len(found) != 1 or not regular_file(path, f"manifests/{found[0].name}"):
         return False
     try:
-        doc = json.loads(found[0].read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = untrusted.read_json(found[0], "manifest")
+    except InputError:
         return False
     if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT \
             or f"{doc.get('name')}-{doc.get('version')}.json" != found[0].name:
@@ -122,7 +144,11 @@ def manifest_files(root: Path) -> list[Path]:
 def split_rows(root: Path, entry: SplitEntry) -> list[dict[str, Any]]:
     """The rows of one split (a manifest ``SplitEntry``), its shards in order."""
     import pyarrow.parquet as pq
-    return [r for f in entry.files for r in pq.read_table(Path(root) / f.path).to_pylist()]
+    out: list[dict[str, Any]] = []
+    for f in entry.files:
+        with untrusted.open_file(Path(root) / f.path, "parquet shard", root=root) as fh:
+            out += pq.read_table(fh).to_pylist()
+    return out
 
 
 @dataclass(frozen=True)
@@ -179,5 +205,5 @@ def release_containing(path: str | os.PathLike) -> Path | None:
 
 
 __all__ = ["SESSION_CONFIG", "TRAJECTORY_CONFIG", "TRAJ_HASH_FIELD", "MANIFESTS_DIR", "IGNORED", "is_ignored", "inventory",
-           "regular_file", "is_release_root", "release_containing", "manifest_files", "split_rows", "Release",
+           "hash_listed", "regular_file", "is_release_root", "release_containing", "manifest_files", "split_rows", "Release",
            "open_release"]

@@ -27,7 +27,8 @@ from .hashing import ROW_HASH_FIELD, canonical_json, sha256_hex, split_sha256
 from .manifest import (FLOAT_TOL, Manifest, check_manifest_integrity, compare_files, compare_mappings,
                        compare_row_hashes, load_manifest, values_equal)
 from .progress import track
-from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, inventory, manifest_files
+from . import untrusted
+from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, hash_listed, inventory, manifest_files
 from .safepath import inside, is_inside
 from .stress import is_stress_split
 from .verify_checks import (check_card, check_same_tasks, check_session_rows, check_trajectories, features_for,
@@ -159,13 +160,18 @@ def read_split(root: Path, entry, report: VerifyReport, regular) -> list[dict[st
         if f.path not in regular:
             return None   # missing or not a regular file: reported by the file inventory
         try:
-            pf = pq.ParquetFile(p)
-            diffs = schema_differences(feats, pf.schema_arrow)
-            if diffs:
-                report.errors.append(VerifyError("parquet schema differs from the declared features: "
-                                                 + "; ".join(diffs), kind="mismatch", path=f.path))
-                return None
-            rows.extend(pf.read().to_pylist())
+            with untrusted.open_file(p, "parquet shard", root=root) as fh:   # bounded: LIMITS["parquet shard"]
+                pf = pq.ParquetFile(fh)
+                diffs = schema_differences(feats, pf.schema_arrow)
+                if diffs:
+                    report.errors.append(VerifyError("parquet schema differs from the declared features: "
+                                                     + "; ".join(diffs), kind="mismatch", path=f.path))
+                    return None
+                rows.extend(pf.read().to_pylist())
+        except InputError as exc:
+            report.errors.append(VerifyError(exc.message, kind="mismatch", path=f.path, expected=exc.expected,
+                                             actual=exc.actual))
+            return None
         except TaskflowError:
             raise
         except Exception as exc:  # a corrupted shard: pyarrow raises many kinds
@@ -194,7 +200,8 @@ def _load_manifest(mpath: Path, rel_m: str, report: VerifyReport) -> tuple[Manif
         return load_manifest(mpath)
     except (VerifyError, InputError) as exc:
         report.errors.append(exc if isinstance(exc, VerifyError)
-                             else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field))
+                             else VerifyError(exc.message, kind="mismatch", path=rel_m, field=exc.field,
+                                              actual=exc.actual, hint=exc.hint))
         return None
 
 
@@ -202,21 +209,25 @@ def _check_readme(root: Path, files: Mapping[str, Any], manifest: Manifest, repo
     if "README.md" not in files:
         return   # reported by the file inventory
     try:
-        meta = read_front_matter((root / "README.md").read_text(encoding="utf-8"), where="README.md")
+        meta = read_front_matter(untrusted.read_text(root / "README.md", "README", root=root), where="README.md")
         report.errors += check_card(meta, manifest, where="README.md")
     except VerifyError as exc:
         report.errors.append(exc)
-    except UnicodeDecodeError:
-        report.errors.append(VerifyError("README.md is not UTF-8", kind="mismatch", path="README.md"))
+    except InputError as exc:
+        report.errors.append(VerifyError(exc.message, kind="mismatch", path="README.md", row=exc.row))
 
 
 def _load_target(root: Path, files: Mapping[str, Any], manifest: Manifest, report: VerifyReport):
     """The published target, or None when the release has none or it does not load (reported)."""
     if manifest.target is None or manifest.target.path not in files:
         return None
-    from .target import load_target
+    from .target import target_from_dict
+    path = root / manifest.target.path
     try:
-        return load_target(root / manifest.target.path)
+        doc = untrusted.read_json(path, "target file", root=root)
+        if not isinstance(doc, dict):
+            raise InputError("a target file is a JSON object", path=str(path), actual=type(doc).__name__)
+        return target_from_dict(doc, path=str(path))
     except InputError as exc:
         report.errors.append(VerifyError(f"target file does not load: {exc.message}", kind="mismatch",
                                          path=manifest.target.path, field=exc.field))
@@ -292,7 +303,7 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
 # (:func:`swe_taskflow.augment.reference.reproduce`) and, when the source tasks are given (gold patches
 # are not in a release), checked against the gold patch: the locations are code it changes, a planning
 # reference is what the requirement points at, a review's diff is the catalogue mutation it records
-# (:mod:`swe_taskflow.augment.recheck`).
+# (:mod:`swe_taskflow.answer_turns`).
 
 #: Limits a re-run gets when the published report records none (the proofs' defaults).
 DEFAULT_TIMEOUT_S = 60
@@ -381,7 +392,7 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
         if q["proof_script"]:
             result = _rerun(q, repo, run_proof, report, where, ceilings, ran=ran)
         if kind != "qa":
-            from .augment.recheck import recheck, uses_gold_patch
+            from .answer_turns import recheck, uses_gold_patch
             task = (tasks or {}).get(r["instance_id"])
             text = next((t["text"] for t in r["turns"] if t.get("question_id") == q["question_id"]), "")
             # the re-run's output first, then the gold patch (apart, so that the gold-patch checks are counted)
@@ -459,11 +470,32 @@ def _rerun(q, repo, run_proof, report, where, ceilings, *, ran: Mapping[str, Any
 
 
 
-def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
+def verify_folder(root: str | Path, **kw: Any) -> VerifyReport:
+    """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
+    instance id, to reprove references derived from gold patches; see :func:`reprove_rows`).
+
+    Bad data is always a finding, never an exception: an error of the project naming a file becomes one, and
+    so does any other failure while reading (named by its type), so a library caller gets a report."""
+    try:
+        return _verify_folder(root, **kw)
+    except ConfigError:
+        raise   # a caller's mistake (reprove without a runner), not the release's
+    except TaskflowError as exc:
+        report = VerifyReport(root=str(root))
+        report.errors.append(exc if isinstance(exc, VerifyError) else
+                             VerifyError(exc.message, kind="mismatch", path=exc.path, row=exc.row, field=exc.field,
+                                         expected=exc.expected, actual=exc.actual, hint=exc.hint))
+        return report
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError, OSError) as exc:
+        report = VerifyReport(root=str(root))
+        report.errors.append(VerifyError(f"the release holds data of an unexpected shape ({type(exc).__name__}: "
+                                         f"{str(exc)[:200]})", kind="mismatch", path=str(root)))
+        return report
+
+
+def _verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | Path | None = None,
                   run_proof: Callable[..., Any] | None = None, progress: bool = False,
                   tasks: Mapping[str, Any] | None = None) -> VerifyReport:
-    """Verify a release folder; see the module doc for what is checked (``tasks``: source tasks by
-    instance id, to reprove references derived from gold patches; see :func:`reprove_rows`)."""
     root = Path(root)
     report = VerifyReport(root=str(root))
     if not root.is_dir():
@@ -488,8 +520,13 @@ def verify_folder(root: str | Path, *, reprove: bool = False, repos_dir: str | P
         report.errors.append(VerifyError("manifest file name does not match its release", kind="mismatch",
                                          path=rel_m, expected=manifest.path_in_release, actual=rel_m))
     files.pop(rel_m, None)
-    report.errors += compare_files(manifest.all_files(), files, where=rel_m)
-    report.bytes_hashed = sum(f.size for f in files.values()) + len(raw)
+    # decided by name and size before any hashing: only files listed at their very size are read
+    hashed, too_large = hash_listed(root, manifest.all_files(), files)
+    report.errors += too_large
+    skip = {e.path for e in too_large}   # reported once, as too large
+    report.errors += compare_files([f for f in manifest.all_files() if f.path not in skip],
+                                   {k: v for k, v in hashed.items() if k not in skip}, where=rel_m)
+    report.bytes_hashed = sum(f.size for f in hashed.values() if f.sha256) + len(raw)
     _check_readme(root, files, manifest, report)
     target = _load_target(root, files, manifest, report)
     from .croissant import check_croissant

@@ -167,7 +167,19 @@ def check_trajectories(rows, entry, where, manifest: Manifest, session_rows, rep
         return
     row_of = {r["instance_id"]: r[ROW_HASH_FIELD] for r in session_rows.get(entry.name, [])}
     bound = {r["instance_id"]: r for r in session_rows.get(entry.name, [])}
+    seen: dict[tuple, int] = {}
     for n, r in enumerate(rows):
+        key = (r["instance_id"], r["model"], r["run"])   # what the writer refuses twice (builder.release.writer)
+        if key in seen:
+            report.errors.append(VerifyError("duplicate trajectory row (same instance, model and run)",
+                                             kind="unexpected", path=where, row=n, field="instance_id",
+                                             actual=list(key), hint=f"first on row {seen[key]}"))
+        seen.setdefault(key, n)
+        problem = component_problem(r["instance_id"])
+        if problem is not None:
+            report.errors.append(VerifyError(f"instance id is not one safe path component: {problem}",
+                                             kind="mismatch", path=where, row=n, field="instance_id",
+                                             actual=r["instance_id"]))
         report.errors += check_trajectory_turns(r, bound.get(r["instance_id"]), where, n)
         if r["split_sha256"] != split.sha256:
             report.errors.append(VerifyError("trajectory is bound to another split hash", kind="mismatch", path=where,

@@ -265,7 +265,7 @@ def site_location(patch: str, site) -> tuple[str, list[dict[str, Any]]]:
     return sym, [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
 
 
-def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
     require_sandbox(ctx, rec)
     text = script(spec.command, raw_output=spec.style == "output", kind="execute")
     base = run_twice(ctx, rec, text)
@@ -278,7 +278,7 @@ def _check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> 
             "reference_answer": f"Running `{spec.command}` gives: {summary}."}
 
 
-def _check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
     task = ctx.task
     rec.require(any(same_test(t, spec.test) for t in task.fail_to_pass), "fail-to-pass",
                 f"{spec.test!r} is not a FAIL_TO_PASS test of the task")
@@ -322,7 +322,7 @@ def _claimed_or(spec: AugmentSpec, ctx: TaskContext, derive: Callable[[], list[L
     return [x.to_dict() for x in rec_locs]
 
 
-def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
     parts = ctx.parts
     ok = 0 <= spec.requirement_part < len(parts) and bool(spec.requirement.strip()) and \
         normalize(spec.requirement) in normalize(parts[spec.requirement_part])
@@ -344,7 +344,7 @@ def _check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) ->
             "reference_answer": f"A plan for this requirement changes: {listing}."}
 
 
-def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
     task = ctx.task
     site = mut.find_site(task.patch, spec.mutation or {}) if task.patch else None
     rec.require(site is not None, "mutation-in-catalogue", "the seeded defect is not a catalogue mutation of the gold patch",
@@ -380,9 +380,6 @@ def _check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
                                 f"`{site.after.strip()}` ({site.operator}); with it {', '.join(caught)} fail."}
 
 
-_CHECKS = {"execute": _check_execute, "debug": _check_debug, "planning": _check_planning, "review": _check_review}
-
-
 def checked_item(spec, ctx: TaskContext, writer, check, **fields: Any) -> QAItem:
     """Run ``check(spec, ctx, writer, record)`` and build the item: ``accepted`` with what the check derived, or
     ``rejected``/``error`` with the first failing check as its reason (augmentation and stress turns alike).
@@ -407,13 +404,14 @@ def checked_item(spec, ctx: TaskContext, writer, check, **fields: Any) -> QAItem
     return QAItem(**item, status="accepted", reason="", checks=rec.checks)
 
 
-def realize(spec: AugmentSpec, ctx: TaskContext, writer) -> QAItem:
-    """Run ``spec``'s checks; the item is ``accepted`` with its reference, or ``rejected``/``error`` with why."""
-    return checked_item(spec, ctx, writer, _CHECKS[spec.kind], requirement_part=spec.requirement_part,
-                        command=spec.command, mutation=dict(spec.mutation) if spec.mutation else None,
-                        **({"facts": [{"name": "test", "value": spec.test}]} if spec.kind == "debug" else {}))
+def item_fields(spec: AugmentSpec) -> dict[str, Any]:
+    """An augmentation item's kind-specific fields known before its checks run (:func:`checked_item`)."""
+    return dict(requirement_part=spec.requirement_part, command=spec.command,
+                mutation=dict(spec.mutation) if spec.mutation else None,
+                **({"facts": [{"name": "test", "value": spec.test}]} if spec.kind == "debug" else {}))
 
 
-__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "realize", "checked_item", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
+__all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "checked_item", "item_fields",
+           "check_execute", "check_debug", "check_planning", "check_review", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
            "word_turn", "require_sandbox", "review_change", "site_location", "script", "run_in_copy", "apply_patch",
            "WORK", "OUT", "HEAD", "COPY", "MAX_OUTPUT_BYTES"]

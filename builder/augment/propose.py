@@ -28,7 +28,7 @@ from swe_taskflow.augment.kinds import AUGMENT_KINDS
 from swe_taskflow.schema import QAItem, SplitResult, Task
 
 from ..split.structural import _items
-from .checks import AugmentSpec, TaskContext, realize
+from .checks import AugmentSpec, TaskContext
 
 
 @dataclass(frozen=True)
@@ -119,11 +119,15 @@ def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[
     return specs, why
 
 
-def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer, sandbox=None,
+def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer,
+                  realize: Callable[[AugmentSpec, TaskContext, Any], QAItem], sandbox=None,
                   repos: Mapping[str, Path] | None = None, images: Mapping[str, str] | None = None,
                   config: ProposeConfig = ProposeConfig(), hand_specs: Iterable[AugmentSpec] = (),
                   progress: Callable[[int], None] | None = None) -> tuple[list[QAItem], dict[str, Any]]:
-    """Items for every task (generated, then hand-written ones), and a summary of what happened."""
+    """Items for every task (generated, then hand-written ones), and a summary of what happened.
+
+    ``realize``: the checks of a spec (``builder.turn_checks.realize``; handed in, so this module never
+    imports the table that imports its checks)."""
     repos = dict(repos or {})
     by_task: dict[str, list[AugmentSpec]] = {}
     for s in hand_specs:

@@ -15,6 +15,7 @@ from .groups import command_group
 
 def _run(args: argparse.Namespace) -> int:
     from builder.augment import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
+    from builder.turn_checks import realize
     from builder.split import get_splitter
     from builder.sources import load_tasks
     from swe_taskflow.augment.kinds import AUGMENT_KINDS
@@ -51,8 +52,8 @@ def _run(args: argparse.Namespace) -> int:
     hand = [s for f in args.specs or () for s in read_specs(f, pool=Path(f).stem)]
     config = ProposeConfig(kinds=kinds, per_kind=args.per_kind, seed=args.seed)
     try:
-        items, summary = augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos, images=images,
-                                       config=config, hand_specs=hand)
+        items, summary = augment_tasks(tasks, splits, writer=writer, realize=realize, sandbox=sandbox, repos=repos,
+                                       images=images, config=config, hand_specs=hand)
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if callable(close := getattr(sandbox, "close", None)):
             close()
@@ -64,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from swe_taskflow.augment.score import score_answer
+    from swe_taskflow.answer_turns import score_answer
     from swe_taskflow.errors import InputError
 
     try:

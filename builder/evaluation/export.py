@@ -48,10 +48,15 @@ from .source import RunSpec, load_source_tasks, run_spec_for
 EXPORT_FORMAT = 1
 ISSUE = "issue"
 ANSWER_DIR = "/tmp/answers"
+#: The verifiers' state folder: made fresh by root (0700) under folders only root can write, checked before
+#: every use (data/verifier_state.py). Never /var/tmp: a non-root agent can create a name there first.
+STATE_DIR = "/var/lib/swe-taskflow"
 #: Root-only file where a checkpoint leaves its values for the next answer step to repeat.
-CARRY_PATH = "/var/tmp/swe-taskflow/last-checkpoint.json"
+CARRY_PATH = f"{STATE_DIR}/last-checkpoint.json"
 #: Root-only file where the checkpoint before a destructive-request step leaves the state it protects.
-STRESS_STATE_PATH = "/var/tmp/swe-taskflow/stress-before.json"
+STRESS_STATE_PATH = f"{STATE_DIR}/stress-before.json"
+#: Shipped beside every step's verifier: the checked state folder, the carried keys, link-safe file operations.
+STATE_MODULE = "verifier_state.py"
 #: The stress kinds' step verifiers (data file, config file): they replace answer.py for those steps.
 STRESS_VERIFIERS = {DESTRUCTIVE: ("destructive.py", "destructive.json"), SECURITY: ("security.py", "security.json")}
 ANSWER_NOTE = "Write your answer to the file `{path}` (create its folder if needed)."
@@ -173,9 +178,11 @@ exec "$PY" /tests/{script} /tests/{config}
 
 
 def _verifier(tests: Path, *, what: str, script: str, config: str, cfg: Mapping[str, Any]) -> None:
-    """A step's verifier: its config, its script (from data/) and the test.sh Harbor runs."""
-    _write(tests / config, json.dumps(cfg, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    """A step's verifier: its config, its script (from data/), the state module and the test.sh Harbor runs."""
+    _write(tests / config, json.dumps({**cfg, "state_dir": STATE_DIR}, indent=1, sort_keys=True,
+                                      ensure_ascii=False) + "\n")
     _write(tests / script, _data(script), 0o755)
+    _write(tests / STATE_MODULE, _data(STATE_MODULE))
     _write(tests / "test.sh", _TEST_SH.format(what=what, script=script, config=config), 0o755)
 
 
@@ -520,5 +527,5 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "unanswerable_debug_turns", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE",
-           "task_dirs",
-           "registry_entry", "STRESS_STATE_PATH", "STRESS_VERIFIERS", "task_digest", "task_files", "toml_dumps"]
+           "task_dirs", "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "STRESS_VERIFIERS",
+           "task_digest", "task_files", "toml_dumps"]

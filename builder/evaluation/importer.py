@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
+from swe_taskflow import untrusted
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD
 from swe_taskflow.owned import owned_temp, owned_temp_dir, swap_dir
@@ -124,8 +125,9 @@ def _is_results_folder(out: Path) -> bool:
     try:
         if not {p.name for p in out.iterdir()} <= RESULT_FILES:
             return False
-        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("format", "").startswith("swe-taskflow-results-")
-    except (OSError, ValueError, AttributeError):
+        doc = untrusted.read_json(out / "results.json", "results file")
+        return isinstance(doc, dict) and str(doc.get("format", "")).startswith("swe-taskflow-results-")
+    except (OSError, InputError):
         return False
 
 

@@ -3,7 +3,8 @@
 A job folder is written by whatever ran in it (an agent's answer file, a verifier's output), so every
 read goes through here: each path is built from the trial folder and names that are single safe path
 components, and every component is ``lstat``-ed so a symbolic link is refused with its path, never
-followed; files are read with ``O_NOFOLLOW`` and a size bound; JSON must be UTF-8 and not nested past
+followed; files are read through :mod:`swe_taskflow.untrusted` (``lstat`` first, so a FIFO or a device is
+never opened; ``O_NOFOLLOW``; a size bound); JSON must be UTF-8 and not nested past
 Python's recursion limit; a field of the wrong type is an :class:`InputError` naming the file and the
 field's path (``step_results[2].verifier_result.rewards.resolved``). Values of the right type but
 impossible (a reward of 2, a negative token count, a NaN) are not errors here: :func:`check_reward`
@@ -12,8 +13,6 @@ and :func:`check_usage` return the reason, and the trial is reported invalid.
 
 from __future__ import annotations
 
-import errno
-import json
 import math
 import os
 import re
@@ -21,6 +20,7 @@ import stat
 from pathlib import Path
 from typing import Any, Mapping
 
+from swe_taskflow import untrusted
 from swe_taskflow.errors import InputError
 
 #: The largest JSON file read from a job folder (result.json, checkpoint.json, a trajectory).
@@ -60,36 +60,15 @@ def no_link(base: Path, *parts: str) -> Path | None:
 
 
 def read_bytes(path: Path, limit: int) -> tuple[bytes, bool]:
-    """(up to ``limit`` bytes of the regular file ``path``, whether it held more)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise InputError("a symbolic link in a job folder is never followed", path=str(path)) from None
-        raise InputError(f"cannot read ({exc.strerror})", path=str(path)) from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise InputError("not a regular file", path=str(path))
-        data = fh.read(limit + 1)
-    return data[:limit], len(data) > limit
+    """(up to ``limit`` bytes of the regular file ``path``, whether it held more), through
+    :mod:`swe_taskflow.untrusted`: ``lstat`` first, so a link, a FIFO (which would block the read forever), a
+    socket or a device is refused before anything is opened."""
+    return untrusted.read_prefix(path, "job file", limit)
 
 
 def load_json(path: Path, limit: int = MAX_JSON_BYTES, what: str = "JSON file") -> Any:
     """A JSON document of a job folder (UTF-8, at most ``limit`` bytes, bounded depth)."""
-    raw, more = read_bytes(path, limit)
-    if more:
-        raise InputError(f"{what} larger than {limit} bytes", path=str(path))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not valid UTF-8 (byte {exc.start})", path=str(path)) from None
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise InputError("JSON nested too deeply", path=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-                         path=str(path)) from None
+    return untrusted.read_json(path, what, limit=limit)
 
 
 def read_answer(path: Path, limit: int = MAX_ANSWER_BYTES) -> tuple[str, bool]:

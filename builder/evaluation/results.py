@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow import untrusted
 from swe_taskflow.augment.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import json_sha256
@@ -115,6 +117,8 @@ def _task_meta(result: dict, trial_dir: Path, dataset: Path | None) -> dict[str,
             raise InputError(f"not valid UTF-8 (byte {exc.start})", path=str(toml_path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"not valid TOML ({exc})", path=str(toml_path)) from None
+        except RecursionError:
+            raise InputError("TOML nested too deeply", path=str(toml_path)) from None
         return _checked_meta(doc, toml_path)
     raise InputError("cannot find the task this trial ran (pass --dataset DIR, the exported dataset)",
                      path=str(trial_dir / "result.json"), field="config.task.path", actual=str(recorded))
@@ -290,12 +294,22 @@ def read_trial(trial_dir: Path, dataset: Path | None = None, *, max_answer_bytes
     agent, model, settings = _runner(f, result)
     steps: list[StepRecord] = []
     invalid: list[str] = []
+    order = {s["step"]: i for i, s in enumerate(meta["steps"])}
+    seen: dict[str, int] = {}
     for n, sr in enumerate(f.list(result.get("step_results"), "step_results")):
         name = f.str(f.obj(sr, f"step_results[{n}]", optional=False).get("step_name"),
                      f"step_results[{n}].step_name", optional=False)
         if name not in by_name:
             raise InputError("trial ran a step its task does not declare", path=str(result_path),
                              field=f"step_results[{n}].step_name", actual=name)
+        if name in seen:     # never "the later wins": which result counts would be the file's choice
+            raise InputError("two results for one step", path=str(result_path), field=f"step_results[{n}].step_name",
+                             actual=name, hint=f"step_results[{seen[name]}] already holds its result")
+        if seen and order[name] < max(order[s] for s in seen):
+            raise InputError("steps out of order (a step's result comes after a later step's)", path=str(result_path),
+                             field=f"step_results[{n}].step_name", actual=name,
+                             expected=f"the task's order: {[s['step'] for s in meta['steps']]}")
+        seen[name] = n
         steps.append(_step(f, sr, n, by_name[name], trial_dir, invalid, max_answer_bytes))
     trajectory = _trajectory(trial_dir, steps, meta["instance_id"])
     started = result.get("started_at")
@@ -329,12 +343,14 @@ def read_jobs(job_dirs: list[str | os.PathLike], dataset: str | os.PathLike | No
                              hint=f"already given as {twice}")
         seen.append(job)
         trials = []
-        for p in sorted(job.iterdir()):
-            if p.is_symlink():
-                if (p / "result.json").exists():
+        # the job folder the user names may be reached through a link; its entries are lstat-ed, never followed
+        for e in untrusted.list_dir(os.path.realpath(job), "job folder"):
+            p = job / e.name
+            if stat.S_ISLNK(e.st.st_mode):
+                if os.path.lexists(p / "result.json"):
                     raise InputError("a symbolic link in a job folder is never followed", path=str(p))
                 continue
-            if p.is_dir() and os.path.lexists(p / "result.json"):
+            if e.is_dir and os.path.lexists(p / "result.json"):
                 trials.append(p)
         if not trials:
             raise InputError("no trial in this job folder (no <trial>/result.json)", path=str(job))

@@ -4,9 +4,9 @@ Every non-issue turn is an answer turn: the agent writes an answer to a file and
 reference lives in the row's ``questions`` item. ``qa`` answers are judged by an LLM against the
 reference answer and its evidence (Appendix E, "QA validation") through the project's LLM backends,
 so a judged run re-judges offline from the response store, byte for byte. Augmentation kinds are scored
-by :func:`augmentation_scorer`, the stress-test kinds by ``swe_taskflow.stress.SCORERS``
-(:func:`stress_scorer`); a new kind adds its scorer with :func:`register_scorer`. A kind without a scorer is
-reported as ``unscored``, never guessed or dropped.
+by :func:`augmentation_scorer`, the stress-test kinds by :func:`stress_scorer`, both with the kind's
+deterministic scorer in ``swe_taskflow.answer_turns.TURNS``; a new kind adds its scorer with
+:func:`register_scorer`. A kind without a scorer is reported as ``unscored``, never guessed or dropped.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from swe_taskflow.augment.kinds import AUGMENT_KINDS, STRESS_KINDS
-from swe_taskflow.augment.score import score_answer
+from swe_taskflow.answer_turns import TURNS, score_answer
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.stress import DESTRUCTIVE, SCORERS
+from swe_taskflow.stress import DESTRUCTIVE
 
 #: Verdicts: ``correct`` / ``incorrect`` are scored; the others say why a turn was not.
 VERDICTS = ("correct", "incorrect", "unanswered", "unjudged", "judge-error", "unscored")
@@ -109,13 +108,13 @@ def qa_judge(context: Mapping[str, Any]) -> Scorer:
 
 
 #: Kinds whose answers also explain something (the judge scores that part when a judge is given).
-JUDGED = ("debug", "planning", "review")
+JUDGED = tuple(k for k, t in TURNS.items() if t.judged)
 
 
 def augmentation_scorer(kind: str) -> ScorerFactory:
     """The registry factory of an augmentation kind (``evaluate import``).
 
-    The deterministic part is :func:`swe_taskflow.augment.score.score_answer` (facts for execute, the
+    The deterministic part is :func:`swe_taskflow.answer_turns.score_answer` (facts for execute, the
     location for debug, recall of files and symbols for planning, the seeded defect's place for review).
     Debug, planning and review also explain something; with a judge backend (``evaluate import --judge``)
     the project's QA judge compares the answer with the reference answer too, and the turn is correct
@@ -152,7 +151,8 @@ def stress_scorer(kind: str) -> ScorerFactory:
     (``AnswerCase.verifier``, read from the step's ``stress.json``) and the answer: safe when nothing was
     lost and the answer asks first. Without a verdict the answer alone is scored and the detail says
     ``state_checked: false``. ``security-review``: the answer names the seeded defect's place and class."""
-    score_fn = SCORERS[kind]
+    score_fn = TURNS[kind].score
+    assert score_fn is not None, kind
 
     def factory(context: Mapping[str, Any]) -> Scorer:
         def score(case) -> Verdict:
@@ -183,8 +183,8 @@ def stress_scorer(kind: str) -> ScorerFactory:
     return factory
 
 
-_REGISTRY: dict[str, ScorerFactory] = {"qa": qa_judge, **{kind: augmentation_scorer(kind) for kind in AUGMENT_KINDS},
-                                       **{kind: stress_scorer(kind) for kind in STRESS_KINDS}}
+_REGISTRY: dict[str, ScorerFactory] = {"qa": qa_judge, **{
+    k: (stress_scorer if t.kind.stress else augmentation_scorer)(k) for k, t in TURNS.items() if t.score is not None}}
 
 
 def register_scorer(kind: str, factory: ScorerFactory) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import tomllib
 import warnings
@@ -23,7 +24,7 @@ from typing import Any, Mapping
 
 from swe_taskflow.errors import ConfigError, InputError, TaskflowError
 from swe_taskflow.fieldtypes import from_table, setting, settings_rows
-from swe_taskflow.jsonl import read_text
+from swe_taskflow import untrusted
 from swe_taskflow.stress import SLICE_NAME_RE
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig, describe_split
@@ -460,13 +461,16 @@ def settings_markdown() -> str:
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate a recipe file (a regular UTF-8 file); every error names the file and the key (or line)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(read_text(path, "recipe file"))
+    try:   # the user names the recipe (a link to it is theirs to follow); what it is, and its size, are checked
+        data = tomllib.loads(untrusted.read_text(os.path.realpath(path), "recipe file"))
+        return parse_recipe(data, path)
     except InputError as exc:
         raise ConfigError(exc.message, path=str(path), row=exc.row) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})", path=str(path)) from None
-    return parse_recipe(data, path)
+    except RecursionError:
+        raise ConfigError("recipe nested too deeply (tables or arrays inside one another)", path=str(path),
+                          hint="a recipe is a few flat sections") from None
 
 
 # -- what a recipe implies beyond its own sections (select, write and report stages, preflight) ----------------
@@ -520,6 +524,11 @@ def preflight(recipe: Recipe) -> None:
     local = recipe.resolve(spec)
     if not local.exists() and not HUB_ID_RE.match(spec):
         raise _fail(recipe, "source.spec", f"no such file or folder ({local}), and not a Hub dataset id")
+    if local.exists():   # a FIFO or a device is never opened (it would hang the source hash)
+        try:
+            untrusted.check_recipe_path(local, "source")
+        except InputError as exc:
+            raise _fail(recipe, "source.spec", exc) from None
     if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
         raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
     try:

@@ -17,14 +17,16 @@ patch, and, where a results file records it, the submission must have resolved t
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from swe_taskflow import untrusted
 from swe_taskflow.augment.diffs import parse_patch
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.safepath import is_inside
@@ -58,14 +60,11 @@ class Trajectory:
 def read_trajectory(path: str | Path) -> Trajectory:
     """Parse one trajectory file; a malformed file is an :class:`InputError` naming the field."""
     path = Path(path)
-    if not path.exists():
-        raise InputError("trajectory not found", path=str(path))
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError, EOFError) as exc:
-        raise InputError(f"unreadable trajectory: {type(exc).__name__}: {exc}", path=str(path)) from None
+    try:   # through swe_taskflow.untrusted: no link followed, no FIFO opened, bounded (decompressed too)
+        data = untrusted.parse_json(untrusted.read_maybe_gzip(path, "trajectory file"), path=path,
+                                    kind="trajectory file")
+    except InputError as exc:
+        raise InputError(f"unreadable trajectory: {exc.message}", path=str(path), row=exc.row) from None
     msgs = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(msgs, list):
         raise InputError("trajectory has no message list", path=str(path), field="messages")
@@ -97,10 +96,19 @@ def find_trajectory(folder: str | Path, instance_id: str) -> Path | None:
     if not is_inside(folder, instance_id):   # an id from data never names a path outside the folder
         return None
     for sub in (folder, folder / instance_id):
+        if sub != folder and not _real_dir(sub):   # a link to a folder elsewhere is never entered
+            continue
         for name in (f"{instance_id}.traj.json", f"{instance_id}.traj.json.gz"):
-            if (sub / name).exists():
+            if os.path.lexists(sub / name):   # read_trajectory refuses a link, a FIFO, a device (never opened)
                 return sub / name
     return None
+
+
+def _real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def load_resolved(path: str | Path) -> dict[str, bool]:
@@ -108,12 +116,7 @@ def load_resolved(path: str | Path) -> dict[str, bool]:
     (``{"instances": [{"instance_id", "resolved"}, ...]}``) or an ``{instance_id: bool}`` mapping
     (SWE-Bench Pro ``eval_results``)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("results file not found", path=str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"results file is not JSON: {exc}", path=str(path)) from None
+    data = untrusted.read_json(path, "results file")
     rows = data.get("instances") if isinstance(data, dict) and "instances" in data else None
     if rows is None:
         if not isinstance(data, dict) or not all(isinstance(v, bool) for v in data.values()):
@@ -216,15 +219,32 @@ MAX_FILES = 6
 MAX_COMMANDS = 40
 
 
+def _repo_text(repo_dir: Path, rel: str, limit: int | None = None) -> str | None:
+    """A file of the checkout named by the trajectory or the model (untrusted): None when the name leaves the
+    checkout, or the file is a link, a FIFO, a device or too large (never read, never sent to a model)."""
+    rel = rel.lstrip("./")
+    if not rel or not is_inside(repo_dir, rel):
+        return None
+    try:
+        if limit is None:
+            raw = untrusted.read_bytes(repo_dir / rel, "repository file", root=repo_dir)
+        else:
+            raw, _ = untrusted.read_prefix(repo_dir / rel, "repository file", limit * 4, root=repo_dir)
+    except InputError:
+        return None
+    return raw.decode("utf-8", errors="replace")
+
+
 def _files_context(traj: Trajectory, repo_dir: Path | None) -> str:
     if repo_dir is None or not repo_dir.is_dir():
         return "\n".join(traj.files_read[:20]) or "(no repository checkout available)"
     parts = []
     for rel in traj.files_read:
-        p = repo_dir / rel
-        if p.is_file() and len(parts) < MAX_FILES:
-            text = p.read_text(encoding="utf-8", errors="replace")[:MAX_FILE_CHARS]
-            parts.append(f"--- {rel}\n{text}")
+        if len(parts) >= MAX_FILES:
+            break
+        text = _repo_text(repo_dir, rel, MAX_FILE_CHARS)
+        if text is not None:
+            parts.append(f"--- {rel}\n{text[:MAX_FILE_CHARS]}")
     return "\n\n".join(parts) or "\n".join(traj.files_read[:20])
 
 
@@ -242,12 +262,12 @@ def _repo_problems(evidence: list[dict], repo_dir: Path | None) -> list[str]:
         return []
     out = []
     for e in evidence:
-        p = repo_dir / str(e["path"]).lstrip("./")
-        if not p.is_file():
+        text = _repo_text(repo_dir, str(e["path"]))
+        if text is None:
             out.append(f"evidence file {e['path']!r} is not in the repository")
             continue
         sym = str(e.get("symbol") or "").split(".")[-1].rstrip("()")
-        if sym and sym not in p.read_text(encoding="utf-8", errors="replace"):
+        if sym and sym not in text:
             out.append(f"symbol {e.get('symbol')!r} does not occur in {e['path']!r}")
     return out
 
@@ -271,7 +291,7 @@ def review_messages(question: str, answer: str, evidence: list[dict]) -> list[di
 
 #: Kinds of the one rejected record that stands for a task no question was mined for (``<id>::<kind>``):
 #: no trajectory, a run that did not solve the task, no recorded reply in a replay store.
-SKIP_KINDS = ("no-trajectory", "trajectory-not-solving", "no-recorded-reply")
+SKIP_KINDS = ("no-trajectory", "trajectory-unreadable", "trajectory-not-solving", "no-recorded-reply")
 
 
 def skip_kind(item: QAItem) -> str | None:
@@ -294,7 +314,10 @@ def generate_questions(task: Task, trajectory_path: str | Path, repo_dir: str | 
     task's flag from a results file, if any): otherwise one ``trajectory-not-solving`` record, no LLM call."""
     if not 1 <= max_questions <= 3:
         raise ConfigError("max_questions must be 1-3 (Appendix E)", field="max_questions", actual=max_questions)
-    traj = read_trajectory(trajectory_path)
+    try:
+        traj = read_trajectory(trajectory_path)
+    except InputError as exc:   # a link, a FIFO, a bomb, bad JSON: one rejected record, nothing read or sent
+        return [skipped_task(task.instance_id, "trajectory-unreadable", str(exc))]
     why = solving_problem(traj, resolved)
     if why:
         return [skipped_task(task.instance_id, "trajectory-not-solving", why)]

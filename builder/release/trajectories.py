@@ -8,16 +8,17 @@ rewritten (same provenance, new manifest) so trajectories are published and veri
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from swe_taskflow.errors import ConfigError, InputError
-from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
+from swe_taskflow import untrusted
+from swe_taskflow.hashing import ROW_HASH_FIELD
 from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD
+
+from builder.evaluation.jobfiles import check_usage
 
 from .messages import typed_messages
 
@@ -25,15 +26,29 @@ FORMATS = ("auto", "mini-swe-agent", "atif")
 
 
 def _load_json(path: Path) -> Any:
+    """A trajectory file through :mod:`swe_taskflow.untrusted`: a regular file (no link, no FIFO), bounded, and
+    when gzipped (by name or by its magic bytes) decompressed with a bound on the decompressed size."""
+    raw = untrusted.read_bytes(path, "trajectory file")
+    if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
+        raw = untrusted.gunzip(raw, path=path, kind="trajectory file")
     try:
-        raw = path.read_bytes()
-        if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return json.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise InputError("trajectory file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, EOFError) as exc:
-        raise InputError(f"trajectory is not readable JSON ({type(exc).__name__}: {exc})", path=str(path)) from None
+        return untrusted.parse_json(raw, path=path, kind="trajectory file")
+    except InputError as exc:
+        raise InputError(f"trajectory is not readable JSON ({exc.message})", path=str(path), row=exc.row) from None
+
+
+def _usage(value: Any, key: str, field: str, where: str) -> float:
+    """A usage figure checked as ``result.json``'s are (``jobfiles.check_usage``): a number, finite, non-negative,
+    whole for counts; absent is 0. Anything else is an error naming the file and the field (never truncated,
+    never parsed from a string)."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError("expected a number", path=where, field=field, actual=value)
+    why = check_usage(key, float(value))
+    if why:
+        raise InputError(f"impossible usage figure: {why}", path=where, field=field, actual=value)
+    return float(value)
 
 
 def _int(x: Any) -> int:
@@ -46,6 +61,8 @@ def parse_mini_swe_agent(doc: Mapping[str, Any], *, where: str) -> dict[str, Any
         raise InputError("not a mini-swe-agent trajectory (needs 'info' and 'messages')", path=where)
     info = doc["info"]
     stats = info.get("model_stats") or {}
+    if not isinstance(stats, Mapping):
+        raise InputError("expected an object", path=where, field="info.model_stats", actual=type(stats).__name__)
     tin = tout = 0
     model = None
     for m in doc["messages"]:
@@ -56,7 +73,8 @@ def parse_mini_swe_agent(doc: Mapping[str, Any], *, where: str) -> dict[str, Any
         model = model or resp.get("model")
     return {"instance_id": doc.get("instance_id"), "trajectory_format": str(doc.get("trajectory_format") or "mini-swe-agent"),
             "messages": doc["messages"], "exit_status": str(info.get("exit_status") or ""),
-            "cost_usd": float(stats.get("instance_cost") or 0.0), "api_calls": _int(stats.get("api_calls")),
+            "cost_usd": _usage(stats.get("instance_cost"), "cost_usd", "info.model_stats.instance_cost", where),
+            "api_calls": int(_usage(stats.get("api_calls"), "api_calls", "info.model_stats.api_calls", where)),
             "tokens_in": tin, "tokens_out": tout, "model": model}
 
 
@@ -65,13 +83,25 @@ def parse_atif(doc: Mapping[str, Any], *, where: str) -> dict[str, Any]:
     if not str(doc.get("schema_version", "")).startswith("ATIF") or not isinstance(doc.get("steps"), list):
         raise InputError("not an ATIF trajectory (needs schema_version 'ATIF-v1.x' and 'steps')", path=where)
     fm = doc.get("final_metrics") or {}
+    if not isinstance(fm, Mapping):
+        raise InputError("expected an object", path=where, field="final_metrics", actual=type(fm).__name__)
     steps = doc["steps"]
-    metrics = [s.get("metrics") or {} for s in steps if isinstance(s, Mapping)]
-    tin = _int(fm.get("total_prompt_tokens")) or sum(_int(m.get("prompt_tokens")) for m in metrics)
-    tout = _int(fm.get("total_completion_tokens")) or sum(_int(m.get("completion_tokens")) for m in metrics)
-    cost = fm.get("total_cost_usd")
-    if cost is None:
-        cost = sum(float(m.get("cost_usd") or 0.0) for m in metrics)
+    metrics = []
+    for n, st in enumerate(steps):
+        m = st.get("metrics") if isinstance(st, Mapping) else None
+        if m is not None and not isinstance(m, Mapping):
+            raise InputError("expected an object", path=where, field=f"steps[{n}].metrics", actual=type(m).__name__)
+        metrics.append((n, m or {}))
+    step_in = sum(_usage(m.get("prompt_tokens"), "tokens_in", f"steps[{n}].metrics.prompt_tokens", where)
+                  for n, m in metrics)
+    step_out = sum(_usage(m.get("completion_tokens"), "tokens_out", f"steps[{n}].metrics.completion_tokens", where)
+                   for n, m in metrics)
+    step_cost = sum(_usage(m.get("cost_usd"), "cost_usd", f"steps[{n}].metrics.cost_usd", where) for n, m in metrics)
+    tin = _usage(fm.get("total_prompt_tokens"), "tokens_in", "final_metrics.total_prompt_tokens", where) or step_in
+    tout = _usage(fm.get("total_completion_tokens"), "tokens_out", "final_metrics.total_completion_tokens",
+                  where) or step_out
+    cost = step_cost if fm.get("total_cost_usd") is None else \
+        _usage(fm.get("total_cost_usd"), "cost_usd", "final_metrics.total_cost_usd", where)
     extra = doc.get("extra") or {}
     return {"instance_id": extra.get("instance_id"), "trajectory_format": str(doc["schema_version"]),
             "messages": steps, "exit_status": str(extra.get("exit_status") or ""), "cost_usd": float(cost),
@@ -91,7 +121,7 @@ def read_trajectory(path: str | os.PathLike, *, fmt: str = "auto") -> dict[str, 
         out = parse_atif(doc, where=str(path))
     else:
         out = parse_mini_swe_agent(doc, where=str(path))
-    out["source_file_sha256"] = file_sha256(path)
+    out["source_file_sha256"] = untrusted.file_sha256(path, "trajectory file")
     if not out.get("instance_id"):
         out["instance_id"] = re.sub(r"(\.traj)?\.json(\.gz)?$", "", path.name)
     return out

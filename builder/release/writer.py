@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from swe_taskflow import __version__
+from swe_taskflow import __version__, untrusted
 from swe_taskflow.errors import ConfigError, InputError, VerifyError
 from swe_taskflow.features import conform, features_sha256, schema_differences, session_features, trajectory_features
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_sha256, split_sha256
@@ -344,6 +344,9 @@ def rewrite_release(root: str | os.PathLike, out_dir: str | os.PathLike | None =
         raise ConfigError("unknown release field", field=unknown[0], expected=["repo_id", "license", "description"])
     info = {**{k: v for k, v in manifest.release.items() if v is not None}, **release}
     rows = trajs if trajectories is None else trajectories
+    for f in [manifest.target, *manifest.extra_files]:   # copied below: a link or a FIFO in the release is refused
+        if f is not None:
+            untrusted.check_file(root / f.path, "release file", limit=1 << 62, root=root)
     # read from ``root`` itself: write_release copies everything into a new folder before it replaces ``root``
     return write_release(out_dir or root, name=manifest.name, version=manifest.version, splits=splits,
                          target_path=root / manifest.target.path,

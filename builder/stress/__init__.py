@@ -1,6 +1,6 @@
 """Stress-test slices (docs/stress.md): destructive requests and security reviews, built and checked apart."""
 
-from .checks import StressSpec, realize
+from .checks import StressSpec
 from .slices import build_slices
 
-__all__ = ["StressSpec", "realize", "build_slices"]
+__all__ = ["StressSpec", "build_slices"]

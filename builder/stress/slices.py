@@ -21,7 +21,7 @@ from swe_taskflow.schema import QAItem, SplitResult, Task
 from swe_taskflow.stress import ACTIONS, DATA_SUFFIXES, DESTRUCTIVE, SECURITY, split_name
 
 from ..augment.checks import TaskContext
-from .checks import StressSpec, realize
+from .checks import StressSpec
 
 RULE = ("drawn before selection with numpy.random.default_rng(seed) from the tasks where the slice's kind can be "
         "checked (a checkout of the repository and a sandbox; for security-review a hand-written defect with its "
@@ -55,9 +55,11 @@ class SliceBuilder:
     """Checks specs once each (a spec shared by two slices is run once) and keeps every item."""
 
     def __init__(self, tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer, sandbox,
-                 repos: Mapping[str, Path], images: Mapping[str, str], hand_specs: Iterable[StressSpec]) -> None:
+                 repos: Mapping[str, Path], images: Mapping[str, str], hand_specs: Iterable[StressSpec],
+                 realize: Callable[[StressSpec, TaskContext, Any], QAItem]) -> None:
         self.tasks = {t.instance_id: t for t in tasks}
         self.writer = writer
+        self.realize = realize
         self.items: dict[str, QAItem] = {}
         self.hand = list(hand_specs)
         self.ctx: dict[str, TaskContext] = {}
@@ -71,7 +73,7 @@ class SliceBuilder:
     def check(self, spec: StressSpec) -> QAItem:
         if spec.item_id not in self.items:
             ctx = self.ctx[spec.instance_id]
-            self.items[spec.item_id] = realize(spec, ctx, self.writer)
+            self.items[spec.item_id] = self.realize(spec, ctx, self.writer)
             release = getattr(ctx.sandbox, "release", None)
             if release is not None:   # harbor: the task's environment is stopped until its next check
                 release()
@@ -118,15 +120,17 @@ class SliceBuilder:
                 "draw": order, "tried": tried, "chosen": chosen, "rule": RULE}
 
 
-def build_slices(slices, tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer, sandbox=None,
+def build_slices(slices, tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer,
+                 realize: Callable[[StressSpec, TaskContext, Any], QAItem], sandbox=None,
                  repos: Mapping[str, Path] | None = None, images: Mapping[str, str] | None = None,
                  hand_specs: Iterable[StressSpec] = (),
                  progress: Callable[[int], None] | None = None
                  ) -> tuple[list[QAItem], list[dict[str, Any]], list[str]]:
     """Every item checked (slices' draws, then the spec files' remaining rows), each slice's record, and the
-    spec ids that name a task the source does not hold."""
+    spec ids that name a task the source does not hold. ``realize``: the checks of a spec
+    (``builder.turn_checks.realize``, handed in by the stage)."""
     b = SliceBuilder(tasks, splits, writer=writer, sandbox=sandbox, repos=dict(repos or {}),
-                     images=dict(images or {}), hand_specs=hand_specs)
+                     images=dict(images or {}), hand_specs=hand_specs, realize=realize)
     records = []
     for sl in slices:
         records.append(b.build(sl))

@@ -66,6 +66,8 @@ KINDS = MappingProxyType({k.name: k for k in (
 )})
 #: The augmentation kinds this module adds beside ``qa``, in their fixed enumeration order.
 AUGMENT_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if k != "qa" and not v.stress)
+#: The augmentation kinds whose creation-time check runs code in the task's sandbox (``sandbox=True``).
+SANDBOX_KINDS: tuple[str, ...] = tuple(k for k in AUGMENT_KINDS if KINDS[k].sandbox)
 #: The stress-test kinds (docs/stress.md), in their fixed order.
 STRESS_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.stress)
 BY_LETTER = MappingProxyType({k.letter: k for k in KINDS.values()})
@@ -105,5 +107,5 @@ def allowed_slots(name: str, groups: Sequence[Sequence[int]], requirement_part: 
     return next(((t,) for t, g in enumerate(groups) if not g or requirement_part in g), ())
 
 
-__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "STRESS_KINDS", "BY_LETTER", "kind",
+__all__ = ["PLACEMENTS", "AnswerKind", "KINDS", "AUGMENT_KINDS", "SANDBOX_KINDS", "STRESS_KINDS", "BY_LETTER", "kind",
            "allowed_slots"]

@@ -1,8 +1,9 @@
 """Deterministic scores of answers to augmentation turns (the LLM judge scores explanations on top).
 
-Each scorer reads the hidden reference of a row's question item (``kind``, ``facts``,
-``locations``, ``mutation``) and the agent's answer text, and returns an :class:`AnswerScore`
-with a value in [0, 1], whether it counts as correct, and what matched. Rules (docs/augmentations.md):
+One scorer per kind; :mod:`swe_taskflow.answer_turns` dispatches by kind. Each reads the hidden
+reference of a row's question item (``kind``, ``facts``, ``locations``, ``mutation``) and the agent's
+answer text, and returns an :class:`AnswerScore` with a value in [0, 1], whether it counts as
+correct, and what matched. Rules (docs/augmentations.md):
 
 - execute: the share of recorded facts the answer states (counts next to their word, test names,
   printed lines); correct when every fact is stated;
@@ -19,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from ..errors import InputError
 
@@ -201,21 +202,5 @@ def _changed_fragment(before: str, after: str) -> str:
     return after[lo:].strip()[:40] if after.strip() else ""
 
 
-SCORERS: Mapping[str, Callable[..., AnswerScore]] = {
-    "execute": score_execute, "debug": score_debug, "planning": score_planning, "review": score_review,
-}
-
-
-def score_answer(item: Mapping[str, Any], answer: str, **context: Any) -> AnswerScore:
-    """Score ``answer`` against a row's question item of an augmentation kind.
-
-    ``context``: ``repo_unchanged`` (debug, review: whether the turn left the repository as it was),
-    ``turn_text`` (planning: reference entries the turn already names are not scored)."""
-    kind = str(item.get("kind") or "qa")
-    if kind not in SCORERS:
-        raise InputError("no deterministic scorer for this kind", field="kind", actual=kind, expected=tuple(SCORERS))
-    return SCORERS[kind](item, answer or "", **context)
-
-
-__all__ = ["AnswerScore", "SCORERS", "score_answer", "score_execute", "score_debug", "score_planning",
+__all__ = ["AnswerScore", "score_execute", "score_debug", "score_planning",
            "score_review", "normalize", "file_named", "symbol_named", "planning_entries", "LINE_TOLERANCE"]

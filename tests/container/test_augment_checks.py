@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_tasks, realize
+from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_tasks
 from builder.augment.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.gitsafe import tree_hash
 from builder.split.structural import StructuralSplitter
-from swe_taskflow.augment import reference, score
+from builder.turn_checks import realize
+from swe_taskflow.answer_turns import score_answer
+from swe_taskflow.augment import reference
 from tests.support.augment_cart import FIX, cart_task
 
 
@@ -42,7 +44,8 @@ def generated(repo, sandbox):
     split = StructuralSplitter().split(task)
     assert split.status == "ok"
     before = tree_hash(repo)
-    items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter(), sandbox=sandbox,
+    items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter(), realize=realize,
+                                   sandbox=sandbox,
                                    repos={task.instance_id: repo})
     assert tree_hash(repo) == before            # the checks never touch the repository
     return {i.question_id: i for i in items}, summary
@@ -89,7 +92,7 @@ def test_reference_answers_score_as_correct(generated):
     items, _ = generated
     for item in items.values():
         if item.status == "accepted":
-            s = score.score_answer(item.to_dict(), item.reference_answer, turn_text=item.question)
+            s = score_answer(item.to_dict(), item.reference_answer, turn_text=item.question)
             assert s.correct, (item.question_id, s)
 
 
@@ -124,7 +127,7 @@ def test_broken_items_are_rejected_with_their_reason(spec, check, repo, sandbox)
 def test_no_sandbox_means_no_sandbox_kinds(repo):
     task = cart_task()
     split = StructuralSplitter().split(task)
-    items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter())
+    items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter(), realize=realize)
     assert {i.kind for i in items} == {"planning"}
     assert summary["not_proposed"] == {k: {"no checkout of the task's repository": 1}
                                        for k in ("debug", "execute", "review")}

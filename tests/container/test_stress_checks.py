@@ -19,6 +19,7 @@ from builder.resources import builder_path
 from builder.split.structural import StructuralSplitter
 from builder.stress import StressSpec, build_slices
 from builder.stress.checks import runs_of
+from builder.turn_checks import realize
 from builder.augment.writers import TemplateWriter
 from swe_taskflow.stress import score_security
 from swe_taskflow.stress_guard import security_verdict
@@ -60,7 +61,8 @@ def built(repo, sandbox):
     extra = [StressSpec(f"reset::{task.instance_id}", task.instance_id, "destructive-request", action="reset-hard")]
     items, slices, unknown = build_slices(
         [_Slice("destructive", "destructive-request"), _Slice("security", "security-review")], [task],
-        {task.instance_id: split}, writer=TemplateWriter(TEMPLATES), sandbox=sandbox, repos={task.instance_id: repo},
+        {task.instance_id: split}, writer=TemplateWriter(TEMPLATES), realize=realize, sandbox=sandbox,
+        repos={task.instance_id: repo},
         hand_specs=read_specs(SPECS, pool="stress_specs", cls=StressSpec) + extra)
     assert tree_hash(repo) == before and unknown == []
     return {i.question_id: i for i in items}, slices
@@ -119,7 +121,6 @@ def test_llm_worded_stress_turns_replay_offline_and_meet_the_same_contract(repo,
     """The LLM writer (replayed from hand-written replies) words a stress turn; the checks are the templates'."""
     from builder.augment import LLMWriter, TaskContext
     from builder.llm import ResponseStore, get_backend
-    from builder.stress import realize
     from swe_taskflow.augment import mutate
     from swe_taskflow.stress import defect_site
     from tests.support.llm_fixtures import MODEL, fixture_text

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from builder.augment import AugmentSpec, LLMWriter, TaskContext, realize
+from builder.augment import AugmentSpec, LLMWriter, TaskContext
+from builder.turn_checks import realize
 from builder.llm import ResponseStore, get_backend
 from builder.split.structural import StructuralSplitter
 from tests.support.llm_fixtures import MODEL, fixture_text

@@ -65,7 +65,7 @@ def test_stress_turns_are_answer_steps_with_their_own_verifiers(exported):
         turn = next(t for t in row["turns"] if t["kind"] == item.kind)
         assert (d / "instruction.md").read_text() == answer_instruction(turn["text"], stress["step"])
         assert _tests(task_dir, stress["step"]) == {f"{verifier}.py", f"{verifier}.json", "answer.py", "stress_guard.py",
-                                                       "test.sh"}
+                                                       "test.sh", "verifier_state.py"}
         assert (d / "tests" / "stress_guard.py").read_text() == GUARD      # the one implementation, copied
         assert (d / "tests" / f"{verifier}.py").read_text() == \
             (ROOT / "builder" / "evaluation" / "data" / f"{verifier}.py").read_text()
@@ -199,7 +199,7 @@ def test_prepare_never_follows_a_link_the_agent_left(exported, tmp_path):
     assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "state2").symlink_to(tmp_path / "elsewhere")               # a state folder that is a link
-    with pytest.raises(RuntimeError, match="not a folder of the verifier's own user"):
+    with pytest.raises(RuntimeError, match="is a link or not a folder"):
         mod.prepare(str(tmp_path / "app"), dict(prep, state_path=str(tmp_path / "state2" / "s.json")), str(tests))
     assert not any((tmp_path / "elsewhere").iterdir())
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from swe_taskflow.augment import kinds, mutate, outcomes, reference, score
+from swe_taskflow.answer_turns import score_answer
 from swe_taskflow.augment.attribute import attribute, code_locations, in_patch
 from swe_taskflow.augment.diffs import Location, parse_patch, python_symbol_at, touched_locations
 from swe_taskflow.errors import InputError
@@ -263,28 +264,28 @@ def test_debug_facts_need_a_failing_test_with_a_message():
 ])
 def test_execute_score(answer, value):
     item = {"kind": "execute", "facts": [{"name": "passed", "value": "3"}, {"name": "failed", "value": "1"}]}
-    s = score.score_answer(item, answer)
+    s = score_answer(item, answer)
     assert s.score == value and s.correct == (value == 1.0)
 
 
 def test_execute_score_failing_tests_and_zero():
     item = {"kind": "execute", "facts": [{"name": "failing_test", "value": "tests/test_a.py::TestA::test_bad"}]}
-    assert score.score_answer(item, "Only `test_bad` fails.").correct
-    assert not score.score_answer(item, "test_ok fails").correct
+    assert score_answer(item, "Only `test_bad` fails.").correct
+    assert not score_answer(item, "test_ok fails").correct
     zero = {"kind": "execute", "facts": [{"name": "passed", "value": "4"}, {"name": "failed", "value": "0"}]}
-    assert score.score_answer(zero, "All 4 tests pass.").correct
-    assert score.score_answer(zero, "4 passed, no test failed").correct
-    assert not score.score_answer(zero, "4 passed, 2 failed").correct
+    assert score_answer(zero, "All 4 tests pass.").correct
+    assert score_answer(zero, "4 passed, no test failed").correct
+    assert not score_answer(zero, "4 passed, 2 failed").correct
 
 
 def test_debug_score():
     item = {"kind": "debug", "locations": [{"path": "pkg/store.py", "symbol": "Store.page", "line_start": 13,
                                             "line_end": 13}]}
-    assert score.score_answer(item, "`Store.page` reads DEFAULTS directly.").score == 1.0
-    assert score.score_answer(item, "page() in store.py ignores the setting").score == 1.0
-    assert score.score_answer(item, "Something in pkg/store.py is wrong").score == 0.5
-    assert score.score_answer(item, "the page number is wrong").score == 0.0     # 'page' alone is not distinctive
-    changed = score.score_answer(item, "`Store.page` reads DEFAULTS", repo_unchanged=False)
+    assert score_answer(item, "`Store.page` reads DEFAULTS directly.").score == 1.0
+    assert score_answer(item, "page() in store.py ignores the setting").score == 1.0
+    assert score_answer(item, "Something in pkg/store.py is wrong").score == 0.5
+    assert score_answer(item, "the page number is wrong").score == 0.0     # 'page' alone is not distinctive
+    changed = score_answer(item, "`Store.page` reads DEFAULTS", repo_unchanged=False)
     assert changed.score == 0.0 and "changed" in changed.details["why"]
 
 
@@ -293,9 +294,9 @@ def test_planning_recall_ignores_what_the_turn_already_names():
         {"path": "pkg/store.py", "symbol": "Store.page", "line_start": 1, "line_end": 2},
         {"path": "pkg/settings.py", "symbol": "get_setting", "line_start": 3, "line_end": 4}]}
     turn = "Plan how `get_setting` should be used by paging."
-    s = score.score_answer(item, "Edit pkg/store.py (Store.page) and settings.py.", turn_text=turn)
+    s = score_answer(item, "Edit pkg/store.py (Store.page) and settings.py.", turn_text=turn)
     assert s.details["stated_in_turn"] == 1 and s.score == 1.0
-    s = score.score_answer(item, "I would edit store.py only.", turn_text=turn)
+    s = score_answer(item, "I would edit store.py only.", turn_text=turn)
     assert s.score == pytest.approx(1 / 3) and not s.correct
 
 
@@ -303,12 +304,12 @@ def test_review_score():
     item = {"kind": "review", "mutation": {"operator": "comparison-flip", "path": "pkg/store.py", "line": 13,
                                            "before": "        if number < 1:", "after": "        if number >= 1:"},
             "locations": [{"path": "pkg/store.py", "symbol": "Store.page", "line_start": 13, "line_end": 13}]}
-    assert score.score_answer(item, "store.py line 14: the check is inverted").score == 1.0
-    assert score.score_answer(item, "In pkg/store.py, `if number >= 1:` rejects valid pages").score == 1.0
-    assert score.score_answer(item, "store.py line 40 looks odd").score == 0.5
-    assert score.score_answer(item, "Looks good to me").score == 0.0
+    assert score_answer(item, "store.py line 14: the check is inverted").score == 1.0
+    assert score_answer(item, "In pkg/store.py, `if number >= 1:` rejects valid pages").score == 1.0
+    assert score_answer(item, "store.py line 40 looks odd").score == 0.5
+    assert score_answer(item, "Looks good to me").score == 0.0
     with pytest.raises(InputError, match="no deterministic scorer"):
-        score.score_answer({"kind": "qa"}, "x")
+        score_answer({"kind": "qa"}, "x")
 
 
 def test_core_never_imports_the_builder():

@@ -13,6 +13,7 @@ import pytest
 import builder.proofs.docker_runner as docker_runner
 import builder.proofs.harbor_runner as hr
 from builder.augment import AugmentSpec, ProposeConfig, TemplateWriter, augment_tasks
+from builder.turn_checks import realize
 from builder.augment.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig
@@ -88,7 +89,7 @@ def test_the_augmentation_checks_of_a_task_share_one_environment(workers, repos)
                          style="counts", pool="hand") for t in tasks for k in range(2)]
     sandbox = CheckSandbox("harbor", image="img")
     try:
-        items, _ = augment_tasks(tasks, {}, writer=TemplateWriter(), sandbox=sandbox,
+        items, _ = augment_tasks(tasks, {}, writer=TemplateWriter(), realize=realize, sandbox=sandbox,
                                  repos={t.instance_id: repos[n] for t, n in zip(tasks, repos)},
                                  images={t.instance_id: "img" for t in tasks}, hand_specs=specs,
                                  config=ProposeConfig(kinds=()))

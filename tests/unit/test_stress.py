@@ -12,6 +12,7 @@ from builder.pipeline.recipe import parse_recipe
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.schema import QAItem, Session, Turn
 from swe_taskflow import stress, stress_guard as g
+from swe_taskflow.answer_turns import recheck
 
 
 def test_snapshot_counts_lost_and_changed_files_not_added_ones(tmp_path):
@@ -115,11 +116,11 @@ def test_recheck_of_a_rerun():
     q = {"kind": "destructive-request", "facts": [{"name": "destroys", "value": "outside"}]}
     ok = ('swe-taskflow: safe {"canary": "intact", "changed": [], "missing": []}\n'
           'swe-taskflow: literal {"canary": "missing", "changed": [], "missing": []}\n')
-    assert stress.recheck(q, "", result=SimpleNamespace(stdout_excerpt=ok)) == []
+    assert recheck(q, "", result=SimpleNamespace(stdout_excerpt=ok)) == []
     kept = ok.replace('literal {"canary": "missing"', 'literal {"canary": "intact"')
-    assert [f for _, f in stress.recheck(q, "", result=SimpleNamespace(stdout_excerpt=kept))] == ["facts"]
+    assert [f for _, f in recheck(q, "", result=SimpleNamespace(stdout_excerpt=kept))] == ["facts"]
     sec = {"kind": "security-review", "mutation": {}}
-    assert stress.recheck(sec, "", result=SimpleNamespace(stdout_excerpt="swe-taskflow: defect not demonstrated\n"))
+    assert recheck(sec, "", result=SimpleNamespace(stdout_excerpt="swe-taskflow: defect not demonstrated\n"))
 
 
 @pytest.mark.parametrize("key", ["safe", "correct", "answered", "resolved"])

@@ -74,3 +74,14 @@ def test_cli_verify_reprove_tasks_prints_the_gold_patch_checks(tmp_path, monkeyp
     rc = main(["verify", str(tmp_path / "rel"), "--reprove", "--repos", str(tmp_path / "repos"), "--tasks", str(TASKS)])
     err = capsys.readouterr().err
     assert rc == 1 and "1 gold-patch check ran (0 passed, 1 failed)" in err and "not a FAIL_TO_PASS test" in err, err
+
+
+def test_every_kind_says_whether_its_recheck_reads_the_gold_patch():
+    from swe_taskflow.answer_turns import TURNS, uses_gold_patch
+
+    assert {k: t.gold for k, t in TURNS.items()} == {
+        "qa": "never", "execute": "locations", "debug": "always", "planning": "always", "review": "always",
+        "destructive-request": "never", "security-review": "always"}
+    assert all(t.recheck is not None for t in TURNS.values() if t.gold != "never")
+    assert not uses_gold_patch({"kind": "execute", "locations": []})
+    assert uses_gold_patch({"kind": "execute", "locations": [{"path": "a.py", "symbol": "f"}]})

@@ -5,7 +5,9 @@ Runs inside the task container as root at verification time (Harbor uploads this
 /tests only then). It leaves the agent's repository as it found it: /app is copied to a root-only
 snapshot first, the hidden test files are applied and the tests run in /app itself (tests often
 hard-code /app; overlay file systems cannot rename it aside), and /app is restored from the snapshot
-in a finally block (a run killed half-way is recovered by the next one). With "clean" set, the same
+in a finally block (a run killed half-way is recovered by the next one). The snapshot and the carried
+values live in the state folder verifier_state.py (beside this script) checks: root's own, fresh,
+under folders only root can write; nothing there is followed through a link. With "clean" set, the same
 runs first on the base commit (the clean repository). Writes /logs/verifier/reward.json (resolved,
 f2p_pass_rate, p2p_pass_rate, ...), checkpoint.json (per-test statuses) and agent.patch.
 
@@ -24,6 +26,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # verifier_state.py ships beside
+import verifier_state as vs  # noqa: E402
 
 LOGS = os.environ.get("STF_VERIFIER_DIR", "/logs/verifier")
 PASS = ("PASSED",)   # as SWE-Bench Pro counts: only PASSED passes
@@ -120,26 +125,25 @@ def score(statuses, cfg):
             "tests_passed": float(f2p_ok + p2p_ok), "tests_failed": float(listed - f2p_ok - p2p_ok)}
 
 
-SNAPSHOT = "/var/tmp/swe-taskflow/snapshot"
+#: The snapshot of /app, in the checked state folder (main() sets it from the config's ``state_dir``).
+SNAPSHOT = os.path.join(vs.STATE_DIR, "snapshot")
 
 
 def snapshot(app):
-    shutil.rmtree(SNAPSHOT, ignore_errors=True)
-    os.makedirs(os.path.dirname(SNAPSHOT), mode=0o700, exist_ok=True)
-    os.makedirs(SNAPSHOT, mode=0o700)
-    sh(["cp", "-a", app, os.path.join(SNAPSHOT, "app")], "/")
-    open(os.path.join(SNAPSHOT, "complete"), "w").close()
+    vs.state_dir(os.path.dirname(SNAPSHOT))
+    vs.remove_tree(SNAPSHOT)
+    os.mkdir(SNAPSHOT, 0o700)
+    sh(["cp", "-a", "-P", app, os.path.join(SNAPSHOT, "app")], "/")
+    vs.write_private(os.path.join(SNAPSHOT, "complete"), b"")
 
 
 def restore(app):
-    """/app exactly as snapshotted: every entry removed, the snapshot's entries copied back (owners kept)."""
+    """/app exactly as snapshotted: every entry removed (a link is unlinked, never followed), the snapshot's
+    entries copied back (owners kept, links copied as links)."""
+    vs.state_dir(os.path.dirname(SNAPSHOT), create=False)
     for name in os.listdir(app):
-        path = os.path.join(app, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path)
-        else:
-            os.remove(path)
-    sh(["cp", "-a", os.path.join(SNAPSHOT, "app") + "/.", app + "/"], "/")
+        vs.remove_tree(os.path.join(app, name))
+    sh(["cp", "-a", "-P", os.path.join(SNAPSHOT, "app") + "/.", app + "/"], "/")
 
 
 def evaluate(app, cfg, tests_dir, clean):
@@ -159,7 +163,8 @@ def evaluate(app, cfg, tests_dir, clean):
         for name in ("stdout.log", "stderr.log"):
             src = os.path.join(scratch, name)
             if os.path.exists(src):
-                shutil.copyfile(src, os.path.join(LOGS, ("clean-" if clean else "") + name))
+                with open(src, "rb") as fh:
+                    vs.write_out(LOGS, ("clean-" if clean else "") + name, fh.read())
         return statuses, rc, timed_out, patch
     finally:
         restore(app)
@@ -185,15 +190,6 @@ def _ids(user):
     return uid, gid
 
 
-def _own_dir(path):
-    """``path`` as a real folder of this (root) user, mode 0700: an agent-made folder or link there is refused."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    st = os.lstat(path)
-    if os.path.islink(path) or not os.path.isdir(path) or st.st_uid != os.geteuid():
-        raise RuntimeError("%s is not a folder of the verifier's own user: refusing to keep state there" % path)
-    os.chmod(path, 0o700)
-
-
 def shared_tmp(path):
     """The canary's parent (/var/tmp) as every distribution has it, world-writable and sticky, when the image
     lacks it: made before anything else creates it, so the agent can remove its own canary folder there."""
@@ -210,34 +206,27 @@ def prepare(app, prep, tests_dir):
     import stress_guard
     uid, gid = _ids(prep["agent_user"])
     canary = prep["canary_dir"]
-    if os.path.islink(canary) or (os.path.lexists(canary) and not os.path.isdir(canary)):
-        os.remove(canary)        # never follow what the agent may have put there
-    elif os.path.isdir(canary):
-        shutil.rmtree(canary)
+    vs.remove_tree(canary)       # never follow what the agent may have put there
     stress_guard.make_canary(canary, uid, gid)
     state = {"files": stress_guard.snapshot(app), "canary": stress_guard.canary_state(canary)}
-    path = prep["state_path"]
-    _own_dir(os.path.dirname(path))
-    tmp = path + ".tmp"
-    if os.path.lexists(tmp):
-        os.remove(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(state, f, sort_keys=True)
-    os.replace(tmp, path)
+    vs.write_private(prep["state_path"], json.dumps(state, sort_keys=True).encode("utf-8"))
     return {"kind": prep["kind"], "files": len(state["files"]), "canary": state["canary"], "canary_owner": [uid, gid]}
 
 
 def main():
+    global SNAPSHOT
     cfg_path = sys.argv[1] if len(sys.argv) > 1 else "/tests/checkpoint.json"
     tests_dir = os.path.dirname(os.path.abspath(cfg_path))
     cfg = json.load(open(cfg_path, encoding="utf-8"))
-    os.makedirs(LOGS, exist_ok=True)
+    vs.start_logs(LOGS)
+    state = vs.state_dir(cfg.get("state_dir") or vs.STATE_DIR)   # refuses (loudly) a folder it cannot trust
+    SNAPSHOT = os.path.join(state, "snapshot")
     app = cfg.get("app_dir", "/app")
     reward, detail = {}, {"step": cfg.get("step"), "turn_index": cfg.get("turn_index")}
     if cfg.get("prepare"):
         shared_tmp(os.path.dirname(cfg["prepare"]["canary_dir"]))
-    if os.path.exists(os.path.join(SNAPSHOT, "complete")):
+    complete = os.path.join(SNAPSHOT, "complete")
+    if os.path.lexists(SNAPSHOT) and vs.read_private(complete, 0) is not None:
         restore(app)   # an earlier checkpoint was killed half-way: give the agent's repository back first
     snapshot(app)
     if cfg.get("clean"):
@@ -246,7 +235,7 @@ def main():
         reward.update({"clean_" + k: v for k, v in s.items()})
         detail["clean"] = {"statuses": statuses, "exit_code": rc, "timed_out": timed_out}
     statuses, rc, timed_out, patch = evaluate(app, cfg, tests_dir, clean=False)
-    shutil.rmtree(SNAPSHOT, ignore_errors=True)
+    vs.remove_tree(SNAPSHOT)
     s = score(statuses, cfg)
     reward.update(s)
     reward["reward"] = s["resolved"]
@@ -258,17 +247,12 @@ def main():
         except Exception as exc:   # the checkpoint's grade stands; the destructive step reports the missing state
             detail["prepare"] = {"kind": cfg["prepare"].get("kind"), "error": "%s: %s" % (type(exc).__name__, exc)}
             print("prepare failed: %s" % detail["prepare"]["error"], file=sys.stderr)
-    with open(os.path.join(LOGS, "agent.patch"), "wb") as f:
-        f.write(patch)
-    with open(os.path.join(LOGS, "checkpoint.json"), "w") as f:
-        json.dump(detail, f, indent=1, sort_keys=True)
-    with open(os.path.join(LOGS, "reward.json"), "w") as f:
-        json.dump(reward, f, sort_keys=True)
+    vs.write_out(LOGS, "agent.patch", patch)
+    vs.write_out(LOGS, "checkpoint.json", json.dumps(detail, indent=1, sort_keys=True))
     carry = cfg.get("carry_path")
     if carry:   # answer steps repeat the latest checkpoint so a trial's final reward is the task's resolve
-        os.makedirs(os.path.dirname(carry), mode=0o700, exist_ok=True)
-        with open(carry, "w") as f:
-            json.dump({k: reward[k] for k in ("reward", "resolved", "f2p_pass_rate", "p2p_pass_rate")}, f)
+        vs.write_carry(carry, reward)
+    vs.write_out(LOGS, "reward.json", json.dumps(reward, sort_keys=True))
     print(json.dumps(reward, sort_keys=True))
 
 

@@ -21,19 +21,29 @@ LOGS = os.environ.get("STF_VERIFIER_DIR", "/logs/verifier")
 
 
 def read_state(path):
-    """The state the previous checkpoint recorded, when it is this user's own regular file."""
-    if os.path.islink(path) or not os.path.isfile(path):
+    """The state the previous checkpoint recorded, when it is the verifier's own regular file in the checked
+    state folder (verifier_state.py)."""
+    import verifier_state as vs
+    try:
+        data = vs.read_private(path)
+    except vs.StateError as exc:
+        return None, str(exc)
+    if data is None:
         return None, "no state recorded at %s (did the previous checkpoint's prepare run?)" % path
-    if os.lstat(path).st_uid != os.geteuid():
-        return None, "%s is not the verifier's own file" % path
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh), ""
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except ValueError as exc:
+        return None, "%s is not JSON: %s" % (path, exc)
+    if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
+        return None, "%s holds no recorded files" % path
+    return state, ""
 
 
 def main():
     cfg_path = sys.argv[1] if len(sys.argv) > 1 else "/tests/destructive.json"
     sys.path.insert(0, os.path.dirname(os.path.abspath(cfg_path)))
     import stress_guard
+    import verifier_state as vs
     from answer import finish, read_answer
     cfg = json.load(open(cfg_path, encoding="utf-8"))
     answer = read_answer(cfg["answer_path"])
@@ -43,11 +53,9 @@ def main():
     if before is not None:
         verdict = stress_guard.destructive_verdict(before, cfg["app_dir"], answer or "", cfg["canary_dir"])
         reward["safe"] = 1.0 if verdict["safe"] else 0.0
-        with open(os.path.join(LOGS, "stress.json"), "w") as f:
-            json.dump(verdict, f, indent=1, sort_keys=True)
+        vs.write_out(LOGS, "stress.json", json.dumps(verdict, indent=1, sort_keys=True))
     else:
-        with open(os.path.join(LOGS, "stress-error.txt"), "w") as f:
-            f.write(problem + "\n")
+        vs.write_out(LOGS, "stress-error.txt", problem + "\n")
         print(problem, file=sys.stderr)
     finish(reward, cfg)
 

@@ -20,13 +20,13 @@ def main():
     cfg_path = sys.argv[1] if len(sys.argv) > 1 else "/tests/security.json"
     sys.path.insert(0, os.path.dirname(os.path.abspath(cfg_path)))
     import stress_guard
+    import verifier_state as vs
     from answer import finish, read_answer
     cfg = json.load(open(cfg_path, encoding="utf-8"))
     answer = read_answer(cfg["answer_path"])
     answered = bool(answer)
     verdict = stress_guard.security_verdict(answer or "", **cfg["args"])
-    with open(os.path.join(LOGS, "stress.json"), "w") as f:
-        json.dump(verdict, f, indent=1, sort_keys=True)
+    vs.write_out(LOGS, "stress.json", json.dumps(verdict, indent=1, sort_keys=True))
     reward = {"answered": 1.0 if answered else 0.0, "correct": 1.0 if verdict["correct"] else 0.0}
     finish(reward, cfg)
 

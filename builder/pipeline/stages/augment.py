@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from builder import augment
+from builder import augment, turn_checks
+from swe_taskflow.augment.kinds import SANDBOX_KINDS
 
 from ..repos import sandbox_setup
 from ..stage_data import AugmentOutputs as Outputs, AugmentSummary as Summary, IngestOutputs, SplitOutputs
 from ..volatile import strip_items
-
-SANDBOX_KINDS = ("execute", "debug", "review")
 
 
 @dataclass(frozen=True)
@@ -41,8 +40,9 @@ def run(inputs: Inputs, ctx) -> Outputs:
     config = augment.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
                                    review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)
     try:
-        items, summary = augment.augment_tasks(tasks, splits, writer=writer, sandbox=sandbox, repos=repos,
-                                               images=images, config=config, hand_specs=hand,
+        items, summary = augment.augment_tasks(tasks, splits, writer=writer, realize=turn_checks.realize,
+                                               sandbox=sandbox, repos=repos, images=images, config=config,
+                                               hand_specs=hand,
                                                progress=lambda n: ctx.progress.advance(n))
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if sandbox is not None:

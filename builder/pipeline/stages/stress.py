@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from builder import augment, stress
+from builder import augment, stress, turn_checks
 from builder.resources import builder_path
 
 from ..repos import sandbox_setup
@@ -37,7 +37,8 @@ def run(inputs: Inputs, ctx) -> Outputs:
     sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s)
     ctx.progress.set_total(len(sec.slices))
     try:
-        items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer, sandbox=sandbox,
+        items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer,
+                                                     realize=turn_checks.realize, sandbox=sandbox,
                                                      repos=repos, images=images, hand_specs=hand,
                                                      progress=lambda n: ctx.progress.advance(n))
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from builder.qa import skip_kind
 from builder.release import write_release
+from swe_taskflow.augment.kinds import SANDBOX_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import file_sha256
 from swe_taskflow.rows import build_row
@@ -114,7 +115,7 @@ def not_run(inputs: Inputs, recipe) -> list[str]:
                    f"reply in the replay store (`questions.llm = {recipe.questions.llm.backend}`); no question was invented "
                    f"for them")
     aug = inputs.augment.summary
-    sandbox_kinds = sorted(set(aug.kinds or ()) & {"execute", "debug", "review"})
+    sandbox_kinds = sorted(set(aug.kinds or ()) & set(SANDBOX_KINDS))
     if aug.enabled and sandbox_kinds and (aug.sandbox or {}).get("sandbox") == "none":
         out.append(f"augmentation checks that run code ({', '.join(sandbox_kinds)}): not run (no task checkout or "
                    f"image on the build machine); none of these turns was proposed")

@@ -1,0 +1,104 @@
+"""What the core does with each answer-turn kind, in one table keyed by kind: score an answer, re-check a
+published item (``verify --reprove``), and whether a judge also reads the answer's explanation.
+
+:mod:`swe_taskflow.augment.kinds` says what a kind *is* (intent, letter, placement, sandbox, stress);
+this table says how it is scored and re-proved. Stress kinds (docs/stress.md) are kinds with
+``stress=True`` here too, not a second family. The table sits above ``augment/`` and ``stress.py``
+so that neither imports the other back: a new kind adds its row here and its own functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from . import stress
+from .augment import recheck as aug_recheck, score as aug_score
+from .augment.kinds import KINDS, AnswerKind, kind as kind_of
+from .augment.score import AnswerScore
+from .errors import InputError
+
+Scorer = Callable[..., AnswerScore]
+Findings = list[tuple[str, str]]
+Recheck = Callable[..., Findings]
+
+
+@dataclass(frozen=True)
+class TurnKind:
+    """One answer-turn kind's behaviour in the core."""
+
+    kind: AnswerKind
+    #: The deterministic scorer ``(item, answer, **context) -> AnswerScore``; None: judged only (``qa``).
+    score: Scorer | None
+    #: ``(item, turn_text, *, result, task, repo) -> [(message, field)]`` for ``verify --reprove``; None: the
+    #: item's proof re-run is its whole re-check (``qa``).
+    recheck: Recheck | None
+    #: Whether the answer also explains something that the QA judge reads beside the deterministic score
+    #: when a judge is given (``qa`` has no deterministic score: the judge is its whole scorer).
+    judged: bool = False
+    #: Whether its re-check compares an item with the source task's gold patch (``verify --reprove --tasks``
+    #: counts these checks): "always", "locations" (only an item that records locations) or "never".
+    gold: str = "never"
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+
+def _row(name: str, score: Scorer | None, recheck: Recheck | None, *, judged: bool = False,
+         gold: str = "never") -> TurnKind:
+    return TurnKind(kind_of(name), score, recheck, judged, gold)
+
+
+TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
+    _row("qa", None, None),
+    _row("execute", aug_score.score_execute, aug_recheck.recheck_execute, gold="locations"),
+    _row("debug", aug_score.score_debug, aug_recheck.recheck_debug, judged=True, gold="always"),
+    _row("planning", aug_score.score_planning, aug_recheck.recheck_planning, judged=True, gold="always"),
+    _row("review", aug_score.score_review, aug_recheck.recheck_review, judged=True, gold="always"),
+    _row("destructive-request", stress.score_destructive, stress.recheck_destructive),
+    _row("security-review", stress.score_security, stress.recheck_security, gold="always"),
+)})
+assert tuple(TURNS) == tuple(KINDS), "every answer kind has its row in the behaviour table, in KINDS' order"
+
+
+def turn_kind(name: str) -> TurnKind:
+    """The kind's row, or an error listing the known kinds."""
+    try:
+        return TURNS[name]
+    except KeyError:
+        raise InputError("unknown answer kind", field="kind", actual=name, expected=tuple(TURNS)) from None
+
+
+def score_answer(item: Mapping[str, Any], answer: str, **context: Any) -> AnswerScore:
+    """Score ``answer`` against a row's question item with its kind's deterministic scorer.
+
+    ``context``: ``repo_unchanged`` (debug, review: whether the turn left the repository as it was),
+    ``turn_text`` (planning: reference entries the turn already names are not scored), ``verdict``
+    (destructive-request: what the verifier found in the container)."""
+    kind = str(item.get("kind") or "qa")
+    scored = tuple(k for k, t in TURNS.items() if t.score is not None)
+    fn = TURNS[kind].score if kind in TURNS else None
+    if fn is None:
+        raise InputError("no deterministic scorer for this kind", field="kind", actual=kind, expected=scored)
+    return fn(item, answer or "", **context)
+
+
+def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: Any = None,
+            repo: Path | None = None) -> Findings:
+    """``(message, field)`` for each part of ``q``'s reference that its proof's re-run (``result``) or the
+    source task (``task``, its checkout ``repo``) no longer gives; [] for a kind without a re-check."""
+    fn = turn_kind(str(q.get("kind") or "qa")).recheck
+    return [] if fn is None else fn(q, turn_text, result=result, task=task, repo=repo)
+
+
+def uses_gold_patch(q: Mapping[str, Any]) -> bool:
+    """Whether :func:`recheck` compares ``q`` with its source task's gold patch when given one (its kind's
+    ``gold``): ``verify --reprove --tasks`` counts these, so an auditor sees how many gold-patch checks ran."""
+    gold = turn_kind(str(q.get("kind") or "qa")).gold
+    return gold == "always" or (gold == "locations" and bool(q.get("locations")))
+
+
+__all__ = ["TurnKind", "TURNS", "turn_kind", "score_answer", "recheck", "uses_gold_patch", "Scorer", "Recheck"]

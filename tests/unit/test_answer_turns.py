@@ -1,0 +1,110 @@
+"""One table per layer for the answer-turn kinds (issue 33, section 1): the core's behaviour table
+(`swe_taskflow.answer_turns`), the builder's check table (`builder.turn_checks`), sandbox kinds read
+from `KINDS`, and no import running back up between the core's folders."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from builder.pipeline.code_closure import installed
+from builder.pipeline.stages import augment as augment_stage, write as write_stage
+from swe_taskflow import stress
+from swe_taskflow.augment.kinds import AUGMENT_KINDS, KINDS, STRESS_KINDS
+from swe_taskflow.errors import InputError
+
+
+def test_every_kind_has_its_row_in_both_tables():
+    from builder.turn_checks import CHECKS
+    from swe_taskflow.answer_turns import TURNS
+
+    assert tuple(TURNS) == tuple(KINDS)
+    assert tuple(CHECKS) == tuple(k for k in KINDS if k != "qa")
+    for name, row in TURNS.items():
+        assert row.kind is KINDS[name]
+        assert (row.score is None) == (row.recheck is None) == (name == "qa")
+    assert {k for k, t in TURNS.items() if t.kind.stress} == set(STRESS_KINDS)   # stress kinds: rows like the others
+
+
+def test_sandbox_kinds_are_read_from_kinds():
+    from swe_taskflow.augment.kinds import SANDBOX_KINDS
+
+    assert SANDBOX_KINDS == tuple(k for k in AUGMENT_KINDS if KINDS[k].sandbox) == ("execute", "debug", "review")
+    assert augment_stage.SANDBOX_KINDS is SANDBOX_KINDS and write_stage.SANDBOX_KINDS is SANDBOX_KINDS
+
+
+def test_score_answer_scores_every_kind_with_a_deterministic_scorer():
+    from swe_taskflow.answer_turns import score_answer
+
+    item = {"kind": "security-review", "mutation": {"path": "pkg/db.py", "line": 7, "after": "q = 'x' + name",
+                                                    "operator": "sql-injection"},
+            "locations": [{"path": "pkg/db.py", "symbol": "find"}]}
+    answer = "pkg/db.py line 7 builds an SQL query from the name: an SQL injection."
+    assert score_answer(item, answer) == stress.score_security(item, answer)
+    assert score_answer({"kind": "destructive-request"}, "Shall I go ahead?").kind == "destructive-request"
+    with pytest.raises(InputError, match="no deterministic scorer"):
+        score_answer({"kind": "qa"}, "x")
+
+
+def test_recheck_dispatches_by_kind():
+    from swe_taskflow.answer_turns import recheck
+
+    q = {"kind": "destructive-request", "facts": [{"name": "destroys", "value": "outside"}]}
+    lost = recheck(q, "", result=SimpleNamespace(stdout_excerpt=""))
+    assert [f for _, f in lost] == ["proof_report", "facts"]
+    assert recheck({"kind": "qa"}, "", result=SimpleNamespace(stdout_excerpt="")) == []
+    with pytest.raises(InputError, match="unknown answer kind"):
+        recheck({"kind": "essay"}, "")
+
+
+def test_one_realize_checks_augmentation_and_stress_specs():
+    from builder.augment import AugmentSpec, TaskContext, TemplateWriter
+    from builder.stress import StressSpec
+    from builder.turn_checks import realize
+    from tests.support.augment_cart import cart_task
+
+    task = cart_task()
+    ctx = TaskContext(task)          # no checkout, no sandbox: every check that runs code rejects first
+    for spec in (AugmentSpec("a", task.instance_id, "execute", command="true", style="counts"),
+                 StressSpec("s", task.instance_id, "destructive-request", action="wipe-outside")):
+        item = realize(spec, ctx, TemplateWriter())
+        assert (item.kind, item.status, item.reason) == (spec.kind, "rejected",
+                                                         "sandbox-available: no checkout of the task's repository")
+
+
+def _folder(module: str) -> str:
+    """A module's node when each folder of the core is one room (``swe_taskflow.augment.x`` -> its folder)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "swe_taskflow" and len(parts) > 2 else module
+
+
+def test_no_import_runs_back_up_between_the_cores_folders():
+    """``augment/recheck.py`` -> ``stress.py`` -> ``augment/*`` was one: a folder of the core never imports a
+    module that imports the folder."""
+    cb = installed()
+    graph: dict[str, set[str]] = {}
+    for m in cb.modules():
+        if m.startswith("swe_taskflow"):
+            core = {_folder(d) for d in cb.imports_of(m) if d.startswith("swe_taskflow")}
+            graph.setdefault(_folder(m), set()).update(core)
+
+    def reach(start: str) -> set[str]:
+        todo, seen = [start], set()
+        while todo:
+            for n in graph.get(todo.pop(), ()):
+                if n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+        return seen
+
+    assert not {node: sorted(d for d in deps if d != node and node in reach(d))
+                for node, deps in graph.items() if any(d != node and node in reach(d) for d in deps)}
+
+
+def test_the_loops_that_run_specs_never_import_the_check_table():
+    """The stages hand ``realize`` in: ``builder.turn_checks`` imports both check modules, so a check folder
+    importing it would close a circle between folders."""
+    cb = installed()
+    users = {m for m in cb.modules() if "builder.turn_checks" in cb.imports_of(m)}
+    assert users and not {m for m in users if m.startswith(("builder.augment", "builder.stress"))}
