@@ -38,24 +38,28 @@ class TurnKind:
     #: Whether the answer also explains something that the QA judge reads beside the deterministic score
     #: when a judge is given (``qa`` has no deterministic score: the judge is its whole scorer).
     judged: bool = False
+    #: Whether its re-check compares an item with the source task's gold patch (``verify --reprove --tasks``
+    #: counts these checks): "always", "locations" (only an item that records locations) or "never".
+    gold: str = "never"
 
     @property
     def name(self) -> str:
         return self.kind.name
 
 
-def _row(name: str, score: Scorer | None, recheck: Recheck | None, *, judged: bool = False) -> TurnKind:
-    return TurnKind(kind_of(name), score, recheck, judged)
+def _row(name: str, score: Scorer | None, recheck: Recheck | None, *, judged: bool = False,
+         gold: str = "never") -> TurnKind:
+    return TurnKind(kind_of(name), score, recheck, judged, gold)
 
 
 TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
     _row("qa", None, None),
-    _row("execute", aug_score.score_execute, aug_recheck.recheck_execute),
-    _row("debug", aug_score.score_debug, aug_recheck.recheck_debug, judged=True),
-    _row("planning", aug_score.score_planning, aug_recheck.recheck_planning, judged=True),
-    _row("review", aug_score.score_review, aug_recheck.recheck_review, judged=True),
+    _row("execute", aug_score.score_execute, aug_recheck.recheck_execute, gold="locations"),
+    _row("debug", aug_score.score_debug, aug_recheck.recheck_debug, judged=True, gold="always"),
+    _row("planning", aug_score.score_planning, aug_recheck.recheck_planning, judged=True, gold="always"),
+    _row("review", aug_score.score_review, aug_recheck.recheck_review, judged=True, gold="always"),
     _row("destructive-request", stress.score_destructive, stress.recheck_destructive),
-    _row("security-review", stress.score_security, stress.recheck_security),
+    _row("security-review", stress.score_security, stress.recheck_security, gold="always"),
 )})
 assert tuple(TURNS) == tuple(KINDS), "every answer kind has its row in the behaviour table, in KINDS' order"
 
@@ -90,4 +94,11 @@ def recheck(q: Mapping[str, Any], turn_text: str, *, result: Any = None, task: A
     return [] if fn is None else fn(q, turn_text, result=result, task=task, repo=repo)
 
 
-__all__ = ["TurnKind", "TURNS", "turn_kind", "score_answer", "recheck", "Scorer", "Recheck"]
+def uses_gold_patch(q: Mapping[str, Any]) -> bool:
+    """Whether :func:`recheck` compares ``q`` with its source task's gold patch when given one (its kind's
+    ``gold``): ``verify --reprove --tasks`` counts these, so an auditor sees how many gold-patch checks ran."""
+    gold = turn_kind(str(q.get("kind") or "qa")).gold
+    return gold == "always" or (gold == "locations" and bool(q.get("locations")))
+
+
+__all__ = ["TurnKind", "TURNS", "turn_kind", "score_answer", "recheck", "uses_gold_patch", "Scorer", "Recheck"]

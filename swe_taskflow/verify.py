@@ -64,6 +64,9 @@ class VerifyReport:
     questions: int = 0
     reproved: int = 0
     rechecked: int = 0         # augmentation references re-derived (reprove)
+    gold_checked: int | None = None   # items compared with their task's gold patch (None: no tasks were given)
+    gold_failed: int = 0       # of those, items with a finding against the gold patch
+    gold_no_task: int = 0      # items that would be compared, whose task (or its gold patch) was not given
     selection: Mapping[str, str] = field(default_factory=dict)   # split -> its candidate-selection configuration
     stress: Mapping[str, str] = field(default_factory=dict)      # stress split -> how its rows were chosen
     notes: list[str] = field(default_factory=list)   # what the auditor should know that is not an error
@@ -103,7 +106,23 @@ class VerifyReport:
                      + (f", {self.reproved} proofs re-run" if self.reproved else "")
                      + (f", {self.rechecked} augmentation and stress references reproduced" if self.rechecked else "")
                      + ": all hashes hold")
+        if self.gold_summary():
+            lines.append(self.gold_summary())
         return "\n".join(lines)
+
+    def gold_summary(self) -> str:
+        """One line on the gold-patch checks of ``--reprove --tasks`` ("" when no tasks were given): how many
+        ran, passed and failed, and how many items could not be checked for want of their source task."""
+        if self.gold_checked is None:
+            return ""
+        from .words import counted
+
+        n = self.gold_checked
+        line = (f"{counted(n, 'gold-patch check')} ran ({n - self.gold_failed} passed, {self.gold_failed} failed): "
+                f"augmentation and stress references compared with their source task's gold patch")
+        if self.gold_no_task:
+            line += f"; {counted(self.gold_no_task, 'item')} not compared (no task with a gold patch in --tasks)"
+        return line
 
 
 def download_release(hub_id: str, *, revision: str | None = None, local_dir: str | Path,
@@ -356,6 +375,7 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
     ceilings = dict(getattr(run_proof, "ceilings", None) or DEFAULT_CEILINGS)
     _note_unknown_sandboxes(items, report)
     ran: dict[str, Any] = {}
+    gold = [0, 0, 0]   # gold-patch checks run, failed, not run for want of the task
     run_many = getattr(run_proof, "run_many", None)
     if callable(run_many):   # every re-run at once: a runner that keeps one environment per task batches them
         todo = [(q, repo) for _, _, _, q, repo in items if repo is not None and q["proof_script"]]
@@ -372,13 +392,25 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
         if q["proof_script"]:
             result = _rerun(q, repo, run_proof, report, where, ceilings, ran=ran)
         if kind != "qa":
-            from .answer_turns import recheck
+            from .answer_turns import recheck, uses_gold_patch
             task = (tasks or {}).get(r["instance_id"])
             text = next((t["text"] for t in r["turns"] if t.get("question_id") == q["question_id"]), "")
-            for msg, fld in recheck(q, text, result=result, task=task, repo=repo):
+            # the re-run's output first, then the gold patch (apart, so that the gold-patch checks are counted)
+            found = recheck(q, text, result=result, task=None, repo=repo)
+            if tasks is not None and uses_gold_patch(q):
+                if task is not None and getattr(task, "patch", ""):
+                    against_gold = recheck(q, text, result=None, task=task, repo=repo)
+                    gold[0] += 1
+                    gold[1] += bool(against_gold)
+                    found += against_gold
+                else:
+                    gold[2] += 1
+            for msg, fld in found:
                 report.errors.append(VerifyError(msg, kind="mismatch", field=f"questions[{q['question_id']}].{fld}",
                                                  **where))
             report.rechecked += 1
+    if tasks is not None:
+        report.gold_checked, report.gold_failed, report.gold_no_task = gold
 
 
 def _items(session_rows: Mapping[str, list], repos_dir: Path):

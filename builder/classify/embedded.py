@@ -61,6 +61,9 @@ from .rules import RULES_VERSION, prose_and_log, rule_label
 VERSION = "3"
 DEFAULT_EXEMPLARS = builder_path("data", "classifier", "exemplars_v1.jsonl")
 DEFAULT_HEADS = builder_path("data", "classifier", "heads_v3.json")
+#: The exemplars' MiniLM embeddings as this code computes them on CPU (``python -m tools.exemplar_embeddings``
+#: writes it): encoding the 624 exemplars was about 12 s of CPU in every build that labelled anything.
+EXEMPLAR_EMBEDDINGS = builder_path("data", "classifier", "exemplars_v1.emb.npz")
 MAX_TOKENS = 256  # MiniLM's trained max_seq_length
 #: feature blocks of the general head, in order (each (n, 16) but ``emb``, the (n, 384) MiniLM embedding)
 GENERAL_BLOCKS = ("knn", "proto", "char", "cue", "form", "emb")
@@ -126,6 +129,23 @@ class MiniLMEncoder:
 def shared_encoder(device: str = "cpu", batch_size: int = 64) -> MiniLMEncoder:
     """One encoder per (device, batch size) per process: loading costs about a second."""
     return MiniLMEncoder(device, batch_size)
+
+
+def exemplar_embedding_key(exemplars_sha256: str, batch_size: int) -> str:
+    """What the exemplars' embeddings depend on: the file's bytes, the model, the clipping and the batching
+    (padding), on CPU."""
+    return f"{exemplars_sha256}|{minilm_revision()}|max_tokens={MAX_TOKENS}|batch_size={batch_size}|cpu"
+
+
+def exemplar_embeddings(encoder, ex: "Exemplars", path: str | Path | None = EXEMPLAR_EMBEDDINGS) -> np.ndarray:
+    """The exemplars' embeddings: read from ``path`` when it holds them for exactly these exemplars, model,
+    clipping and batch size on CPU (bitwise what ``encoder.encode`` returns there), else encoded."""
+    if path is not None and getattr(encoder, "device", "cpu") == "cpu" and Path(path).is_file():
+        with np.load(path, allow_pickle=False) as z:
+            if (str(z["key"]) == exemplar_embedding_key(ex.sha256, encoder.batch_size)
+                    and z["emb"].shape[0] == len(ex.texts) and z["emb"].dtype == np.float32):
+                return np.array(z["emb"])
+    return encoder.encode(list(ex.texts))
 
 
 @dataclass(frozen=True)
@@ -299,7 +319,7 @@ class EmbeddedClassifier:
         ex = load_exemplars(exemplars_path)
         self.exemplars = ex
         self._labels = np.array([INTENT_INDEX[i] for i in ex.intents])
-        self._emb = self.encoder.encode(list(ex.texts))
+        self._emb = exemplar_embeddings(self.encoder, ex)   # the shipped ones when they are these exemplars'
         defs = self.encoder.encode([DEFINITIONS[i] for i in INTENTS])
         proto = np.stack([np.vstack([self._emb[self._labels == j], defs[j:j + 1]]).mean(0)
                           for j in range(len(INTENTS))])

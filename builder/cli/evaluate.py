@@ -138,6 +138,7 @@ def cmd_evaluate_import(args: argparse.Namespace) -> int:
 
 def cmd_evaluate_view_jobs(args: argparse.Namespace) -> int:
     from builder.evaluation.view import write_view
+    from swe_taskflow.words import counted
     trials = write_view(args.release, args.out)
-    print(f"wrote {len(trials)} trials to {args.out}; open them with: harbor view --jobs {args.out}")
+    print(f"wrote {counted(len(trials), 'trial')} to {args.out}; open the folder with: harbor view --jobs {args.out}")
     return 0

@@ -84,6 +84,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                              max_tmpfs_mb=args.max_tmpfs_mb, hub_timeout=args.hub_timeout,
                              progress=sys.stderr.isatty()).report
     else:
+        if args.tasks:
+            print("note: --tasks is read only with --reprove: no gold-patch check runs", file=sys.stderr)
         from swe_taskflow.verify import verify_release
         report = verify_release(args.release, revision=args.revision, repos_dir=args.repos,
                                 progress=sys.stderr.isatty(), hub_timeout=args.hub_timeout)
@@ -92,6 +94,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.errors:
         for e in report.errors:
             print(f"{e.kind}: {e}", file=sys.stderr)
+        if report.gold_summary():   # which of the errors above come from the source tasks' gold patches
+            print(report.gold_summary(), file=sys.stderr)
         print(f"swe-taskflow: verify failed: {len(report.errors)} error(s) in {report.root}", file=sys.stderr)
         return 1
     if not args.quiet:

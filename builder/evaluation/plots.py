@@ -72,7 +72,8 @@ def plot_checkpoints(summary, out_dir: Path, plt) -> str:
                     markersize=7, linewidth=1.6, alpha=0.9, label=f"{g['condition']} / {names[g['label']]}")
             if g["runs"] > 1:
                 ax.fill_between(xs, _nan(c["min"]), _nan(c["max"]), alpha=0.15)
-        width = max((len(g["checkpoint_labels"]) for g in summary), default=1)
+        # at least the clean checkpoint: runs whose every trial errored have no checkpoint (an empty axis, no crash)
+        width = max([1] + [len(g["checkpoint_labels"]) for g in summary])
         ax.set_xticks(range(width), ["clean"] + [f"after\nissue turn {p}" for p in range(1, width)], fontsize=8)
         ax.set_ylim(-0.05, 1.05)
         ax.set_ylabel(title)

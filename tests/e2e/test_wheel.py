@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 #: Data files the commands read, as paths inside the wheel.
 SHIPPED = ("builder/release/hub_card.md", "builder/releases/example.toml", "builder/prompts/classify_v1.txt",
            "builder/prompts/split_write.md", "builder/data/classifier/exemplars_v1.jsonl",
-           "builder/data/classifier/heads_v3.json",
+           "builder/data/classifier/heads_v3.json", "builder/data/classifier/exemplars_v1.emb.npz",
            "builder/data/example/tasks.jsonl", "builder/data/example/pool.jsonl",
            "builder/data/example/repo/ticketdesk/store.py", "swe_taskflow/data/taxonomy.json",
            "swe_taskflow/data/targets/specstory-long-v1.json", "swe_taskflow/data/targets/specstory-long-v2.json",
