@@ -398,7 +398,8 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
             # the re-run's output first, then the gold patch (apart, so that the gold-patch checks are counted)
             found = recheck(q, text, result=result, task=None, repo=repo)
             if tasks is not None and uses_gold_patch(q):
-                if task is not None and getattr(task, "patch", ""):
+                patch: str | None = getattr(task, "patch", None) if task is not None else None
+                if patch:
                     against_gold = recheck(q, text, result=None, task=task, repo=repo)
                     gold[0] += 1
                     gold[1] += bool(against_gold)
