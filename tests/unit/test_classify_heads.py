@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict
 
@@ -108,8 +109,14 @@ def test_training_reproduces_the_shipped_heads(sessions_file, shared_dir, tmp_pa
     out = tmp_path / "heads.json"
     train(sessions_file, shared_dir / "data" / "swe-bench-pro", out,
           shared_dir / "data" / "interaction-sessions" / "reserved_messages.sha256")
-    assert json.loads(out.read_text())["training"] == load_heads().training
-    assert out.read_bytes() == DEFAULT_HEADS.read_bytes()
+    got, shipped = json.loads(out.read_text()), json.loads(DEFAULT_HEADS.read_text())
+    assert got["training"] == load_heads().training
+    # digests, not the bytes: pytest's diff of two 100 KB texts runs for many minutes
+    if hashlib.sha256(out.read_bytes()).hexdigest() != hashlib.sha256(DEFAULT_HEADS.read_bytes()).hexdigest():
+        diff = max(abs(a - b) for head in ("general", "issue") for ra, rb in zip(got[head]["coef"], shipped[head]["coef"])
+                   for a, b in zip(ra, rb))
+        pytest.fail(f"the refitted heads differ from the shipped file (largest coefficient difference {diff:.3g}); "
+                    "MiniLM features differ in their last bits across CPU types")
 
 
 @pytest.mark.data
