@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from builder.classify import label_texts, load_classifier
-from builder.classify.embedded import DEFAULT_EXEMPLARS, load_exemplars
+from builder.classify.embedded import DEFAULT_EXEMPLARS, load_exemplars, load_heads
 from tools.dev_labels import load_hand_labels, texts_for
 from builder.classify.rules import rule_label
 from swe_taskflow.agreement import exact_agreement
@@ -142,10 +142,23 @@ def test_held_out_samples_are_disjoint_from_tuning_samples():
     # The careful readers' dev v5 batches took every other message of the long sessions outside the held-out
     # repositories, so they share sessions (never a message: the draw skips labelled texts) with v1-v3.
     keys = {p.stem: {(x.session_id, x.index) for x in load_hand_labels(p)} for p in LABEL_FILES}
+    # The second reading re-reads development messages (reader against reader): its keys are dev v5 keys.
+    second = keys.pop("second_reading_labels_v1")
+    sessions.pop("second_reading_labels_v1")
+    assert second and second <= set().union(*(k for n, k in keys.items() if n.startswith("dev_labels_v5_")))
     for held in ("hand_labels_v1", "hand_labels_v2", "hand_labels_v3", "hand_labels_pro_v1"):
         for name, other in sessions.items():
-            assert name == held or name.startswith("dev_labels_v5_") or not (sessions[held] & other), (held, name)
+            shares_ok = name.startswith("dev_labels_v5_") or name == "hand_labels_v4_fresh"
+            assert name == held or shares_ok or not (sessions[held] & other), (held, name)
             assert name == held or not (keys[held] & keys[name]), (held, name)
+    # The fresh held-out sample comes from the held-out repositories: no message of it is in a development file,
+    # and the only development rows of its sessions are first-sample rows (dev v1, v2) of those repositories, which
+    # fitting leaves out (tools.dev_labels.development_set; heads_v3.json records 59 such rows left out).
+    fresh = sessions["hand_labels_v4_fresh"]
+    assert fresh and not any(keys["hand_labels_v4_fresh"] & k for n, k in keys.items() if n.startswith("dev_labels_"))
+    assert {n for n, other in sessions.items() if n.startswith("dev_labels_") and fresh & other} <= \
+        {"dev_labels_v1", "dev_labels_v2"}
+    assert load_heads().training["general"]["left_out"]["held_out_repository"] > 0
 
 
 @pytest.mark.data
