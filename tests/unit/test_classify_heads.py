@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import asdict
 
 import numpy as np
@@ -99,6 +100,10 @@ def test_versions_name_the_heads(embedded):
     assert [p.intent for p in embedded.predict(short)] == [p.intent for p in embedded.predict(short[::-1])][::-1]
 
 
+#: how far a refit on another CPU type may move a coefficient (MiniLM's features differ there in their last bits)
+TOLERANCE = 0.05
+
+
 @pytest.mark.data
 @pytest.mark.slow
 def test_training_reproduces_the_shipped_heads(sessions_file, shared_dir, tmp_path):
@@ -110,13 +115,23 @@ def test_training_reproduces_the_shipped_heads(sessions_file, shared_dir, tmp_pa
     train(sessions_file, shared_dir / "data" / "swe-bench-pro", out,
           shared_dir / "data" / "interaction-sessions" / "reserved_messages.sha256")
     got, shipped = json.loads(out.read_text()), json.loads(DEFAULT_HEADS.read_text())
-    assert got["training"] == load_heads().training
-    # digests, not the bytes: pytest's diff of two 100 KB texts runs for many minutes
+    assert got["training"] == load_heads().training      # same rows, settings and grouped-CV figure
+    # Byte for byte on the CPU type that fitted the shipped file. MiniLM's features differ in their last bits
+    # across CPU types (an AMD EPYC refit moved coefficients by up to 0.017, the grouped-CV figure not at all):
+    # there the heads must agree within TOLERANCE, and the test says so. Digests, not bytes, are compared:
+    # pytest's diff of two 100 KB texts runs for many minutes.
     if hashlib.sha256(out.read_bytes()).hexdigest() != hashlib.sha256(DEFAULT_HEADS.read_bytes()).hexdigest():
-        diff = max(abs(a - b) for head in ("general", "issue") for ra, rb in zip(got[head]["coef"], shipped[head]["coef"])
-                   for a, b in zip(ra, rb))
-        pytest.fail(f"the refitted heads differ from the shipped file (largest coefficient difference {diff:.3g}); "
-                    "MiniLM features differ in their last bits across CPU types")
+        for head in ("general", "issue"):
+            assert {k: v for k, v in got[head].items() if k not in ("coef", "intercept")} == \
+                {k: v for k, v in shipped[head].items() if k not in ("coef", "intercept")}
+            assert [np.shape(got[head][k]) for k in ("coef", "intercept")] == \
+                [np.shape(shipped[head][k]) for k in ("coef", "intercept")]
+        diff = max(abs(a - b) for head in ("general", "issue") for key in ("coef", "intercept")
+                   for a, b in zip(np.ravel(got[head][key]), np.ravel(shipped[head][key])))
+        assert {k: v for k, v in got.items() if k not in ("general", "issue")} == \
+            {k: v for k, v in shipped.items() if k not in ("general", "issue")}
+        assert diff <= TOLERANCE, f"the refitted heads differ from the shipped file by up to {diff:.3g}"
+        warnings.warn(f"refitted heads are not byte-identical on this CPU type (largest difference {diff:.3g})")
 
 
 @pytest.mark.data
