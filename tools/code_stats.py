@@ -18,7 +18,12 @@ from builder.pipeline.code_closure import CodeBase
 
 
 def _circles(cb: CodeBase) -> list[list[str]]:
-    graph = {m: cb.imports_of(m) for m in cb.modules()}
+    return circles({m: set(cb.imports_of(m)) for m in cb.modules()})
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph`` (node -> what it imports; a node importing itself is no circle): each one's
+    nodes, sorted."""
     seen: set[str] = set()
     out = []
     for m in sorted(graph):          # reachability both ways: small graph, plain search is enough

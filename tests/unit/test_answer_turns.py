@@ -89,17 +89,9 @@ def test_no_import_runs_back_up_between_the_cores_folders():
             core = {_folder(d) for d in cb.imports_of(m) if d.startswith("swe_taskflow")}
             graph.setdefault(_folder(m), set()).update(core)
 
-    def reach(start: str) -> set[str]:
-        todo, seen = [start], set()
-        while todo:
-            for n in graph.get(todo.pop(), ()):
-                if n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        return seen
+    from tools.code_stats import circles
 
-    assert not {node: sorted(d for d in deps if d != node and node in reach(d))
-                for node, deps in graph.items() if any(d != node and node in reach(d) for d in deps)}
+    assert not circles(graph)
 
 
 def test_the_loops_that_run_specs_never_import_the_check_table():
