@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from .errors import InputError
 from .augment.record import question_fields
-from .hashing import json_sha256
+from .hashing import canonical_sha256
 from .typed_records import GENERATOR, MESSAGE, PROOF_REPORT, REVIEWER, join_record, split_record
 
 
@@ -83,7 +83,7 @@ def trajectory_features():
 
 def features_sha256(features) -> str:
     """The schema hash recorded per split: canonical JSON of ``Features.to_dict()``."""
-    return json_sha256(features.to_dict())
+    return canonical_sha256(features.to_dict())
 
 
 # ---------------------------------------------------------------- conformance

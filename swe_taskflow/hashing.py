@@ -2,9 +2,9 @@
 
 Two canonical forms, each with one job (see CHANGELOG.md):
 
-- :func:`canonical_json` / :func:`json_sha256`: RFC 8785 (JCS), strict (non-JSON values are refused).
+- :func:`canonical_json` / :func:`canonical_sha256`: RFC 8785 (JCS), strict (non-JSON values are refused).
   Everything a release publishes is hashed this way: rows, splits, features, manifests, recipes.
-- :func:`key_json` / :func:`sha256_json`: Python's compact sorted ``json.dumps`` with ``default=str``.
+- :func:`key_json` / :func:`key_sha256`: Python's compact sorted ``json.dumps`` with ``default=str``.
   Addresses of build work (stage cache keys, LLM response store, sandbox images): any value hashes,
   and the bytes are those the cache keys have always had, so existing caches stay valid.
 
@@ -120,7 +120,7 @@ def key_json(obj: Any) -> bytes:
     return compact_json_text(obj, default=str).encode("utf-8")
 
 
-def sha256_json(obj: Any) -> str:
+def key_sha256(obj: Any) -> str:
     """SHA-256 of :func:`key_json`: the address of build work (never of published content)."""
     return sha256_hex(key_json(obj))
 
@@ -129,14 +129,14 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def json_sha256(obj: Any) -> str:
+def canonical_sha256(obj: Any) -> str:
     """SHA-256 of the canonical JSON of ``obj`` (schemas, proof reports, recipes, manifests)."""
     return sha256_hex(canonical_json(obj))
 
 
 def row_sha256(row: Mapping[str, Any], *, field: str = ROW_HASH_FIELD) -> str:
     """Hash of a release row's canonical JSON, without its own hash field."""
-    return json_sha256({k: v for k, v in row.items() if k != field})
+    return canonical_sha256({k: v for k, v in row.items() if k != field})
 
 
 def task_sha256(task: Any) -> str:
@@ -145,7 +145,7 @@ def task_sha256(task: Any) -> str:
     Two conditions' rows with the same value were derived from byte-identical task records.
     """
     d = task.to_dict() if hasattr(task, "to_dict") else dict(task)
-    return json_sha256({k: v for k, v in d.items() if k not in TASK_UNHASHED})
+    return canonical_sha256({k: v for k, v in d.items() if k not in TASK_UNHASHED})
 
 
 def split_sha256(row_hashes: Iterable[str]) -> str:
@@ -176,5 +176,5 @@ def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-__all__ = ["ROW_HASH_FIELD", "canonical_json", "compact_json_text", "key_json", "sha256_json", "sha256_hex", "json_sha256", "row_sha256", "task_sha256",
+__all__ = ["ROW_HASH_FIELD", "canonical_json", "compact_json_text", "key_json", "key_sha256", "sha256_hex", "canonical_sha256", "row_sha256", "task_sha256",
            "split_sha256", "file_sha256", "git_blob_sha1"]

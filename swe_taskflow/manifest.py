@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from . import untrusted
 from .errors import InputError, VerifyError
-from .hashing import json_sha256
+from .hashing import canonical_sha256
 from .jsonl import check_format
 from .schema import Record
 
@@ -121,7 +121,7 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body()
-        return {**body, "manifest_sha256": json_sha256(body)}
+        return {**body, "manifest_sha256": canonical_sha256(body)}
 
     def to_bytes(self) -> bytes:
         return serialize(self.to_dict())
@@ -282,7 +282,7 @@ def check_manifest_integrity(raw: bytes, *, where: str) -> list[VerifyError]:
     doc = json.loads(raw.decode("utf-8"))
     stated = doc.get("manifest_sha256")
     body = {k: v for k, v in doc.items() if k != "manifest_sha256"}
-    actual = json_sha256(body)
+    actual = canonical_sha256(body)
     if stated != actual:
         errors.append(VerifyError("manifest content does not match its manifest_sha256", kind="mismatch",
                                   path=where, field="manifest_sha256", expected=stated, actual=actual))

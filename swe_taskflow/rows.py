@@ -14,7 +14,7 @@ from .augment.record import question_values
 from .errors import InputError
 from .features import conform, session_features, split_proof_report
 from .flow import length_bin_label
-from .hashing import ROW_HASH_FIELD, json_sha256, row_sha256, task_sha256
+from .hashing import ROW_HASH_FIELD, canonical_sha256, row_sha256, task_sha256
 from .schema import QAItem, Session, SplitResult, Task
 from .typed_records import GENERATOR, REVIEWER, split_record
 
@@ -39,7 +39,7 @@ def question_record(item: QAItem, turn_index: int) -> dict[str, Any]:
         "evidence": [{"path": e.get("path"), "symbol": e.get("symbol"), "note": e.get("note")}
                      for e in item.evidence],
         "proof_script": item.proof_script, "proof_report": stored,
-        "proof_report_sha256": None if stored is None else json_sha256(stored),
+        "proof_report_sha256": None if stored is None else canonical_sha256(stored),
         "generator": split_record(dict(item.generator), GENERATOR),
         "reviewer": split_record(dict(item.reviewer), REVIEWER),
         **question_values(item),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from .errors import VerifyError
-from .hashing import ROW_HASH_FIELD, json_sha256
+from .hashing import ROW_HASH_FIELD, canonical_sha256
 from .manifest import Manifest, compare_mappings
 from .release import SESSION_CONFIG, TRAJECTORY_CONFIG
 from .safepath import component_problem
@@ -79,8 +79,8 @@ def check_card(meta: Mapping[str, Any], manifest: Manifest, *, where: str) -> li
         if info.features is None or info.features != feats:
             errors.append(VerifyError(f"README dataset_info features of config '{cfg}' differ from the release schema",
                                       kind="mismatch", path=where, field=f"dataset_info[{cfg}].features",
-                                      expected=json_sha256(feats.to_dict()),
-                                      actual=None if info.features is None else json_sha256(info.features.to_dict())))
+                                      expected=canonical_sha256(feats.to_dict()),
+                                      actual=None if info.features is None else canonical_sha256(info.features.to_dict())))
         exp = {s.name: {"num_examples": s.rows, "num_bytes": s.num_bytes} for s in splits}
         act = {name: {"num_examples": si.num_examples, "num_bytes": si.num_bytes}
                for name, si in (info.splits or {}).items()}
@@ -110,7 +110,7 @@ def check_session_rows(rows, entry, where, report, questions) -> None:
                                              expected=[entry.condition, entry.question_pool],
                                              actual=[r["condition"], r["question_pool"]]))
         for q in r["questions"] or []:
-            h = None if q["proof_report"] is None else json_sha256(q["proof_report"])
+            h = None if q["proof_report"] is None else canonical_sha256(q["proof_report"])
             if h != q["proof_report_sha256"]:
                 report.errors.append(VerifyError("proof report does not match its proof_report_sha256", kind="mismatch",
                                                  path=where, row=n, field=f"questions[{q['question_id']}].proof_report",

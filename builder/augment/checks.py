@@ -53,7 +53,7 @@ from swe_taskflow.augment.textcheck import check_text
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, ProofReport
-from swe_taskflow.schema import QAItem, Record as SchemaRecord, Task
+from swe_taskflow.schema import QAItem, Record, Task
 
 from .writers import WriterError
 
@@ -61,7 +61,7 @@ MAX_REVIEW_DIFF_LINES = 200
 
 
 @dataclass(frozen=True)
-class AugmentSpec(SchemaRecord):
+class AugmentSpec(Record):
     """One proposed augmentation turn."""
 
     check_types: ClassVar[bool] = False   # __post_init__ checks kind and style; other fields are free text
@@ -193,7 +193,7 @@ class Rejected(Exception):
         self.check, self.detail, self.status = check, detail, status
 
 
-class Record:
+class CheckLog:
     """The checks an item went through, in order, and what was derived so far (kept on a rejection)."""
 
     def __init__(self) -> None:
@@ -209,7 +209,7 @@ class Record:
             raise Rejected(name, detail)
 
 
-def run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") -> ProofReport:
+def run_twice(ctx: TaskContext, rec: CheckLog, text: str, *, patched: str = "") -> ProofReport:
     """Run the published script twice; both must pass (repository unchanged) and print the same bytes."""
     runs = []
     for _ in range(2):
@@ -227,7 +227,7 @@ def run_twice(ctx: TaskContext, rec: Record, text: str, *, patched: str = "") ->
     return runs[0]
 
 
-def word_turn(spec, writer, material: Mapping[str, str], rec: Record) -> str:
+def word_turn(spec, writer, material: Mapping[str, str], rec: CheckLog) -> str:
     """The spec's own text, else the writer's wording of ``material`` (a writer failure rejects the item)."""
     if spec.text:
         return spec.text
@@ -239,18 +239,18 @@ def word_turn(spec, writer, material: Mapping[str, str], rec: Record) -> str:
     return text
 
 
-def _text_ok(rec: Record, kind: str, text: str, **kw: Any) -> None:
+def _text_ok(rec: CheckLog, kind: str, text: str, **kw: Any) -> None:
     bad = check_text(kind, text, **kw)
     rec.require(not bad, "text-contract", "; ".join(f"{k}: {d}" for k, d in bad), ok_detail="kept")
 
 
-def require_sandbox(ctx: TaskContext, rec: Record, *, tests: bool = False) -> None:
+def require_sandbox(ctx: TaskContext, rec: CheckLog, *, tests: bool = False) -> None:
     """The check runs code: it needs a checkout of the repository and a sandbox (and the test command)."""
     why = ctx.no_sandbox_reason(tests=tests)
     rec.require(not why, "sandbox-available", why)
 
 
-def review_change(patch: str, site, rec: Record) -> str:
+def review_change(patch: str, site, rec: CheckLog) -> str:
     """The change under review (the gold patch with the seeded defect), at most MAX_REVIEW_DIFF_LINES long."""
     diff = mut.review_diff(patch, site)
     n = diff.count("\n") + 2
@@ -265,7 +265,7 @@ def site_location(patch: str, site) -> tuple[str, list[dict[str, Any]]]:
     return sym, [{"path": site.path, "symbol": sym, "line_start": site.line, "line_end": site.line}]
 
 
-def check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: CheckLog) -> dict[str, Any]:
     require_sandbox(ctx, rec)
     text = script(spec.command, raw_output=spec.style == "output", kind="execute")
     base = run_twice(ctx, rec, text)
@@ -278,7 +278,7 @@ def check_execute(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> d
             "reference_answer": f"Running `{spec.command}` gives: {summary}."}
 
 
-def check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: CheckLog) -> dict[str, Any]:
     task = ctx.task
     rec.require(any(same_test(t, spec.test) for t in task.fail_to_pass), "fail-to-pass",
                 f"{spec.test!r} is not a FAIL_TO_PASS test of the task")
@@ -322,7 +322,7 @@ def _claimed_or(spec: AugmentSpec, ctx: TaskContext, derive: Callable[[], list[L
     return [x.to_dict() for x in rec_locs]
 
 
-def check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: CheckLog) -> dict[str, Any]:
     parts = ctx.parts
     ok = 0 <= spec.requirement_part < len(parts) and bool(spec.requirement.strip()) and \
         normalize(spec.requirement) in normalize(parts[spec.requirement_part])
@@ -344,7 +344,7 @@ def check_planning(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> 
             "reference_answer": f"A plan for this requirement changes: {listing}."}
 
 
-def check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_review(spec: AugmentSpec, ctx: TaskContext, writer, rec: CheckLog) -> dict[str, Any]:
     task = ctx.task
     site = mut.find_site(task.patch, spec.mutation or {}) if task.patch else None
     rec.require(site is not None, "mutation-in-catalogue", "the seeded defect is not a catalogue mutation of the gold patch",
@@ -384,7 +384,7 @@ def checked_item(spec, ctx: TaskContext, writer, check, **fields: Any) -> QAItem
     """Run ``check(spec, ctx, writer, record)`` and build the item: ``accepted`` with what the check derived, or
     ``rejected``/``error`` with the first failing check as its reason (augmentation and stress turns alike).
     ``fields``: the item's kind-specific fields known before the checks."""
-    rec = Record()
+    rec = CheckLog()
     generator = dict(spec.generator)
     if not spec.text:   # the writer words the turn: its identity is part of the item's provenance
         generator["writer"] = dict(getattr(writer, "info", {}))
@@ -412,6 +412,6 @@ def item_fields(spec: AugmentSpec) -> dict[str, Any]:
 
 
 __all__ = ["AugmentSpec", "read_specs", "read_spec_files", "TaskContext", "checked_item", "item_fields",
-           "check_execute", "check_debug", "check_planning", "check_review", "MAX_REVIEW_DIFF_LINES", "Record", "Rejected", "run_twice",
+           "check_execute", "check_debug", "check_planning", "check_review", "MAX_REVIEW_DIFF_LINES", "CheckLog", "Rejected", "run_twice",
            "word_turn", "require_sandbox", "review_change", "site_location", "script", "run_in_copy", "apply_patch",
            "WORK", "OUT", "HEAD", "COPY", "MAX_OUTPUT_BYTES"]

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.hashing import json_sha256
+from swe_taskflow.hashing import canonical_sha256
 from swe_taskflow.owned import owned_temp
 
 from ..proofs.image import GROUP, PASSWD, RootfsWriter, import_rootfs, write_rootfs_tar
@@ -39,7 +39,7 @@ def layout(repo: str, base_commit: str, test_command: str) -> dict:
 def image_tag(repo: str, base_commit: str, test_command: str) -> str:
     """``swe-taskflow/<name>:<sha12>``, e.g. ``swe-taskflow/ticketdesk:1a2b3c4d5e6f``."""
     name = repo.split("/")[-1].lower()
-    return f"swe-taskflow/{name}:{json_sha256(layout(repo, base_commit, test_command))[:12]}"
+    return f"swe-taskflow/{name}:{canonical_sha256(layout(repo, base_commit, test_command))[:12]}"
 
 
 def _add_tree(w: RootfsWriter, src: Path, dest: str) -> None:

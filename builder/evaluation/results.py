@@ -26,7 +26,7 @@ from typing import Any
 from swe_taskflow import untrusted
 from swe_taskflow.augment.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
-from swe_taskflow.hashing import json_sha256
+from swe_taskflow.hashing import canonical_sha256
 from swe_taskflow.stress import DESTRUCTIVE
 
 from .jobfiles import (MAX_ANSWER_BYTES, MAX_JSON_BYTES, Fields, check_reward, check_usage, load_json, no_link,
@@ -317,7 +317,7 @@ def read_trial(trial_dir: Path, dataset: Path | None = None, *, max_answer_bytes
                        exception=_exception(f, result.get("exception_info"), "exception_info"),
                        trajectory=trajectory, started_at=str(f.str(started, "started_at") or ""),
                        job=trial_dir.parent.name, job_index=job_index, settings=settings,
-                       settings_sha256=json_sha256(settings), invalid=invalid)
+                       settings_sha256=canonical_sha256(settings), invalid=invalid)
 
 
 def _same_folder(a: Path, b: Path) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from swe_taskflow.errors import InputError
-from swe_taskflow.hashing import sha256_json
+from swe_taskflow.hashing import key_sha256
 
 from ..json_cache import JsonCache
 
@@ -45,7 +45,7 @@ class LLMRequest:
     @property
     def key(self) -> str:
         """sha256 of the canonical JSON (sorted keys, no whitespace): the response's address in the store."""
-        return sha256_json(self.canonical())
+        return key_sha256(self.canonical())
 
 
 @dataclass(frozen=True)

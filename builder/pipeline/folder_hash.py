@@ -14,7 +14,7 @@ from typing import Iterable
 
 from swe_taskflow.hashing import file_sha256 as sha256_file
 from swe_taskflow.hashing import sha256_hex as sha256_bytes
-from swe_taskflow.hashing import sha256_json
+from swe_taskflow.hashing import key_sha256
 
 #: Files under a stage output whose names start with this prefix are kept out of its content hash
 #: (wall times, logs): they may differ between two builds of the same inputs.
@@ -61,7 +61,7 @@ def tree_manifest(root: Path) -> dict[str, str]:
 
 def tree_hash(root: Path) -> str:
     """One hash of a folder's content files and their relative paths."""
-    return sha256_json(tree_manifest(root))
+    return key_sha256(tree_manifest(root))
 
 
 def paths_hash(paths: Iterable[Path], base: Path) -> str:
@@ -74,6 +74,6 @@ def paths_hash(paths: Iterable[Path], base: Path) -> str:
         except ValueError:
             name = p.name
         entries[name] = tree_hash(p) if p.is_dir() else sha256_file(p)
-    return sha256_json(entries)
+    return key_sha256(entries)
 
 

@@ -22,7 +22,7 @@ from . import artifacts
 from ..json_cache import JsonCache
 from .cache import StageCache
 from .code_closure import CodeBase, installed
-from .folder_hash import paths_hash, sha256_json
+from .folder_hash import paths_hash, key_sha256
 from .build_progress import BuildProgress, StageProgress
 from .recipe import Recipe
 from .stage_data import StageRef
@@ -159,7 +159,7 @@ def stage_key(stage: Stage, recipe: Any, upstream: Mapping[str, str],
         "code": None if stage.module is None else (code or installed()).material(stage.module),
         "upstream": {n: upstream[n] for n in stage.needs},
     }
-    return sha256_json(material), material
+    return key_sha256(material), material
 
 
 def _check_graph(stages: Sequence[Stage]) -> None:

@@ -64,8 +64,8 @@ def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, con
     """sha256 of every input that determines a proof's outcome.
 
     Layout ``v: 1`` hashes ``json.dumps(sort_keys=True)`` (default separators, ASCII escapes), not
-    :func:`swe_taskflow.hashing.sha256_json`: every published proof report records this key, so a
-    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to sha256_json.
+    :func:`swe_taskflow.hashing.key_sha256`: every published proof report records this key, so a
+    change of bytes would change release content (CHANGELOG.md). A ``v: 2`` would move to key_sha256.
     """
     blob = json.dumps({"script": script, "image_id": image_id, "tree": tree, "sandbox": sandbox,
                        "patch": gold_patch or "", "limits": config.limits(), "v": 1}, sort_keys=True)

@@ -201,7 +201,7 @@ def import_rootfs(tag: str, write: Callable[[Any], dict[str, str]], *, changes: 
     ``write`` returns the content labels; ``content_sha256`` in the result hashes them together.
     Returns ``{"tag", "image_id", "content_sha256", "built", "seconds"}``.
     """
-    from swe_taskflow.hashing import json_sha256
+    from swe_taskflow.hashing import canonical_sha256
 
     from .docker_runner import docker_client
 
@@ -209,7 +209,7 @@ def import_rootfs(tag: str, write: Callable[[Any], dict[str, str]], *, changes: 
     t0 = time.monotonic()
     with tempfile.TemporaryFile() as tar_file:
         content_labels = write(tar_file)
-        content = json_sha256(content_labels)
+        content = canonical_sha256(content_labels)
         if not force:
             try:
                 img = client.images.get(tag)

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 from swe_taskflow import __version__, untrusted
 from swe_taskflow.errors import ConfigError, InputError, VerifyError
 from swe_taskflow.features import conform, features_sha256, schema_differences, session_features, trajectory_features
-from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, json_sha256, row_sha256, split_sha256
+from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256, canonical_sha256, row_sha256, split_sha256
 from swe_taskflow.owned import owned_temp_dir, swap_dir
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
 from swe_taskflow.safepath import check_component
@@ -77,7 +77,7 @@ def normalize_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     out.update({k: v for k, v in provenance.items() if k not in PROVENANCE_KEYS and k != "package"})
     recipe = dict(out["recipe"])
     if recipe and "sha256" not in recipe:
-        recipe["sha256"] = json_sha256(recipe)
+        recipe["sha256"] = canonical_sha256(recipe)
     out["recipe"] = recipe
     return out
 

@@ -31,12 +31,12 @@ from swe_taskflow.augment.diffs import parse_patch
 from swe_taskflow.augment.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.proofs import INFRA_ERROR
-from swe_taskflow.schema import Record as SchemaRecord
+from swe_taskflow.schema import Record
 from swe_taskflow.stress import (ACTIONS, CANARY_DIR, DEFECT_CLASSES, DEFECT_LABELS, DESTRUCTIVE, SECURITY, action,
                                  defect_site, demonstrated, destroyed, runs_of)
 from swe_taskflow.stress_guard import PROBE_MARK
 
-from ..augment.checks import (COPY, HEAD, OUT, Record, Rejected, TaskContext, apply_patch,
+from ..augment.checks import (COPY, HEAD, OUT, CheckLog, Rejected, TaskContext, apply_patch,
                               require_sandbox, review_change, run_in_copy, run_twice, site_location, word_turn)
 from ..task_files import patch_parts
 
@@ -47,7 +47,7 @@ _GUARD_EOF = "SWE_TASKFLOW_GUARD_EOF"
 
 
 @dataclass(frozen=True)
-class StressSpec(SchemaRecord):
+class StressSpec(Record):
     """One proposed stress-test turn."""
 
     check_types: ClassVar[bool] = False   # __post_init__ checks the kind-specific fields
@@ -135,7 +135,7 @@ def work_patch(task, parts: tuple[str, ...]) -> str:
     return patch_parts(task.patch, len(parts) or 1)[0] if task.patch else ""
 
 
-def check_destructive(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_destructive(spec: StressSpec, ctx: TaskContext, writer, rec: CheckLog) -> dict[str, Any]:
     require_sandbox(ctx, rec)
     act = action(spec.action)
     rec.require(act.destroys != "data" or bool(spec.data), "names-data", "a drop-data request names no file")
@@ -161,7 +161,7 @@ def check_destructive(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -
                                 f"to go ahead anyway? Please confirm before I do."}
 
 
-def check_security(spec: StressSpec, ctx: TaskContext, writer, rec: Record) -> dict[str, Any]:
+def check_security(spec: StressSpec, ctx: TaskContext, writer, rec: CheckLog) -> dict[str, Any]:
     task = ctx.task
     site = defect_site(task.patch, spec.to_dict())
     rec.require(site is not None and spec.before != spec.after, "defect-site", "the defect does not rewrite an added "

@@ -16,7 +16,7 @@ from builder.release.messages import source_messages
 from builder.release.trajectories import add_trajectories, import_trajectories, read_trajectory
 from builder.release.writer import PARQUET_OPTIONS
 from swe_taskflow.errors import InputError
-from swe_taskflow.hashing import json_sha256
+from swe_taskflow.hashing import canonical_sha256
 from swe_taskflow.manifest import load_manifest
 from swe_taskflow.schema import Task
 from swe_taskflow.verify import verify_release
@@ -137,7 +137,7 @@ def test_trajectory_hash_is_its_canonical_json(release, traj_files):
     manifest = add_trajectories(release, import_trajectories(release, traj_files[:1], condition="split_prompt"))
     path = release / manifest.split("trajectories", "split_prompt").files[0].path
     row = pq.read_table(path).to_pylist()[0]
-    assert row["trajectory_sha256"] == json_sha256({k: v for k, v in row.items() if k != "trajectory_sha256"})
+    assert row["trajectory_sha256"] == canonical_sha256({k: v for k, v in row.items() if k != "trajectory_sha256"})
 
 
 def test_a_refused_import_names_what_it_found_and_never_says_expected_none(release, tmp_path, capsys):

@@ -109,14 +109,14 @@ def test_a_forged_manifest_listing_a_huge_file_at_its_size_does_not_get_it_hashe
 
 def _manifest_edit(rel: Path, fn) -> None:
     """Edit the manifest and keep it self-consistent (its own hash and byte form), as a forger would."""
-    from swe_taskflow.hashing import json_sha256
+    from swe_taskflow.hashing import canonical_sha256
     from swe_taskflow.manifest import serialize
 
     path = rel / MANIFEST
     doc = json.loads(path.read_text())
     fn(doc)
     body = {k: v for k, v in doc.items() if k != "manifest_sha256"}
-    path.write_bytes(serialize({**body, "manifest_sha256": json_sha256(body)}))
+    path.write_bytes(serialize({**body, "manifest_sha256": canonical_sha256(body)}))
 
 
 @pytest.mark.parametrize("edit, field", [

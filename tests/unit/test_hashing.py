@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from swe_taskflow.errors import InputError
-from swe_taskflow.hashing import (canonical_json, file_sha256, git_blob_sha1, json_sha256, row_sha256, split_sha256,
+from swe_taskflow.hashing import (canonical_json, file_sha256, git_blob_sha1, canonical_sha256, row_sha256, split_sha256,
                                   task_sha256)
 from swe_taskflow.schema import Task
 
@@ -76,7 +76,7 @@ def test_task_hash_ignores_pipeline_status_but_not_content():
     other = Task(instance_id="i", source="s", source_revision="r", repo="o/n", base_commit="c", original_prompt="p2")
     assert task_sha256(t) == task_sha256(same)
     assert task_sha256(t) != task_sha256(other)
-    assert task_sha256(t) == json_sha256({k: v for k, v in t.to_dict().items() if k not in ("status", "reason")})
+    assert task_sha256(t) == canonical_sha256({k: v for k, v in t.to_dict().items() if k not in ("status", "reason")})
 
 
 def _random_value(rng, depth=0):
@@ -113,15 +113,15 @@ def test_fast_canonical_json_equals_the_rfc8785_package():
 
 
 def test_cache_key_form_is_the_compact_sorted_json_the_caches_always_had():
-    """sha256_json / key_json keep the bytes of the stage cache keys and the LLM response store keys."""
+    """key_sha256 / key_json keep the bytes of the stage cache keys and the LLM response store keys."""
     from pathlib import PurePosixPath
 
-    from swe_taskflow.hashing import compact_json_text, key_json, sha256_json
+    from swe_taskflow.hashing import compact_json_text, key_json, key_sha256
 
     obj = {"b": [3, 2.0, {"z": None}], "a": "é", "p": PurePosixPath("x/y")}
     legacy = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
     assert key_json(obj) == legacy
-    assert sha256_json(obj) == hashlib.sha256(legacy).hexdigest()
+    assert key_sha256(obj) == hashlib.sha256(legacy).hexdigest()
     # the key form is not the published form: 2.0 stays 2.0, and a path hashes as its text
     assert key_json({"x": 2.0}) != canonical_json({"x": 2})
     with pytest.raises(TypeError):
@@ -130,9 +130,9 @@ def test_cache_key_form_is_the_compact_sorted_json_the_caches_always_had():
 
 def test_llm_request_key_is_sha256_json_of_its_canonical_form():
     from builder.llm.requests import LLMRequest
-    from swe_taskflow.hashing import sha256_json
+    from swe_taskflow.hashing import key_sha256
 
     req = LLMRequest(model="m", params={"temperature": 0.0, "max_tokens": 8},
                      messages=({"role": "user", "content": "héllo"},))
     text = json.dumps(req.canonical(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    assert req.key == hashlib.sha256(text.encode("utf-8")).hexdigest() == sha256_json(req.canonical())
+    assert req.key == hashlib.sha256(text.encode("utf-8")).hexdigest() == key_sha256(req.canonical())

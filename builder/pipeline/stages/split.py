@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from builder import llm, split
 from swe_taskflow.context_checks import check_context
-from swe_taskflow.hashing import file_sha256, json_sha256
+from swe_taskflow.hashing import file_sha256, canonical_sha256
 from swe_taskflow.schema import SplitResult
 
 from ..stage_data import IngestOutputs, SplitOutputs as Outputs, SplitSummary as Summary
@@ -43,7 +43,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     mode = ctx.recipe.split.context_checks
     results, context = [], []
     for task in tasks:
-        key = json_sha256({"splitter": info, "code": code, "task": task.to_dict()})
+        key = canonical_sha256({"splitter": info, "code": code, "task": task.to_dict()})
         cached = ctx.items.get(key)
         if cached is not None:
             res = SplitResult.from_dict(cached)
