@@ -117,7 +117,8 @@ def test_training_reproduces_the_shipped_heads(sessions_file, shared_dir, tmp_pa
     got, shipped = json.loads(out.read_text()), json.loads(DEFAULT_HEADS.read_text())
     assert got["training"] == load_heads().training      # same rows, settings and grouped-CV figure
     # Byte for byte on the CPU type that fitted the shipped file. MiniLM's features differ in their last bits
-    # across CPU types (two AMD EPYC refits moved coefficients by up to 0.017 and 0.033, the grouped-CV figure not at all):
+    # across CPU types (two AMD EPYC refits moved coefficients by up to 0.017 and 0.033, the grouped-CV figure
+    # not at all):
     # there the heads must agree within TOLERANCE, and the test says so. Digests, not bytes, are compared:
     # pytest's diff of two 100 KB texts runs for many minutes.
     if hashlib.sha256(out.read_bytes()).hexdigest() != hashlib.sha256(DEFAULT_HEADS.read_bytes()).hexdigest():
