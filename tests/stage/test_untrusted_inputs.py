@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,38 +19,19 @@ import pytest
 from builder.cli import main as cli_main
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.verify import verify_release
+from tests.support.no_hang import no_hang
+from tests.support.synthetic import tamper_release
 
 SECRET = "host-secret-file-5c1d"
 MANIFEST = "manifests/tamper-v1.json"
 
 
-@contextmanager
-def no_hang(seconds: int = 10):
-    """Fail instead of hanging the suite when the body blocks (on a FIFO, say)."""
-    def _alarm(*_):
-        raise TimeoutError("blocked: something that never ends was opened")
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # ---------------------------------------------------------------- a release (verify)
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory, pro_sample):
-    from builder.release import write_release
-    from tests.support.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
-
-    tasks = tasks_from_pro_jsonl(pro_sample, 3) + hand_written_tasks()
-    root = tmp_path_factory.mktemp("untrusted-release")
-    uniform_target(root / "target.json")
-    write_release(root / "rel", name="tamper", version="v1", splits=small_release_splits(tasks, seed=1),
-                  target_path=root / "target.json", provenance={"source": {"benchmark": "test"}})
-    assert verify_release(root / "rel").ok
-    return root / "rel"
+    return tamper_release(tmp_path_factory.mktemp("untrusted-release"), pro_sample)
 
 
 @pytest.fixture
@@ -191,7 +170,7 @@ def _recipe(tmp_path: Path, body: str) -> Path:
 def test_a_fifo_as_a_recipe_path_ends_with_a_clear_error(tmp_path, capsys, key, body):
     os.mkfifo(tmp_path / "fifo.json")
     path = _recipe(tmp_path, body + '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n')
-    with no_hang():
+    with no_hang(10):
         code = cli_main(["build", str(path), "--out", str(tmp_path / "out"), "--dry-run"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and key in err and "FIFO" in err and len(err.splitlines()) == 1, err
@@ -201,12 +180,12 @@ def test_a_fifo_as_the_source_or_the_recipe_itself_ends_with_a_clear_error(tmp_p
     path = _recipe(tmp_path, '[questions]\nmode = "none"\n[conditions]\nnames = ["single_prompt"]\n')
     (tmp_path / "tasks.jsonl").unlink()
     os.mkfifo(tmp_path / "tasks.jsonl")
-    with no_hang():
+    with no_hang(10):
         code = cli_main(["build", str(path), "--out", str(tmp_path / "out"), "--dry-run"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "source.spec" in err and "FIFO" in err, err
     os.mkfifo(tmp_path / "fifo.toml")
-    with no_hang():
+    with no_hang(10):
         code = cli_main(["build", str(tmp_path / "fifo.toml"), "--out", str(tmp_path / "out"), "--dry-run"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "FIFO" in err and "internal error" not in err, err
@@ -279,7 +258,7 @@ def test_qa_generate_a_fifo_does_not_hang(tmp_path):
     from builder.qa import find_trajectory, generate_questions
 
     os.mkfifo(tmp_path / f"{IID}.traj.json")
-    with no_hang():
+    with no_hang(10):
         items = generate_questions(_task(), find_trajectory(tmp_path, IID), None, _no_llm())
     assert items[0].question_id == f"{IID}::trajectory-unreadable" and "FIFO" in items[0].reason
 
@@ -362,7 +341,7 @@ def test_a_fifo_in_a_job_folder_does_not_hang(trial):
 
     (trial / "result.json").unlink()
     os.mkfifo(trial / "result.json")
-    with no_hang(), pytest.raises(InputError, match="FIFO") as exc:
+    with no_hang(10), pytest.raises(InputError, match="FIFO") as exc:
         read_trial(trial)
     assert exc.value.path == str(trial / "result.json")
 
@@ -373,7 +352,7 @@ def test_evaluate_import_with_a_fifo_in_a_job_folder_is_one_line(base, trial, tm
     answer = next(trial.glob("steps/*/verifier/answer.md"))
     answer.unlink()
     os.mkfifo(answer)
-    with no_hang():
+    with no_hang(10):
         code = cli_main(["evaluate", "import", str(trial.parent), "--release", str(release),
                          "--out", str(tmp_path / "results")])
     err = capsys.readouterr().err.strip()
@@ -387,7 +366,7 @@ def test_a_fifo_as_a_checkpoint_does_not_hang(trial):
     cp = next(trial.glob("steps/*/verifier/checkpoint.json"))
     cp.unlink()
     os.mkfifo(cp)
-    with no_hang(), pytest.raises(InputError, match="FIFO"):
+    with no_hang(10), pytest.raises(InputError, match="FIFO"):
         read_trial(trial)
 
 

@@ -10,8 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from builder.cli import main as cli_main
-from builder.release import write_release
-from tests.support.synthetic import hand_written_tasks, small_release_splits, tasks_from_pro_jsonl, uniform_target
+from tests.support.synthetic import tamper_release
 from builder.release.writer import PARQUET_OPTIONS
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.verify import verify_release
@@ -22,13 +21,7 @@ MANIFEST = "manifests/tamper-v1.json"
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory, pro_sample):
-    tasks = tasks_from_pro_jsonl(pro_sample, 3) + hand_written_tasks()
-    root = tmp_path_factory.mktemp("pristine")
-    uniform_target(root / "target.json")
-    write_release(root / "rel", name="tamper", version="v1", splits=small_release_splits(tasks, seed=1),
-                  target_path=root / "target.json", provenance={"source": {"benchmark": "test"}})
-    assert verify_release(root / "rel").ok
-    return root / "rel"
+    return tamper_release(tmp_path_factory.mktemp("pristine"), pro_sample)
 
 
 @pytest.fixture

@@ -204,3 +204,20 @@ def small_release_splits(tasks: list[Task], *, seed: int = 0) -> dict[str, list[
 
 __all__ += ["tasks_from_pro_jsonl", "hand_written_tasks", "paragraph_split", "hand_written_questions",
             "small_release_splits"]
+
+
+def tamper_release(root, pro_sample) -> Any:
+    """A small verified release (3 real SWE-Bench Pro tasks and the hand-written ones) at ``root/rel``, for tests
+    that tamper with a copy of it."""
+    from pathlib import Path
+
+    from builder.release import write_release
+    from swe_taskflow.verify import verify_release
+
+    root = Path(root)
+    tasks = tasks_from_pro_jsonl(pro_sample, 3) + hand_written_tasks()
+    uniform_target(root / "target.json")
+    write_release(root / "rel", name="tamper", version="v1", splits=small_release_splits(tasks, seed=1),
+                  target_path=root / "target.json", provenance={"source": {"benchmark": "test"}})
+    assert verify_release(root / "rel").ok
+    return root / "rel"

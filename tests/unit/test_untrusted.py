@@ -5,29 +5,16 @@ from __future__ import annotations
 
 import gzip
 import os
-import signal
 import socket
 import tracemalloc
-from contextlib import contextmanager
 
 import pytest
 
 from swe_taskflow import untrusted
 from swe_taskflow.errors import InputError, TaskflowError
+from tests.support.no_hang import no_hang
 
 
-@contextmanager
-def no_hang(seconds: int = 5):
-    """Fail (instead of hanging the suite) when the body blocks, e.g. on opening a FIFO."""
-    def _alarm(*_):
-        raise TimeoutError("blocked: the reader opened something that never ends")
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def test_a_regular_file_is_read(tmp_path):
@@ -38,7 +25,7 @@ def test_a_regular_file_is_read(tmp_path):
 
 def test_a_fifo_is_refused_before_it_is_opened(tmp_path):
     os.mkfifo(tmp_path / "f")
-    with no_hang(), pytest.raises(untrusted.UntrustedPathError, match="a FIFO") as exc:
+    with no_hang(5), pytest.raises(untrusted.UntrustedPathError, match="a FIFO") as exc:
         untrusted.read_bytes(tmp_path / "f", "manifest")
     assert exc.value.path == str(tmp_path / "f") and isinstance(exc.value, TaskflowError)
 
@@ -129,5 +116,5 @@ def test_recipe_paths_may_be_links_but_never_special_files(tmp_path):
     (tmp_path / "alias.jsonl").symlink_to(tmp_path / "pool.jsonl")
     untrusted.check_recipe_path(tmp_path / "alias.jsonl", "pool")
     os.mkfifo(tmp_path / "fifo")
-    with no_hang(), pytest.raises(InputError, match="a FIFO"):
+    with no_hang(5), pytest.raises(InputError, match="a FIFO"):
         untrusted.check_recipe_path(tmp_path / "fifo", "pool")
