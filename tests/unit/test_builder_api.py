@@ -8,7 +8,6 @@ import ast
 import dataclasses
 import inspect
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,24 +15,17 @@ from pathlib import Path
 import pytest
 
 from swe_taskflow.errors import ConfigError, InputError, TaskflowError
+from test_public_api import changelog_names
 
 ROOT = Path(__file__).resolve().parents[2]
-CHANGELOG = ROOT / "CHANGELOG.md"
 SIX = ("build", "export_harbor", "import_jobs", "push", "reprove", "classify")
 RESULTS = ("Built", "Exported", "Imported", "Pushed", "Reproved", "Classified", "Skipped", "Judge")
-
-
-def _changelog_builder_api() -> list[str]:
-    text = CHANGELOG.read_text(encoding="utf-8")
-    m = re.search(r"^## Builder public API\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
-    assert m, "CHANGELOG.md has no '## Builder public API' section"
-    return re.findall(r"^- `([A-Za-z_][A-Za-z0-9_]*)`", m.group(1), flags=re.M)
 
 
 def test_builder_api_matches_the_changelog():
     from builder import api
 
-    listed = _changelog_builder_api()
+    listed = changelog_names("Builder public API")
     assert len(listed) == len(set(listed)), "a name is listed twice in CHANGELOG.md's Builder public API"
     added = sorted(set(api.__all__) - set(listed))
     removed = sorted(set(listed) - set(api.__all__))

@@ -13,15 +13,16 @@ import swe_taskflow
 CHANGELOG = Path(__file__).resolve().parents[2] / "CHANGELOG.md"
 
 
-def _changelog_api() -> list[str]:
+def changelog_names(section: str) -> list[str]:
+    """The names a ``## <section>`` list of CHANGELOG.md gives (``- `name` ...`` lines)."""
     text = CHANGELOG.read_text(encoding="utf-8")
-    m = re.search(r"^## Public API\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
-    assert m, "CHANGELOG.md has no '## Public API' section"
+    m = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    assert m, f"CHANGELOG.md has no '## {section}' section"
     return re.findall(r"^- `([A-Za-z_][A-Za-z0-9_]*)`", m.group(1), flags=re.M)
 
 
 def test_public_api_matches_the_changelog():
-    listed = _changelog_api()
+    listed = changelog_names("Public API")
     assert len(listed) == len(set(listed)), "a name is listed twice in CHANGELOG.md's Public API"
     added = sorted(set(swe_taskflow.__all__) - set(listed))
     removed = sorted(set(listed) - set(swe_taskflow.__all__))
