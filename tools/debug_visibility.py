@@ -1,5 +1,6 @@
-"""How many FAIL_TO_PASS tests (what a debug turn asks about) sit in a file the hidden test patch adds or changes,
-so the agent's checkout lacks the test as it fails (issue 36; ``swe_taskflow.augment.visible``).
+"""How many FAIL_TO_PASS tests sit in a file the hidden test patch adds or changes, so the agent's checkout lacks
+the test as it fails, and how many tasks keep one the agent can see fail: only those get debug turns
+(issue 36; ``swe_taskflow.augment.visible``, ``builder.augment.propose``).
 
     python -m tools.debug_visibility TASKS.jsonl [...]     # SWE-bench-style rows: fail_to_pass, test_patch
 
@@ -25,9 +26,9 @@ def _tests(row: dict) -> list[str]:
     return [str(t) for t in raw]
 
 
-def count(path: str) -> tuple[int, int, int, int]:
-    """(hidden tests, tests, tasks, tasks without a test patch) of one JSONL file."""
-    hidden = tests = tasks = no_patch = 0
+def count(path: str) -> tuple[int, int, int, int, int]:
+    """(hidden tests, tests, tasks, tasks without a test patch, tasks with a visible test) of one JSONL file."""
+    hidden = tests = tasks = no_patch = debuggable = 0
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if not line.strip():
@@ -38,10 +39,11 @@ def count(path: str) -> tuple[int, int, int, int]:
             if not patch:
                 no_patch += 1
                 continue
-            for t in _tests(row):
-                tests += 1
-                hidden += hidden_test_file(t, patch) is not None
-    return hidden, tests, tasks, no_patch
+            seen = [hidden_test_file(t, patch) is None for t in _tests(row)]
+            tests += len(seen)
+            hidden += seen.count(False)
+            debuggable += any(seen)
+    return hidden, tests, tasks, no_patch, debuggable
 
 
 def main(argv: list[str]) -> int:
@@ -50,12 +52,13 @@ def main(argv: list[str]) -> int:
         return 2
     for path in argv:
         try:
-            h, n, tasks, no_patch = count(path)
+            h, n, tasks, no_patch, debuggable = count(path)
         except (OSError, ValueError) as exc:
             print(f"debug_visibility: {path}: {exc}", file=sys.stderr)
             return 2
         print(f"{path}: {h:,} of {n:,} FAIL_TO_PASS tests sit in a file the hidden test patch adds or changes "
-              f"({tasks:,} tasks, {no_patch:,} without a test patch)")
+              f"({tasks:,} tasks, {no_patch:,} without a test patch); {debuggable:,} tasks have one the agent can "
+              f"see fail")
     return 0
 
 

@@ -4,8 +4,9 @@ Per kind (docs/augmentations.md states each contract):
 
 - execute: the command runs twice in the sandbox with identical output; the facts asked for are
   read from that output;
-- debug: the test is a FAIL_TO_PASS test; with the test patch it fails on the untouched repository
-  (twice, identically) with a readable failure; with the gold patch it passes; its location is code
+- debug: the test is a FAIL_TO_PASS test in a file the hidden test patch leaves alone (the agent's
+  checkout holds it as it fails); it fails on the untouched repository, no test patch applied (twice,
+  identically) with a readable failure; with the gold patch it passes; its location is code
   the gold patch changes; the turn asks for a diagnosis, never a fix; the repository stays unchanged;
 - planning: the requirement is a later issue turn's own text; the files and symbols of the gold
   patch it points at are the reference (at least one not already named by the turn);
@@ -24,7 +25,7 @@ Every check is recorded (name, passed, detail); the first failing one rejects th
 reason. A sandbox that could not judge gives ``error``, never a rejection.
 
 The checks' sandbox scripts are published as each item's ``proof_script``. Every script copies the read-only repository (/repo) to a scratch folder under /tmp, applies the
-patches it carries (the task's test patch; for review, the change under review), runs one command
+patches it carries (review only: the task's test patch and the change under review), runs one command
 there and prints what the reference is read from: the runner's outcome and error lines (filtered
 by :data:`~swe_taskflow.augment.outcomes.KEEP_ERE`, durations removed) or, for an ``output``
 execute turn, the command's own output. It always ends with ``swe-taskflow: exit status N`` and
@@ -50,6 +51,7 @@ from swe_taskflow.augment.reference import EXECUTE_STYLES, debug_facts, execute_
 from swe_taskflow.augment.score import normalize, planning_entries, symbol_named, file_named
 from swe_taskflow.augment.outcomes import DURATION_SED, KEEP_ERE, outcome_of, parse_outcomes, same_test
 from swe_taskflow.augment.textcheck import check_text
+from swe_taskflow.augment.visible import hidden_test_file
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, ProofReport
@@ -282,9 +284,12 @@ def check_debug(spec: AugmentSpec, ctx: TaskContext, writer, rec: CheckLog) -> d
     task = ctx.task
     rec.require(any(same_test(t, spec.test) for t in task.fail_to_pass), "fail-to-pass",
                 f"{spec.test!r} is not a FAIL_TO_PASS test of the task")
+    hidden = hidden_test_file(spec.test, task.test_patch)
+    rec.require(hidden is None, "visible-in-checkout", f"the test sits in {hidden}, which the hidden test patch adds "
+                "or changes: the agent's checkout does not hold it as it fails")
     require_sandbox(ctx, rec, tests=True)
     command = task.test_command
-    text = script(command, patches=(("the test patch", task.test_patch),), kind="debug")
+    text = script(command, kind="debug")      # the agent's checkout as it is: no hidden test patch
     base = run_twice(ctx, rec, text)
     facts, problem = debug_facts(spec.test, base.stdout_excerpt)
     rec.got.update(proof_script=text, facts=facts or ())

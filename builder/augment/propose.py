@@ -1,7 +1,8 @@
 """Propose augmentation specs for a task: which commands, tests, requirements and seeded defects.
 
 Deterministic given the task, its split and the seed: execute runs the task's test command; debug
-asks about the task's FAIL_TO_PASS tests in their given order; planning takes, for each later issue
+asks about the task's FAIL_TO_PASS tests that the agent's checkout holds as they fail (none in a file the
+hidden test patch adds or changes), in their given order; planning takes, for each later issue
 turn, the requirement item that points at the most gold-patch code; review tries catalogue
 mutations of the gold patch in a seeded order (the checks keep the first one the tests catch, and
 record the surviving ones as rejected). Where a kind cannot be proposed, :func:`propose` says why.
@@ -25,6 +26,7 @@ import numpy as np
 from swe_taskflow.augment import mutate as mut
 from swe_taskflow.augment.attribute import attribute
 from swe_taskflow.augment.kinds import AUGMENT_KINDS
+from swe_taskflow.augment.visible import hidden_test_file
 from swe_taskflow.schema import QAItem, SplitResult, Task
 
 from ..split.structural import _items
@@ -94,7 +96,11 @@ def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[
             if sandbox_why or not task.fail_to_pass:
                 why[kind] = sandbox_why or "the task has no FAIL_TO_PASS test"
                 continue
-            for i, test in enumerate(task.fail_to_pass[:config.per_kind]):
+            seen = [t for t in task.fail_to_pass if hidden_test_file(t, task.test_patch) is None]
+            if not seen:
+                why[kind] = ("every FAIL_TO_PASS test sits in a file the hidden test patch adds or changes: the "
+                             "agent could not see it fail")
+            for i, test in enumerate(seen[:config.per_kind]):
                 specs.append(AugmentSpec(f"{iid}::debug-{i}", iid, "debug", test=test, generator=gen))
         elif kind == "planning":
             if len(ctx.parts) < 2 or not task.patch:

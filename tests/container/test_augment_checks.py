@@ -54,7 +54,8 @@ def generated(repo, sandbox):
 def test_every_kind_is_generated_and_checked(generated):
     items, summary = generated
     ex = items["fixture__cart-1::execute-counts"]
-    assert ex.status == "accepted" and ex.facts == ({"name": "passed", "value": "4"}, {"name": "failed", "value": "0"})
+    assert ex.status == "accepted" and ex.facts == ({"name": "passed", "value": "4"}, {"name": "failed", "value": "1"},
+                                                {"name": "error", "value": "1"})
     assert "python3 -m unittest -v" in ex.question and [c["name"] for c in ex.checks][:3] == \
         ["sandbox-available", "sandbox-run", "sandbox-run"]
     assert {c["name"]: c["passed"] for c in ex.checks}["repeatable"]
@@ -62,6 +63,7 @@ def test_every_kind_is_generated_and_checked(generated):
     assert dbg.status == "accepted" and dbg.facts[-1] == {"name": "failure", "value": "AssertionError: 6.0 != 10.0"}
     assert [(x["path"], x["symbol"]) for x in dbg.locations] == [("shop/cart.py", "Cart.subtotal")]
     assert "test_subtotal_counts_quantity" in dbg.question and "Cart.subtotal" not in dbg.question
+    assert "git" not in dbg.proof_script and "test_discount" not in dbg.proof_script   # the checkout as it is
     # the second FAIL_TO_PASS test's failure names the function it is scored on: rejected, with the reason
     assert items["fixture__cart-1::debug-1"].reason.startswith("text-contract: names-location")
     plan = items["fixture__cart-1::planning-2"]
@@ -101,8 +103,10 @@ BROKEN = [
                  command="python3 -c 'import time; print(time.time_ns())'"), "repeatable"),
     (AugmentSpec("b-debug-p2p", "fixture__cart-1", "debug", test="tests/test_cart.py::TestCart::test_add"),
      "fail-to-pass"),
+    (AugmentSpec("b-debug-hidden", "fixture__cart-1", "debug",
+                 test="tests/test_discount.py::TestTotals::test_rejects_bad_discount"), "visible-in-checkout"),
     (AugmentSpec("b-debug-fix", "fixture__cart-1", "debug",
-                 test="tests/test_discount.py::TestTotals::test_subtotal_counts_quantity",
+                 test="tests/test_cart.py::TestCart::test_subtotal_counts_quantity",
                  text="`test_subtotal_counts_quantity` fails. Find out why and fix it."), "text-contract"),
     (AugmentSpec("b-plan", "fixture__cart-1", "planning", requirement_part=1,
                  requirement="The subtotal should count each line's price times its quantity.",

@@ -42,7 +42,7 @@ def test_row_is_hand_written_and_names_its_commit_and_image(bundled, tmp_path):
     assert task.image_name == image_tag(task.repo, task.base_commit, task.test_command)
     assert task.image_name.startswith("swe-taskflow/ticketdesk:")
     assert task.test_command and task.patch.startswith("diff --git") and task.test_patch.startswith("diff --git")
-    assert len(task.fail_to_pass) == 8 and len(task.pass_to_pass) == 7
+    assert len(task.fail_to_pass) == 9 and len(task.pass_to_pass) == 7
     assert not set(task.fail_to_pass) & set(task.pass_to_pass)
 
 
@@ -82,7 +82,7 @@ def test_a_wrong_gold_patch_is_caught(bundled, tmp_path):
     broken = dataclasses.replace(bundled, task=dataclasses.replace(bundled.task, patch=readme_only))
     report = check_task(broken, runner="host")
     assert not report["ok"]
-    assert sum("after the gold patch" in p for p in report["problems"]) == 8
+    assert sum("after the gold patch" in p for p in report["problems"]) == 9
 
 
 def test_edited_files_no_longer_match_the_row(bundled, tmp_path):
@@ -99,7 +99,7 @@ def test_cli_check_on_the_host():
     proc = subprocess.run([sys.executable, "-m", "builder.cli", "example", "check", "--runner", "host"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    assert "FAIL_TO_PASS passed 0/8" in proc.stdout and "FAIL_TO_PASS passed 8/8" in proc.stdout
+    assert "FAIL_TO_PASS passed 0/9" in proc.stdout and "FAIL_TO_PASS passed 9/9" in proc.stdout
     assert "ok: swe-taskflow__ticketdesk-1 in host" in proc.stdout
 
 

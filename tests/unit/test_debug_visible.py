@@ -1,5 +1,6 @@
 """A debug turn asks about a test; the agent can see it fail only when the hidden test patch leaves the test's
-file alone (issue 36): ``swe_taskflow.augment.visible`` says which, and ``export harbor`` warns per turn."""
+file alone (issue 36): ``swe_taskflow.augment.visible`` says which, the build proposes debug turns only for such
+tests, and ``export harbor`` warns per turn of an older release."""
 
 from __future__ import annotations
 
@@ -73,4 +74,30 @@ def test_the_count_tool(tmp_path):
              "test_patch": PATCH}, {"FAIL_TO_PASS": ["TestLoad"], "test_patch": ""}]
     path = tmp_path / "tasks.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert count(str(path)) == (1, 2, 2, 1)
+    assert count(str(path)) == (1, 2, 2, 1, 1)
+
+
+def _task(fail_to_pass):
+    from swe_taskflow.schema import Task
+    return Task(instance_id="t-1", source="hand-written", source_revision="", repo="o/r", base_commit="", original_prompt="x",
+                fail_to_pass=tuple(fail_to_pass), test_patch=PATCH, test_command="python3 -m unittest")
+
+
+def test_debug_is_proposed_only_for_tests_the_agent_can_see_fail(tmp_path):
+    from builder.augment.checks import TaskContext
+    from builder.augment.propose import ProposeConfig, propose
+    hidden, seen = "tests/test_persistence.py::CliTests::test_tickets_survive_between_runs", "tests/test_cli.py::C::t"
+    config = ProposeConfig(kinds=("debug",))
+    specs, why = propose(TaskContext(_task([hidden, seen]), repo=tmp_path, sandbox=object()), config)
+    assert [s.test for s in specs] == [seen] and why == {}
+    specs, why = propose(TaskContext(_task([hidden]), repo=tmp_path, sandbox=object()), config)
+    assert specs == [] and "the agent could not see it fail" in why["debug"]
+
+
+def test_a_hand_written_debug_spec_about_a_hidden_test_is_rejected_before_any_run(tmp_path):
+    from builder.augment.checks import AugmentSpec, CheckLog, Rejected, TaskContext, check_debug
+    hidden = "tests/test_persistence.py::CliTests::test_tickets_survive_between_runs"
+    rec = CheckLog()
+    with pytest.raises(Rejected) as err:     # no sandbox is needed: the check stops first
+        check_debug(AugmentSpec("h", "t-1", "debug", test=hidden), TaskContext(_task([hidden])), None, rec)
+    assert err.value.check == "visible-in-checkout" and "tests/test_persistence.py" in err.value.detail
