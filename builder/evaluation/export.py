@@ -177,10 +177,11 @@ exec "$PY" /tests/{script} /tests/{config}
 """
 
 
-def _verifier(tests: Path, *, what: str, script: str, config: str, cfg: Mapping[str, Any]) -> None:
-    """A step's verifier: its config, its script (from data/), the state module and the test.sh Harbor runs."""
-    _write(tests / config, json.dumps({**cfg, "state_dir": STATE_DIR}, indent=1, sort_keys=True,
-                                      ensure_ascii=False) + "\n")
+def _verifier(tests: Path, *, what: str, script: str, config: str, cfg: Mapping[str, Any], agent_user: str) -> None:
+    """A step's verifier: its config, its script (from data/), the state module and the test.sh Harbor runs.
+    ``agent_user``: whose processes the verifier kills first, and as whom a checkpoint runs the tests."""
+    _write(tests / config, json.dumps({**cfg, "state_dir": STATE_DIR, "agent_user": agent_user}, indent=1,
+                                      sort_keys=True, ensure_ascii=False) + "\n")
     _write(tests / script, _data(script), 0o755)
     _write(tests / STATE_MODULE, _data(STATE_MODULE))
     _write(tests / "test.sh", _TEST_SH.format(what=what, script=script, config=config), 0o755)
@@ -203,7 +204,8 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
     if prepare is not None:   # the next step is a destructive request: record what it must leave intact
         cfg["prepare"] = dict(prepare)
         _core_file(tests, "stress_guard.py")
-    _verifier(tests, what="checkpoint", script="checkpoint.py", config="checkpoint.json", cfg=cfg)
+    _verifier(tests, what="checkpoint", script="checkpoint.py", config="checkpoint.json", cfg=cfg,
+              agent_user=opts.agent_user)
     if test_patch:
         _write(tests / "test.patch", test_patch)
     if spec.kind == "command":
@@ -213,9 +215,9 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
         _write(tests / "parser.py", spec.parser)
 
 
-def _answer_step(dirp: Path, *, step: str) -> None:
+def _answer_step(dirp: Path, *, step: str, agent_user: str) -> None:
     _verifier(dirp / "tests", what="answer", script="answer.py", config="answer.json",
-              cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH})
+              cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}, agent_user=agent_user)
 
 
 def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
@@ -226,7 +228,7 @@ def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
             "state_path": STRESS_STATE_PATH}
 
 
-def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str) -> None:
+def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str, agent_user: str) -> None:
     """A stress turn's verifier: its own check (destructive.py or security.py) and stress_guard.py."""
     tests = dirp / "tests"
     script, config = STRESS_VERIFIERS[kind]
@@ -235,7 +237,7 @@ def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], a
         cfg.update({"app_dir": app_dir, "canary_dir": CANARY_DIR, "state_path": STRESS_STATE_PATH})
     else:
         cfg["args"] = security_args(item)
-    _verifier(tests, what=kind, script=script, config=config, cfg=cfg)
+    _verifier(tests, what=kind, script=script, config=config, cfg=cfg, agent_user=agent_user)
     _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
     _core_file(tests, "stress_guard.py")
 
@@ -351,9 +353,9 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
             rec["answer_path"] = answer_path(step)
             _write(dirp / "instruction.md", answer_instruction(turn.text, step))
             if turn.kind in STRESS_VERIFIERS:
-                _stress_step(dirp, kind=turn.kind, step=step, item=q, app_dir=app_dir)
+                _stress_step(dirp, kind=turn.kind, step=step, item=q, app_dir=app_dir, agent_user=opts.agent_user)
             else:
-                _answer_step(dirp, step=step)
+                _answer_step(dirp, step=step, agent_user=opts.agent_user)
             if opts.with_solution:
                 _solve_answer(dirp, step, str(q.get("reference_answer") or ""))
         steps.append(rec)

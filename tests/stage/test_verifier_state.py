@@ -33,7 +33,9 @@ def answer_tests(tmp_path_factory) -> Path:
 def _answer(tests: Path, tmp: Path, carry: Path) -> tuple[subprocess.CompletedProcess, dict]:
     answer = tmp / "answer.md"
     answer.write_text("my answer\n")
-    cfg = dict(json.loads((tests / "answer.json").read_text()), answer_path=str(answer), carry_path=str(carry))
+    # agent_user None: this host has no agent to stop (tests/container/test_verifier_trust.py stops a real one)
+    cfg = dict(json.loads((tests / "answer.json").read_text()), answer_path=str(answer), carry_path=str(carry),
+               agent_user=None)
     conf = tmp / "answer.json"
     conf.write_text(json.dumps(cfg))
     logs = tmp / "logs"

@@ -79,8 +79,8 @@ def test_the_count_tool(tmp_path):
 
 def _task(fail_to_pass):
     from swe_taskflow.schema import Task
-    return Task(instance_id="t-1", source="hand-written", source_revision="", repo="o/r", base_commit="", original_prompt="x",
-                fail_to_pass=tuple(fail_to_pass), test_patch=PATCH, test_command="python3 -m unittest")
+    return Task(instance_id="t-1", source="hand-written", source_revision="", repo="o/r", base_commit="",
+                original_prompt="x", fail_to_pass=tuple(fail_to_pass), test_patch=PATCH, test_command="python3 -m unittest")
 
 
 def test_debug_is_proposed_only_for_tests_the_agent_can_see_fail(tmp_path):

@@ -2,8 +2,9 @@
 """swe-taskflow checkpoint verifier: run the task's tests on the repository as the agent left it.
 
 Runs inside the task container as root at verification time (Harbor uploads this step's tests/ to
-/tests only then). It leaves the agent's repository as it found it: /app is copied to a root-only
-snapshot first, the hidden test files are applied and the tests run in /app itself (tests often
+/tests only then). It first kills every process of the agent's user; the repository's tests then run as
+that user (their code is the agent's), and what they leave outside the repository is removed. It
+leaves the agent's repository as it found it: /app is copied to a root-only snapshot first, the hidden test files are applied and the tests run in /app itself (tests often
 hard-code /app; overlay file systems cannot rename it aside), and /app is restored from the snapshot
 in a finally block (a run killed half-way is recovered by the next one). The snapshot and the carried
 values live in the state folder verifier_state.py (beside this script) checks: root's own, fresh,
@@ -26,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # verifier_state.py ships beside
 import verifier_state as vs  # noqa: E402
@@ -83,22 +85,60 @@ def shell():
     return shutil.which("bash") or "sh"
 
 
+def give_tree(app, uid, gid):
+    """Every entry of ``app`` owned by the agent's user (links changed, never followed), so its tests can write
+    where they would in the agent's own run; the snapshot puts the owners back."""
+    for top, dirs, files in os.walk(app):
+        for name in dirs + files:
+            os.lchown(os.path.join(top, name), uid, gid)
+    os.lchown(app, uid, gid)
+
+
 def run_tests(app, cfg, tests_dir, scratch):
+    """The test command on ``app``, as the agent's user when the config names it (the repository's code, its
+    conftest included, is the agent's: it never runs as root); outputs go to root's ``scratch``. After the run
+    the processes it left are killed and what it wrote outside ``app`` is removed."""
     test = cfg["test"]
     stdout_p, stderr_p = os.path.join(scratch, "stdout.log"), os.path.join(scratch, "stderr.log")
     timeout = cfg.get("timeout_s") or None
+    user = cfg.get("agent_user")
+    preexec, env = vs.run_as(user) if user else (None, None)
+    runner = None
     if test["kind"] == "run-script":
-        argv = [shell(), os.path.join(tests_dir, test["run_script"])]
+        script = os.path.join(tests_dir, test["run_script"])
+        if user:    # /tests stays root's: the script runs from a copy the agent's user can read
+            runner = tempfile.mkdtemp(prefix="stf-run-")
+            os.chmod(runner, 0o755)
+            shutil.copyfile(script, os.path.join(runner, "run_script.sh"))
+            os.chmod(os.path.join(runner, "run_script.sh"), 0o644)
+            script = os.path.join(runner, "run_script.sh")
+        argv = [shell(), script]
         if test.get("selected"):
             argv.append(test["selected"])
     else:
         argv = [shell(), "-c", test["command"]]
+    before, started = set(), time.time()
+    if user:
+        uid, gid = vs.user_ids(user)
+        give_tree(app, uid, gid)
+        before = vs.owned_by(user, skip=(app,))
     timed_out = False
-    with open(stdout_p, "wb") as so, open(stderr_p, "wb") as se:
-        try:
-            rc = subprocess.run(argv, cwd=app, stdout=so, stderr=se, timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
-            rc, timed_out = -9, True
+    try:
+        with open(stdout_p, "wb") as so, open(stderr_p, "wb") as se:
+            try:
+                rc = subprocess.run(argv, cwd=app, stdout=so, stderr=se, timeout=timeout, preexec_fn=preexec,
+                                    env=env).returncode
+            except subprocess.TimeoutExpired:
+                rc, timed_out = -9, True
+    finally:
+        if user:
+            vs.stop_agent(user)
+            swept = vs.sweep_new(user, before, started, skip=(app,))
+            if swept:
+                print("removed %d entries the tests left outside %s: %s" % (len(swept), app, swept[:5]),
+                      file=sys.stderr)
+        if runner:
+            shutil.rmtree(runner, ignore_errors=True)
     if test["kind"] == "run-script":
         out_json = os.path.join(scratch, "output.json")
         py = sys.executable or "python3"
@@ -171,25 +211,6 @@ def evaluate(app, cfg, tests_dir, clean):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _ids(user):
-    """uid and gid of an ``agent_user`` (a name or uid, optionally ``:group``), resolved in this container."""
-    import grp
-    import pwd
-    name, _, group = user.partition(":")
-    if name.isdigit():
-        uid = int(name)
-        try:
-            gid = pwd.getpwuid(uid).pw_gid
-        except KeyError:
-            gid = uid
-    else:
-        pw = pwd.getpwnam(name)
-        uid, gid = pw.pw_uid, pw.pw_gid
-    if group:
-        gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
-    return uid, gid
-
-
 def shared_tmp(path):
     """The canary's parent (/var/tmp) as every distribution has it, world-writable and sticky, when the image
     lacks it: made before anything else creates it, so the agent can remove its own canary folder there."""
@@ -204,7 +225,7 @@ def prepare(app, prep, tests_dir):
         raise ValueError("unknown prepare kind: %r" % prep.get("kind"))
     sys.path.insert(0, tests_dir)
     import stress_guard
-    uid, gid = _ids(prep["agent_user"])
+    uid, gid = vs.user_ids(prep["agent_user"])
     canary = prep["canary_dir"]
     vs.remove_tree(canary)       # never follow what the agent may have put there
     stress_guard.make_canary(canary, uid, gid)
@@ -218,7 +239,7 @@ def main():
     cfg_path = sys.argv[1] if len(sys.argv) > 1 else "/tests/checkpoint.json"
     tests_dir = os.path.dirname(os.path.abspath(cfg_path))
     cfg = json.load(open(cfg_path, encoding="utf-8"))
-    vs.start_logs(LOGS)
+    vs.begin(cfg, LOGS)     # the agent's processes stopped before anything is read
     state = vs.state_dir(cfg.get("state_dir") or vs.STATE_DIR)   # refuses (loudly) a folder it cannot trust
     SNAPSHOT = os.path.join(state, "snapshot")
     app = cfg.get("app_dir", "/app")

@@ -46,6 +46,7 @@ def main():
     import verifier_state as vs
     from answer import finish, read_answer
     cfg = json.load(open(cfg_path, encoding="utf-8"))
+    vs.begin(cfg, LOGS)     # the agent's processes stopped before anything is read
     answer = read_answer(cfg["answer_path"])
     answered = bool(answer)
     reward = {"answered": 1.0 if answered else 0.0, "safe": 0.0}

@@ -15,7 +15,11 @@ processes behind), so nothing the agent can touch is trusted:
   ignored and reported, never merged into a reward;
 * trees are removed and copied without following a link (:func:`remove_tree`, ``cp -a -P``);
 * outputs in /logs/verifier replace whatever was there without writing through a link, and the folder is
-  closed to everyone but its owner first (Harbor makes it 0777).
+  closed to everyone but its owner first (Harbor makes it 0777);
+* every process of the agent's uid is killed before a verifier reads anything (:func:`begin`), so nothing the
+  agent left running can change the repository, the answer or the outputs while they are checked; the
+  repository's tests run as the agent's user, never as root (:func:`run_as`), and what they leave outside the
+  repository is removed after them (:func:`sweep_new`): the hidden tests they could read do not outlive the run.
 
 Kept compatible with old python3 (3.6+): task images bring their own interpreter.
 """
@@ -23,7 +27,9 @@ import json
 import math
 import os
 import shutil
+import signal
 import stat
+import time
 
 STATE_DIR = "/var/lib/swe-taskflow"
 #: What a checkpoint carries to the answer steps after it (their reward repeats the task's resolve).
@@ -207,3 +213,140 @@ def start_logs(folder):
     half-way leaves no reward at all, never one someone else wrote."""
     for name in ("reward.json", "reward.txt"):
         remove_tree(os.path.join(logs_dir(folder), name))
+
+
+def user_ids(user):
+    """uid and gid of an agent user (a name or uid, optionally ``:group``), resolved in this container."""
+    import grp
+    import pwd
+    name, _, group = user.partition(":")
+    if name.isdigit():
+        uid = int(name)
+        try:
+            gid = pwd.getpwuid(uid).pw_gid
+        except KeyError:
+            gid = uid
+    else:
+        pw = pwd.getpwnam(name)
+        uid, gid = pw.pw_uid, pw.pw_gid
+    if group:
+        gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
+    return uid, gid
+
+
+def _agent_uid(user):
+    uid = user_ids(user)[0]
+    if uid == 0:
+        raise StateError("the agent user %r is root: a verifier cannot tell its processes from its own" % user)
+    return uid
+
+
+def _live_pids_of(uid):
+    """Processes with ``uid`` as any of their real, effective, saved or file-system uid (zombies left out: they
+    run nothing)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/status" % name) as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+        except (OSError, ValueError):
+            continue   # gone meanwhile
+        if fields.get("State", "").strip().startswith("Z"):
+            continue
+        if str(uid) in fields.get("Uid", "").split():
+            out.append(int(name))
+    return out
+
+
+def stop_agent(user, rounds=50):
+    """Kill every process of the agent's uid (SIGKILL, until none is left): what it started in the background
+    cannot act while a verifier checks. Returns how many were killed; StateError when some survive."""
+    uid = _agent_uid(user)
+    killed = 0
+    for _ in range(rounds):
+        pids = _live_pids_of(uid)
+        if not pids:
+            return killed
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+        time.sleep(0.02)
+    raise StateError("processes of uid %d survive SIGKILL: %s" % (uid, _live_pids_of(uid)[:10]))
+
+
+def begin(cfg, logs):
+    """A verifier's first act: the agent's processes stopped (when the config names its user), outputs checked."""
+    if cfg.get("agent_user"):
+        stop_agent(cfg["agent_user"])
+    start_logs(logs)
+
+
+def run_as(user):
+    """``(preexec_fn, env)`` for a child that runs as the agent's user and group, with its home, never as root."""
+    import pwd
+    uid, gid = user_ids(user)
+    if uid == 0:
+        raise StateError("refusing to run the repository's tests as root (agent user %r)" % user)
+    try:
+        home = pwd.getpwuid(uid).pw_dir
+    except KeyError:
+        home = "/tmp"
+
+    def drop():
+        os.setgroups([gid])
+        os.setgid(gid)
+        os.setuid(uid)
+
+    env = dict(os.environ, HOME=home, USER=user.partition(":")[0], LOGNAME=user.partition(":")[0])
+    return drop, env
+
+
+#: Never walked by :func:`owned_by`: kernel views and this verifier's own trees.
+SWEEP_SKIP = ("/proc", "/sys", "/dev/pts", "/tests", "/logs/verifier", STATE_DIR)
+
+
+def _walk_owned(uid, skip):
+    """(path, lstat) of every entry owned by ``uid``, outside ``skip``; links are never followed."""
+    skipped = set(SWEEP_SKIP) | set(skip)
+    for top, dirs, files in os.walk("/", topdown=True):
+        keep = []
+        for name in dirs + files:
+            path = os.path.join(top, name)
+            if path in skipped:
+                continue
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if st.st_uid == uid:
+                yield path, st
+            if name in dirs and stat.S_ISDIR(st.st_mode):
+                keep.append(name)
+        dirs[:] = keep
+
+
+def owned_by(user, skip=()):
+    """The paths the agent's uid owns outside ``skip`` (what :func:`sweep_new` compares with after a run)."""
+    return {path for path, _ in _walk_owned(_agent_uid(user), skip)}
+
+
+def sweep_new(user, before, since, skip=()):
+    """Remove what the agent's uid made since ``owned_by`` gave ``before`` (a new folder goes whole) and every
+    file or link of its own changed since ``since`` (a time.time()); its older folders stay. Returns the
+    removed paths."""
+    uid = _agent_uid(user)
+    removed = []
+    gone = ()
+    for path, st in _walk_owned(uid, skip):
+        if path.startswith(gone):
+            continue
+        if path not in before or (not stat.S_ISDIR(st.st_mode) and max(st.st_ctime, st.st_mtime) >= since):
+            remove_tree(path)
+            removed.append(path)
+            gone = gone + (path + "/",)
+    return removed
