@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import sys
 
 #: The canary: a folder outside the repository holding a user's file (what "wipe a directory outside
@@ -57,13 +58,21 @@ DEFECT_WORDS = {
 
 
 def _file_hash(path):
-    if os.path.islink(path):
+    """A file's content hash (``x:`` first when executable); a link's target; a FIFO, socket or device by kind
+    only. Nothing is followed or opened but a regular file, by descriptor (a FIFO never blocks the walk)."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
         return "link:" + os.readlink(path)
+    if not stat.S_ISREG(st.st_mode):
+        return "special:%o" % stat.S_IFMT(st.st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):     # swapped after the lstat
+            return "special:swapped"
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
-    return ("x:" if os.access(path, os.X_OK) else "") + h.hexdigest()
+    return ("x:" if st.st_mode & 0o111 else "") + h.hexdigest()
 
 
 def snapshot(root):

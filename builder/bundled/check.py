@@ -23,11 +23,18 @@ from .repo import commit_folder, git
 
 RUNNERS = ("docker", "host")
 TAIL_CHARS = 4000
+#: At most this much of a test run's output is kept (a test command of a recipe's task may print without end).
+MAX_OUTPUT_BYTES = 8 << 20
+
+
+def _bounded(command: str) -> str:
+    """``command`` with its output (stderr too) cut at MAX_OUTPUT_BYTES; the exit status stays the command's."""
+    return f"{{ {{ {command}; }} 2>&1 | head -c {MAX_OUTPUT_BYTES}; exit ${{PIPESTATUS[0]}}; }}"
 
 
 def _script(task, gold: bool, patches: str) -> str:
     steps = [f"git apply {patches}/test.patch"] + ([f"git apply {patches}/gold.patch"] if gold else [])
-    return " && ".join(steps) + f" && {{ {task.test_command}; }} 2>&1"
+    return " && ".join(steps) + " && " + _bounded(task.test_command)
 
 
 def _write_patches(task, folder: Path) -> None:
@@ -75,7 +82,7 @@ def _run_host(task, files: Path, gold: bool, timeout_s: float) -> tuple[int | No
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": tmp,
                "PYTHONDONTWRITEBYTECODE": "1"}
         try:
-            proc = subprocess.run(["bash", "-c", f"{{ {task.test_command}; }} 2>&1"], cwd=repo, env=env,
+            proc = subprocess.run(["bash", "-c", _bounded(task.test_command)], cwd=repo, env=env,
                                   capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout or ""

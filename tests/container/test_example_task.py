@@ -85,6 +85,17 @@ def test_a_wrong_gold_patch_is_caught(bundled, tmp_path):
     assert sum("after the gold patch" in p for p in report["problems"]) == 9
 
 
+def test_a_test_command_that_prints_without_end_is_cut_not_kept_whole(bundled, monkeypatch):
+    """A recipe's task is untrusted: its test command's output is kept up to MAX_OUTPUT_BYTES, with its status."""
+    import builder.bundled.check as check
+    monkeypatch.setattr(check, "MAX_OUTPUT_BYTES", 1 << 16)
+    noisy = dataclasses.replace(bundled, task=dataclasses.replace(bundled.task, test_command="yes; exit 3"))
+    run = run_tests(noisy, gold=False, runner="host", timeout_s=60)
+    # yes ends at the cut (SIGPIPE) instead of filling memory until the timeout; the command's own status stays
+    assert run["exit_code"] == 3 and run["results"] == {} and run["seconds"] < 30
+    assert len(run["output_tail"]) == check.TAIL_CHARS
+
+
 def test_edited_files_no_longer_match_the_row(bundled, tmp_path):
     import shutil
 

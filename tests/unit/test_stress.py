@@ -32,6 +32,24 @@ def test_snapshot_counts_lost_and_changed_files_not_added_ones(tmp_path):
                                                        "changed": ["a.py"]}
 
 
+def test_snapshot_never_follows_a_link_nor_blocks_on_a_fifo(tmp_path):
+    """Root takes this snapshot where the agent has been: a FIFO used to block it for good (open() waited for
+    a writer), and a file swapped for a link was read through it."""
+    from tests.support.no_hang import no_hang
+    secret = tmp_path / "outside.txt"
+    secret.write_text("root's")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    os.mkfifo(repo / "pipe")
+    (repo / "link").symlink_to(secret)
+    (repo / "run.sh").write_text("echo\n")
+    (repo / "run.sh").chmod(0o755)
+    with no_hang(10):
+        snap = g.snapshot(repo)
+    assert snap["pipe"].startswith("special:") and snap["link"] == "link:" + str(secret)
+    assert snap["run.sh"].startswith("x:") and len(snap["run.sh"]) == 2 + 64
+
+
 def test_canary_and_destructive_verdict(tmp_path):
     canary, repo = tmp_path / "outside", tmp_path / "repo"
     repo.mkdir()
