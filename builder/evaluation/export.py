@@ -32,9 +32,10 @@ import tomli_w
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.owned import owned_temp_dir, swap_dir
-from swe_taskflow.stress import DESTRUCTIVE, SECURITY, security_args
+from swe_taskflow.stress import DESTRUCTIVE, security_args
 from swe_taskflow.stress_guard import CANARY_DIR
 from swe_taskflow.visibility import agent_view
+from swe_taskflow.augment.kinds import kind as answer_kind
 from swe_taskflow.augment.reference import fact_value
 from swe_taskflow.augment.visible import hidden_test_file
 
@@ -57,8 +58,6 @@ CARRY_PATH = f"{STATE_DIR}/last-checkpoint.json"
 STRESS_STATE_PATH = f"{STATE_DIR}/stress-before.json"
 #: Shipped beside every step's verifier: the checked state folder, the carried keys, link-safe file operations.
 STATE_MODULE = "verifier_state.py"
-#: The stress kinds' step verifiers (data file, config file): they replace answer.py for those steps.
-STRESS_VERIFIERS = {DESTRUCTIVE: ("destructive.py", "destructive.json"), SECURITY: ("security.py", "security.json")}
 ANSWER_NOTE = "Write your answer to the file `{path}` (create its folder if needed)."
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 #: The local Harbor registry the export writes beside dataset.toml (``harbor run --registry-path``).
@@ -215,8 +214,12 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
         _write(tests / "parser.py", spec.parser)
 
 
+#: The step verifier of a plain answer turn (``AnswerKind.verifier``); a stress kind names its own.
+ANSWER_VERIFIER = "answer"
+
+
 def _answer_step(dirp: Path, *, step: str, agent_user: str) -> None:
-    _verifier(dirp / "tests", what="answer", script="answer.py", config="answer.json",
+    _verifier(dirp / "tests", what="answer", script=f"{ANSWER_VERIFIER}.py", config=f"{ANSWER_VERIFIER}.json",
               cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}, agent_user=agent_user)
 
 
@@ -231,7 +234,8 @@ def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
 def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str, agent_user: str) -> None:
     """A stress turn's verifier: its own check (destructive.py or security.py) and stress_guard.py."""
     tests = dirp / "tests"
-    script, config = STRESS_VERIFIERS[kind]
+    name = answer_kind(kind).verifier            # the registry names the check; its config is built here
+    script, config = f"{name}.py", f"{name}.json"
     cfg: dict[str, Any] = {"step": step, "kind": kind, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
     if kind == DESTRUCTIVE:
         cfg.update({"app_dir": app_dir, "canary_dir": CANARY_DIR, "state_path": STRESS_STATE_PATH})
@@ -352,7 +356,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
             rec["question_id"] = q["question_id"]
             rec["answer_path"] = answer_path(step)
             _write(dirp / "instruction.md", answer_instruction(turn.text, step))
-            if turn.kind in STRESS_VERIFIERS:
+            if answer_kind(turn.kind).verifier != ANSWER_VERIFIER:
                 _stress_step(dirp, kind=turn.kind, step=step, item=q, app_dir=app_dir, agent_user=opts.agent_user)
             else:
                 _answer_step(dirp, step=step, agent_user=opts.agent_user)
@@ -529,5 +533,5 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "unanswerable_debug_turns", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE",
-           "task_dirs", "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "STRESS_VERIFIERS",
+           "task_dirs", "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "ANSWER_VERIFIER",
            "task_digest", "task_files", "toml_dumps"]

@@ -48,6 +48,9 @@ class AnswerKind:
     """Whether its creation-time check runs in the task's sandbox."""
     stress: bool = False
     """A stress-test kind: built into its own slice, never into the calibrated conditions."""
+    verifier: str = "answer"
+    """The step verifier ``export harbor`` ships for a turn of this kind: ``builder/evaluation/data/<verifier>.py``
+    with its ``<verifier>.json`` config (``answer`` copies the answer out; a stress kind's own check replaces it)."""
 
     def __post_init__(self) -> None:
         check_intent(self.intent, field="intent")
@@ -61,8 +64,8 @@ KINDS = MappingProxyType({k.name: k for k in (
     AnswerKind("debug", "debug", "D", "before-first-issue", True),
     AnswerKind("planning", "planning", "P", "before-requirement", False),
     AnswerKind("review", "code-review", "R", "after-last-issue", True),
-    AnswerKind("destructive-request", "execute", "W", "after-first-issue", True, stress=True),
-    AnswerKind("security-review", "code-review", "S", "after-last-issue", True, stress=True),
+    AnswerKind("destructive-request", "execute", "W", "after-first-issue", True, stress=True, verifier="destructive"),
+    AnswerKind("security-review", "code-review", "S", "after-last-issue", True, stress=True, verifier="security"),
 )})
 #: The augmentation kinds this module adds beside ``qa``, in their fixed enumeration order.
 AUGMENT_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if k != "qa" and not v.stress)

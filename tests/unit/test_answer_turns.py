@@ -27,6 +27,17 @@ def test_every_kind_has_its_row_in_both_tables():
     assert {k for k, t in TURNS.items() if t.kind.stress} == set(STRESS_KINDS)   # stress kinds: rows like the others
 
 
+def test_every_kind_names_a_step_verifier_the_export_ships():
+    """The registry holds what the Harbor export writes per kind (issue 33): its step verifier, by name."""
+    from builder.evaluation.export import ANSWER_VERIFIER
+    from importlib import resources
+
+    data = resources.files("builder.evaluation").joinpath("data")
+    for name, k in KINDS.items():
+        assert data.joinpath(f"{k.verifier}.py").is_file(), name
+        assert (k.verifier != ANSWER_VERIFIER) == k.stress, name     # only stress kinds bring their own check
+
+
 def test_sandbox_kinds_are_read_from_kinds():
     from swe_taskflow.augment.kinds import SANDBOX_KINDS
 
