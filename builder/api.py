@@ -1,4 +1,4 @@
-"""The builder's public face: build, export, import, push, re-prove and classify in six calls.
+"""The builder's public face: build, export, import, push, re-prove, classify and select in seven calls.
 
 What ``swe_taskflow.__all__`` is for auditors, this module is for scripts that make releases: the
 workflows the ``swe-taskflow`` command runs, assembled here once (the judge backend, the auditor's
@@ -158,7 +158,24 @@ class Classified:
     skipped: tuple[Skipped, ...] = ()
 
 
-# --- the six calls ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Selected:
+    """What ``select`` wrote into ``out`` (selection.jsonl, sessions.jsonl, report.json, intents.jsonl, and
+    conditions/ when asked): the selection's score over ``tasks`` tasks and how the search went."""
+
+    out: Path
+    tasks: int
+    tfas: float
+    S_L: float
+    S_T: float
+    S_R: float
+    evaluations: int
+    wall_s: float
+    config: str
+    """The selection configuration in one line (``swe_taskflow.select.describe``)."""
+
+
+# --- the seven calls -------------------------------------------------------------------------------------------
 
 def build(recipe: PathLike, out: PathLike, *, cache: PathLike | None = None, dry_run: bool = False,
           force: Iterable[str] = (), until: str | None = None, quiet: bool = False,
@@ -338,6 +355,93 @@ def classify(sessions: PathLike, out: PathLike, *, classifier: str = "embedded",
                       version=str(clf.info["version"]), skipped=skipped)
 
 
+def select(tasks: PathLike, target: PathLike, out: PathLike, *, pool: PathLike | None = None, config=None,
+           intents: PathLike | None = None, classifier: str = "embedded", allow_candidates: bool = False,
+           conditions: bool = False, progress: bool = False) -> Selected:
+    """The TFAS-optimized selection (paper Appendix F) of the split results ``tasks`` (and the question pool
+    ``pool``) against ``target`` (a Task-Flow file, ``"default"`` or a shipped target's name), written into
+    ``out``: byte-identical for the same inputs and seed. ``config``: a ``swe_taskflow.select.SelectConfig``
+    (default: its defaults). Issue texts take their intent from ``intents`` (rows ``{text, intent}``), else
+    from ``classifier`` through the label cache. ``conditions`` also writes every fixed condition."""
+    import hashlib
+    import time
+
+    from swe_taskflow.candidates import build_materials
+    from swe_taskflow.conditions import assemble
+    from swe_taskflow.flow_inputs import resolve_target
+    from swe_taskflow.jsonl import check_output_dir, read_records, write_json, write_jsonl
+    from swe_taskflow.schema import QAItem, SplitResult
+    from swe_taskflow.select import SelectConfig, describe, select_and_report
+    from swe_taskflow.target import load_target
+
+    config = config if config is not None else SelectConfig()
+    check_output_dir(out)
+    target_file = resolve_target(os.fspath(target))
+    found = load_target(target_file)
+    splits = read_records(os.fspath(tasks), SplitResult, unique="instance_id")
+    questions = read_records(os.fspath(pool), QAItem, unique="question_id") if pool else []
+    statuses = ("accepted", "candidate") if allow_candidates else ("accepted",)
+    materials, pool_summary = build_materials(splits, questions, statuses=statuses)
+    texts = [t for m in materials for t in m.issue_texts()]
+    known, intent_rows = _issue_intents(texts, None if intents is None else os.fspath(intents), classifier)
+    t0 = time.perf_counter()
+    sel, report = select_and_report(materials, known, found, config, where=os.fspath(pool or tasks),
+                                    baselines=True, pool_summary=pool_summary, progress=progress)
+    wall = time.perf_counter() - t0
+    report["inputs"] = {   # what this call read, beside the selection's own report
+        name: {"path": str(p), "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
+        for name, p in (("tasks", os.fspath(tasks)), ("pool", pool and os.fspath(pool)), ("target", target_file),
+                        ("intents", intents and os.fspath(intents))) if p}
+    report["pool"]["statuses_used"] = list(statuses)
+    report["intents"] = {"texts": len(intent_rows),
+                         "classified": sum(1 for r in intent_rows if r["origin"] == "classifier"),
+                         "classifier": classifier}
+    folder = Path(out)
+    write_jsonl(folder / "intents.jsonl", intent_rows)
+    write_jsonl(folder / "selection.jsonl", sel.selection_rows())
+    sessions = []
+    for r in sel.rows():
+        assert r.session is not None, r.instance_id      # a selected task always keeps its issue turns
+        sessions.append(r.session.to_dict())
+    write_jsonl(folder / "sessions.jsonl", sessions)
+    write_json(folder / "report.json", report)
+    if conditions:
+        for cond, rows in assemble(materials, known, seed=config.seed).items():
+            write_jsonl(folder / "conditions" / f"{cond}.jsonl", [r.to_dict() for r in rows])
+    score = sel.score
+    return Selected(out=folder, tasks=len(materials), tfas=score.tfas, S_L=score.S_L, S_T=score.S_T, S_R=score.S_R,
+                    evaluations=sel.stats.evaluations, wall_s=wall, config=describe(config))
+
+
+def _issue_intents(texts: list[str], known_path: str | None, classifier: str) -> tuple[dict[str, str], list[dict]]:
+    """Each distinct issue text's intent: from ``known_path`` (rows ``{text, intent}``), else the classifier's
+    label through the label cache; and the rows of intents.jsonl (text hash, intent, origin)."""
+    import hashlib
+
+    from swe_taskflow.jsonl import read_jsonl
+    from swe_taskflow.taxonomy import check_intent
+
+    known: dict[str, str] = {}
+    if known_path:
+        for line, obj in read_jsonl(known_path):
+            if not isinstance(obj.get("text"), str):
+                raise InputError("missing text", path=known_path, row=line, field="text")
+            known[obj["text"]] = check_intent(obj.get("intent"), path=known_path, row=line)
+    rows: dict[str, dict[str, Any]] = {t: {"text": t, "intent": known[t], "origin": "given"} for t in texts
+                                       if t in known}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
+    if missing:
+        from builder.classify import label_texts, load_classifier
+        clf = load_classifier(classifier)
+        preds = label_texts(missing, clf, progress=True)   # through the label cache, as the build's stages
+        info = dict(clf.info)
+        for t, pr in zip(missing, preds):
+            rows[t] = {"text": t, "intent": pr.intent, "confidence": round(float(pr.confidence), 6),
+                       "origin": "classifier", "classifier": info}
+    out = [{"text_sha256": hashlib.sha256(t.encode("utf-8")).hexdigest(), **rows[t]} for t in dict.fromkeys(texts)]
+    return {t: rows[t]["intent"] for t in rows}, out
+
+
 def _ray_predict(address: str, classifier: str, device: str, batch_size: int, actors: int | None):
     from functools import partial
 
@@ -369,6 +473,6 @@ def _labelled(records, todo, window, clf, store, predict, advance):
         yield r.with_intents(intents, confs)
 
 
-__all__ = ["build", "export_harbor", "import_jobs", "push", "reprove", "classify",
-           "Built", "Exported", "Imported", "Judge", "Pushed", "Reproved", "Classified", "Skipped",
+__all__ = ["build", "export_harbor", "import_jobs", "push", "reprove", "classify", "select",
+           "Built", "Exported", "Imported", "Judge", "Pushed", "Reproved", "Classified", "Skipped", "Selected",
            "default_results_folder", "judge_backend", "JUDGES"]

@@ -9,10 +9,7 @@ the classifier, each distinct text once), runs the seeded local search against a
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
-import time
-from pathlib import Path
 
 from swe_taskflow.words import counted
 
@@ -58,31 +55,6 @@ def register(sub) -> None:
     p.set_defaults(func=run, out_is_dir=True)
 
 
-def _intents(texts: list[str], known_path: str | None, classifier: str) -> tuple[dict[str, str], list[dict]]:
-    from swe_taskflow.errors import InputError
-    from swe_taskflow.jsonl import read_jsonl
-    from swe_taskflow.taxonomy import check_intent
-
-    known: dict[str, str] = {}
-    if known_path:
-        for line, obj in read_jsonl(known_path):
-            if not isinstance(obj.get("text"), str):
-                raise InputError("missing text", path=known_path, row=line, field="text")
-            known[obj["text"]] = check_intent(obj.get("intent"), path=known_path, row=line)
-    rows = {t: {"text": t, "intent": known[t], "origin": "given"} for t in texts if t in known}
-    missing = [t for t in dict.fromkeys(texts) if t not in known]
-    if missing:
-        from builder.classify import label_texts, load_classifier
-        clf = load_classifier(classifier)
-        preds = label_texts(missing, clf, progress=True)   # through the label cache, as the build's stages
-        info = dict(clf.info)
-        for t, pr in zip(missing, preds):
-            rows[t] = {"text": t, "intent": pr.intent, "confidence": round(float(pr.confidence), 6),
-                       "origin": "classifier", "classifier": info}
-    out = [{"text_sha256": hashlib.sha256(t.encode("utf-8")).hexdigest(), **rows[t]} for t in dict.fromkeys(texts)]
-    return {t: rows[t]["intent"] for t in rows}, out
-
-
 def _config(args: argparse.Namespace):
     """The selection config: the preset (if any) with the options given on the command line on top."""
     from swe_taskflow.select import SelectConfig
@@ -99,49 +71,13 @@ def _config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from swe_taskflow.candidates import build_materials
-    from swe_taskflow.conditions import assemble
-    from swe_taskflow.jsonl import check_output_dir, read_records, write_json, write_jsonl
-    from swe_taskflow.schema import QAItem, SplitResult
-    from swe_taskflow.select import describe, select_and_report
-    from swe_taskflow.flow_inputs import resolve_target
-    from swe_taskflow.target import load_target
+    from builder import api
 
-    config = _config(args)
-    check_output_dir(args.out)
-    target_file = resolve_target(args.target)
-    target = load_target(target_file)
-    splits = read_records(args.tasks, SplitResult, unique="instance_id")
-    pool = read_records(args.pool, QAItem, unique="question_id") if args.pool else []
-    statuses = ("accepted", "candidate") if args.allow_candidates else ("accepted",)
-    materials, pool_summary = build_materials(splits, pool, statuses=statuses)
-    texts = [t for m in materials for t in m.issue_texts()]
-    intents, intent_rows = _intents(texts, args.intents, args.classifier)
-
-    t0 = time.perf_counter()
-    sel, report = select_and_report(materials, intents, target, config, where=args.pool or args.tasks,
-                                    baselines=True, pool_summary=pool_summary, progress=True)
-    wall = time.perf_counter() - t0
-    # what this command read, beside the selection's own report
-    report["inputs"] = {
-        name: {"path": str(p), "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
-        for name, p in (("tasks", args.tasks), ("pool", args.pool), ("target", target_file),
-                        ("intents", args.intents)) if p}
-    report["pool"]["statuses_used"] = list(statuses)
-    report["intents"] = {"texts": len(intent_rows),
-                         "classified": sum(1 for r in intent_rows if r["origin"] == "classifier"),
-                         "classifier": args.classifier}
-    out = Path(args.out)
-    write_jsonl(out / "intents.jsonl", intent_rows)
-    write_jsonl(out / "selection.jsonl", sel.selection_rows())
-    write_jsonl(out / "sessions.jsonl", [r.session.to_dict() for r in sel.rows()])
-    write_json(out / "report.json", report)
-    if args.conditions:
-        for cond, rows in assemble(materials, intents, seed=config.seed).items():
-            write_jsonl(out / "conditions" / f"{cond}.jsonl", [r.to_dict() for r in rows])
-    s = sel.score
-    print(f"TFAS {s.tfas:.2f} (S_L {s.S_L:.4f}, S_T {s.S_T:.4f}, S_R {s.S_R:.4f}) "
-          f"over {counted(len(materials), 'task')}; "
-          f"{sel.stats.evaluations:,} candidate evaluations in {wall:.2f} s; wrote {out}", file=sys.stderr)
-    print(f"selection: {describe(config)}", file=sys.stderr)
+    done = api.select(args.tasks, args.target, args.out, pool=args.pool, config=_config(args), intents=args.intents,
+                      classifier=args.classifier, allow_candidates=args.allow_candidates,
+                      conditions=args.conditions, progress=True)
+    print(f"TFAS {done.tfas:.2f} (S_L {done.S_L:.4f}, S_T {done.S_T:.4f}, S_R {done.S_R:.4f}) "
+          f"over {counted(done.tasks, 'task')}; "
+          f"{done.evaluations:,} candidate evaluations in {done.wall_s:.2f} s; wrote {done.out}", file=sys.stderr)
+    print(f"selection: {done.config}", file=sys.stderr)
     return 0

@@ -169,3 +169,22 @@ def test_target_default_means_the_shipped_target_as_in_flow_score(inputs, tmp_pa
     assert _run(paths, tmp_path / "d", "--seed", "3") == 0
     report = json.loads((tmp_path / "d" / "report.json").read_text())
     assert report["inputs"]["target"]["path"] == str(default_target_path())
+
+
+def test_builder_api_select_writes_what_the_cli_writes(inputs, tmp_path):
+    """The CLI is a thin caller of ``builder.api.select`` (issue 33): the same files, byte for byte, and the score."""
+    from builder import api
+    from swe_taskflow.select import SelectConfig
+
+    assert _run(inputs, tmp_path / "cli", "--seed", "3", "--conditions") == 0
+    done = api.select(inputs["tasks"], inputs["target"], tmp_path / "api", pool=inputs["pool"],
+                      intents=inputs["intents"], config=SelectConfig(restarts=8, seed=3), conditions=True)
+    files = sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "api") for p in (tmp_path / "api").rglob("*") if p.is_file())
+    for f in files:
+        assert (tmp_path / "cli" / f).read_bytes() == (tmp_path / "api" / f).read_bytes(), f
+    report = json.loads((tmp_path / "api" / "report.json").read_text())
+    assert done.tasks == 12 and done.out == tmp_path / "api" and done.evaluations > 0
+    score = report["score"]                                   # the returned score is the report's (rounded there)
+    assert [round(v, 10) for v in (done.tfas, done.S_L, done.S_T, done.S_R)] == \
+        [score["tfas"], score["S_L"], score["S_T"], score["S_R"]]

@@ -18,8 +18,8 @@ from swe_taskflow.errors import ConfigError, InputError, TaskflowError
 from test_public_api import changelog_names
 
 ROOT = Path(__file__).resolve().parents[2]
-SIX = ("build", "export_harbor", "import_jobs", "push", "reprove", "classify")
-RESULTS = ("Built", "Exported", "Imported", "Pushed", "Reproved", "Classified", "Skipped", "Judge")
+SIX = ("build", "export_harbor", "import_jobs", "push", "reprove", "classify", "select")
+RESULTS = ("Built", "Exported", "Imported", "Pushed", "Reproved", "Classified", "Skipped", "Judge", "Selected")
 
 
 def test_builder_api_matches_the_changelog():
@@ -55,7 +55,7 @@ def test_one_spelling_of_the_release_and_output_arguments():
         assert not others & set(params), (name, sorted(others & set(params)))
     for name in ("export_harbor", "import_jobs", "push", "reprove"):
         assert "release" in inspect.signature(getattr(api, name)).parameters, name
-    for name in ("build", "export_harbor", "import_jobs", "classify"):
+    for name in ("build", "export_harbor", "import_jobs", "classify", "select"):
         assert "out" in inspect.signature(getattr(api, name)).parameters, name
 
 
@@ -116,7 +116,7 @@ DEEP = ("builder.pipeline.build", "builder.evaluation.export", "builder.evaluati
         "builder.llm", "builder.classify", "builder.classify.scale", "builder.sources", "builder.resources")
 #: The command functions of the six calls, by CLI module.
 COMMANDS = {"build.py": ("run",), "evaluate.py": ("cmd_export_harbor", "cmd_evaluate_import"),
-            "release.py": ("cmd_verify", "cmd_push"), "classify.py": ("run", "run_classify")}
+            "release.py": ("cmd_verify", "cmd_push"), "classify.py": ("run", "run_classify"), "select.py": ("run",)}
 
 
 def _imports(node: ast.AST) -> set[str]:
