@@ -4,8 +4,9 @@
 Runs inside the task container as root at verification time (Harbor uploads this step's tests/ to
 /tests only then). It first kills every process of the agent's user; the repository's tests then run as
 that user (their code is the agent's), and what they leave outside the repository is removed. It
-leaves the agent's repository as it found it: /app is copied to a root-only snapshot first, the hidden test files are applied and the tests run in /app itself (tests often
-hard-code /app; overlay file systems cannot rename it aside), and /app is restored from the snapshot
+leaves the agent's repository as it found it: /app is copied to a root-only snapshot first, the hidden
+test files are applied and the tests run in /app itself (tests often hard-code /app; overlay file
+systems cannot rename it aside), and /app is restored from the snapshot
 in a finally block (a run killed half-way is recovered by the next one). The snapshot and the carried
 values live in the state folder verifier_state.py (beside this script) checks: root's own, fresh,
 under folders only root can write; nothing there is followed through a link. With "clean" set, the same
