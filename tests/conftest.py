@@ -87,6 +87,25 @@ def pro_sample() -> Path:
     return PRO_SAMPLE
 
 
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory, pro_sample) -> Path:
+    """A small release built from the committed Pro rows (``tests.support.synthetic.tamper_release``), once per
+    test module: read it, never change it (``rel`` is the copy to tamper with)."""
+    from tests.support.synthetic import tamper_release
+
+    return tamper_release(tmp_path_factory.mktemp("pristine"), pro_sample)
+
+
+@pytest.fixture
+def rel(pristine, tmp_path) -> Path:
+    """A fresh copy of ``pristine`` for one test to tamper with."""
+    import shutil
+
+    dst = tmp_path / "rel"
+    shutil.copytree(pristine, dst)
+    return dst
+
+
 @pytest.fixture(scope="session")
 def hf_sample() -> Path:
     """4 real SWE-Bench Pro rows in the Hugging Face schema (with gold patches), committed."""

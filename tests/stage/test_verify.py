@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -10,7 +9,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from builder.cli import main as cli_main
-from tests.support.synthetic import tamper_release
 from builder.release.writer import PARQUET_OPTIONS
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.verify import verify_release
@@ -19,16 +17,6 @@ SHARD = "data/split_prompt-00000-of-00001.parquet"
 MANIFEST = "manifests/tamper-v1.json"
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory, pro_sample):
-    return tamper_release(tmp_path_factory.mktemp("pristine"), pro_sample)
-
-
-@pytest.fixture
-def rel(pristine, tmp_path) -> Path:
-    dst = tmp_path / "rel"
-    shutil.copytree(pristine, dst)
-    return dst
 
 
 def _flip(path: Path, offset: int) -> None:
