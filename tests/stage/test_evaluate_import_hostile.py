@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main as cli_main
-from builder.evaluation.export import export_harbor
-from tests.support.harbor_fixture import build_fixture_release
+from tests.support.harbor_fixture import exported_fixture_release
 from tests.support.harbor_jobs import atif, edit_result, task_steps, write_trial
 
 CONDITION = "qa_last"
@@ -28,9 +27,7 @@ SECRET = "host-secret-file-0b7e"
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("eval-hostile")
-    rel, _ = build_fixture_release(tmp)
-    export_harbor(rel, CONDITION, tmp / "ds")
-    return tmp, rel, tmp / "ds"
+    return (tmp, *exported_fixture_release(tmp, CONDITION))
 
 
 @pytest.fixture

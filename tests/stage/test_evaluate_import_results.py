@@ -13,7 +13,7 @@ import pytest
 
 from builder.cli import main as cli_main
 from builder.evaluation.export import export_harbor
-from tests.support.harbor_fixture import build_fixture_release
+from tests.support.harbor_fixture import exported_fixture_release
 from tests.support.harbor_jobs import edit_result, write_trial
 
 CONDITION = "qa_last"
@@ -21,10 +21,7 @@ CONDITION = "qa_last"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("eval-results")
-    rel, _ = build_fixture_release(tmp)
-    export_harbor(rel, CONDITION, tmp / "ds")
-    return rel, tmp / "ds"
+    return exported_fixture_release(tmp_path_factory.mktemp("eval-results"), CONDITION)
 
 
 @pytest.fixture

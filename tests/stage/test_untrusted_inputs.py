@@ -302,13 +302,9 @@ CONDITION = "qa_last"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    from builder.evaluation.export import export_harbor
-    from tests.support.harbor_fixture import build_fixture_release
+    from tests.support.harbor_fixture import exported_fixture_release
 
-    tmp = tmp_path_factory.mktemp("untrusted-jobs")
-    release, _ = build_fixture_release(tmp)
-    export_harbor(release, CONDITION, tmp / "ds")
-    return release, tmp / "ds"
+    return exported_fixture_release(tmp_path_factory.mktemp("untrusted-jobs"), CONDITION)
 
 
 @pytest.fixture

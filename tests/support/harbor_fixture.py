@@ -149,3 +149,12 @@ def build_fixture_release(tmp: Path, *, test_command: bool = True, provenance_ex
 
 HIDDEN_MARKERS = ("gold-secret", "hidden-test-body", "test_secret_name", "test_kept_name", "reference-answer-secret",
                   "evidence_secret", "EVIDENCE_SYMBOL", "evidence-note-secret", "proof-script-secret")
+
+
+def exported_fixture_release(tmp: Path, condition: str) -> tuple[Path, Path]:
+    """The fixture release in ``tmp`` and its ``condition`` exported for Harbor into ``tmp/ds``: (release, ds)."""
+    from builder.evaluation.export import export_harbor
+
+    release, _ = build_fixture_release(tmp)
+    export_harbor(release, condition, tmp / "ds")
+    return release, tmp / "ds"
