@@ -5,25 +5,15 @@ graded too, the agent's repository is left exactly as it was, and answer steps o
 from __future__ import annotations
 
 import json
-import subprocess
 import tomllib
-import uuid
 
 import pytest
 
 from builder.evaluation.export import export_harbor
+from tests.support.containers import docker, idle_container
 from tests.support.example_release import CONDITION, build_example_release, example_task
 
 pytestmark = pytest.mark.docker
-
-
-def _owner_label() -> str:
-    from builder.hygiene import OWNER_LABEL, owner_id   # the project's one owner format: swept after a kill -9
-    return f"{OWNER_LABEL}={owner_id()}"
-
-
-def _docker(*args, stdin=None, check=True):
-    return subprocess.run(["docker", *args], input=stdin, capture_output=True, text=True, timeout=300, check=check)
 
 
 @pytest.fixture(scope="module")
@@ -41,25 +31,23 @@ def exported(tmp_path_factory):
 
 @pytest.fixture
 def container(image):
-    name = f"stf-ckpt-{uuid.uuid4().hex[:10]}"
-    _docker("run", "-d", "--name", name, "--network", "none", "--label", _owner_label(), image, "sleep", "infinity")
-    yield name
-    _docker("rm", "-f", name, check=False)
+    with idle_container(image, "stf-ckpt") as name:
+        yield name
 
 
 def _state(c: str) -> str:
     """The agent's repository as the agent sees it: status, full diff and untracked file contents."""
-    return _docker("exec", "-u", "agent", "-w", "/app", c, "bash", "-c",
+    return docker("exec", "-u", "agent", "-w", "/app", c, "bash", "-c",
                    "git status --porcelain=v1 -uall; git diff --binary HEAD; "
                    "git ls-files -o --exclude-standard -z | xargs -0 -r cat").stdout
 
 
 def _verify(c: str, step_dir) -> dict:
-    _docker("exec", "-u", "root", c, "rm", "-rf", "/tests", "/logs/verifier")
-    _docker("cp", str(step_dir / "tests"), f"{c}:/tests")
-    run = _docker("exec", "-u", "root", "-w", "/app", c, "bash", "/tests/test.sh", check=False)
+    docker("exec", "-u", "root", c, "rm", "-rf", "/tests", "/logs/verifier")
+    docker("cp", str(step_dir / "tests"), f"{c}:/tests")
+    run = docker("exec", "-u", "root", "-w", "/app", c, "bash", "/tests/test.sh", check=False)
     assert run.returncode == 0, run.stderr[-2000:]
-    return json.loads(_docker("exec", c, "cat", "/logs/verifier/reward.json").stdout)
+    return json.loads(docker("exec", c, "cat", "/logs/verifier/reward.json").stdout)
 
 
 def test_checkpoints_rise_to_resolved_and_never_touch_the_repository(exported, container):
@@ -72,18 +60,18 @@ def test_checkpoints_rise_to_resolved_and_never_touch_the_repository(exported, c
         if step["kind"] == "issue":
             part = (d / "solution" / "part.patch").read_text()
             if part:
-                applied = _docker("exec", "-i", "-u", "agent", "-w", "/app", container, "git", "apply", "-",
+                applied = docker("exec", "-i", "-u", "agent", "-w", "/app", container, "git", "apply", "-",
                                   stdin=part, check=False)
                 assert applied.returncode == 0, applied.stderr
         else:   # the oracle's answer for the answer turn
-            _docker("exec", "-i", "-u", "agent", container, "bash", "-c",
+            docker("exec", "-i", "-u", "agent", container, "bash", "-c",
                     f"mkdir -p /tmp/answers && cat > {step['answer_path']}", stdin="the pool's answer\n")
         before = _state(container)
         reward = _verify(container, d)
         assert _state(container) == before, f"{step['step']} changed the agent's repository"
         rewards.append(reward)
         if step["kind"] == "issue":
-            patches.append(_docker("exec", container, "cat", "/logs/verifier/agent.patch").stdout)
+            patches.append(docker("exec", container, "cat", "/logs/verifier/agent.patch").stdout)
     issue = [r for r, s in zip(rewards, steps) if s["kind"] == "issue"]
     f2p = [r["f2p_pass_rate"] for r in issue]
     assert issue[0]["clean_resolved"] == 0.0 and issue[0]["clean_f2p_pass_rate"] == 0.0
@@ -95,13 +83,13 @@ def test_checkpoints_rise_to_resolved_and_never_touch_the_repository(exported, c
     assert patches[-1].count("diff --git") == task.patch.count("diff --git")   # cumulative agent change
     answer = rewards[-1]
     assert answer["answered"] == 1.0 and answer["resolved"] == 1.0           # the last checkpoint carried forward
-    out = _docker("exec", container, "cat", "/logs/verifier/answer.md").stdout
+    out = docker("exec", container, "cat", "/logs/verifier/answer.md").stdout
     assert out == "the pool's answer\n"
 
 
 def test_checkpoint_grades_a_broken_repository_as_unresolved(exported, container):
     d = exported / "steps" / "turn-01-issue"
-    _docker("exec", "-u", "agent", "-w", "/app", container, "bash", "-c",
+    docker("exec", "-u", "agent", "-w", "/app", container, "bash", "-c",
             "echo 'raise SystemExit(3)' > ticketdesk/__init__.py")
     reward = _verify(container, d)
     assert reward["resolved"] == 0.0 and reward["p2p_pass_rate"] < 1.0

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import uuid
 
 import pytest
 
 from builder.evaluation.export import CARRY_PATH, export_harbor
+from tests.support.containers import docker, idle_container
 from tests.support.example_release import CONDITION, build_example_release
 
 pytestmark = pytest.mark.docker
@@ -28,10 +28,6 @@ NEW = "/var/lib/swe-taskflow"     # the new one: guessable, but under folders on
 FORGED = {"reward": 1.0, "resolved": 1.0, "f2p_pass_rate": 1.0, "p2p_pass_rate": 1.0, "answered": 1.0,
           "safe": 1.0, "correct": 1.0, "bonus": 7.0}
 SECRET = "root-only-secret-5d1e"
-
-
-def _docker(*args, stdin=None, check=True):
-    return subprocess.run(["docker", *args], input=stdin, capture_output=True, text=True, timeout=300, check=check)
 
 
 @pytest.fixture(scope="module")
@@ -44,32 +40,28 @@ def exported(tmp_path_factory):
 
 @pytest.fixture
 def container(example_image):
-    from builder.hygiene import OWNER_LABEL, owner_id
-    name = f"stf-trust-{uuid.uuid4().hex[:10]}"
-    _docker("run", "-d", "--name", name, "--network", "none", "--label", f"{OWNER_LABEL}={owner_id()}",
-            example_image, "sleep", "infinity")
-    # as on a Debian image: a world-writable /var/tmp, and root's own files the agent must never reach
-    _root(name, f"mkdir -p /var/tmp && chmod 1777 /var/tmp && echo {SECRET} > /root/secret && "
-                "mkdir -p /srv/victim && echo keep > /srv/victim/keep.txt")
-    yield name
-    _docker("rm", "-f", name, check=False)
+    with idle_container(example_image, "stf-trust") as name:
+        # as on a Debian image: a world-writable /var/tmp, and root's own files the agent must never reach
+        _root(name, f"mkdir -p /var/tmp && chmod 1777 /var/tmp && echo {SECRET} > /root/secret && "
+                    "mkdir -p /srv/victim && echo keep > /srv/victim/keep.txt")
+        yield name
 
 
 def _root(c: str, script: str) -> subprocess.CompletedProcess:
-    return _docker("exec", "-u", "root", c, "bash", "-c", script)
+    return docker("exec", "-u", "root", c, "bash", "-c", script)
 
 
 def _agent(c: str, script: str) -> subprocess.CompletedProcess:
-    return _docker("exec", "-u", "agent", "-w", "/app", c, "bash", "-c", script, check=False)
+    return docker("exec", "-u", "agent", "-w", "/app", c, "bash", "-c", script, check=False)
 
 
 def _verify(c: str, tests) -> tuple[subprocess.CompletedProcess, dict | None]:
     """A step's verifier as Harbor runs it (root, its tests/ uploaded now, /logs/verifier root's but 0777, as
     the project's Harbor environment makes it); its reward, or None without one."""
     _root(c, "rm -rf /tests /logs/verifier && mkdir -p /logs/verifier && chmod 777 /logs/verifier")
-    _docker("cp", str(tests), f"{c}:/tests")
-    run = _docker("exec", "-u", "root", "-w", "/app", c, "bash", "/tests/test.sh", check=False)
-    out = _docker("exec", c, "cat", "/logs/verifier/reward.json", check=False)
+    docker("cp", str(tests), f"{c}:/tests")
+    run = docker("exec", "-u", "root", "-w", "/app", c, "bash", "/tests/test.sh", check=False)
+    out = docker("exec", c, "cat", "/logs/verifier/reward.json", check=False)
     return run, (json.loads(out.stdout) if out.returncode == 0 else None)
 
 
@@ -97,15 +89,9 @@ def _trial(c: str, steps, between: str = "") -> tuple[dict | None, dict | None]:
 @pytest.fixture(scope="module")
 def honest(exported, example_image):
     """The rewards of an agent that tries nothing (in a container of its own)."""
-    name = f"stf-trust-{uuid.uuid4().hex[:10]}"
-    from builder.hygiene import OWNER_LABEL, owner_id
-    _docker("run", "-d", "--name", name, "--network", "none", "--label", f"{OWNER_LABEL}={owner_id()}",
-            example_image, "sleep", "infinity")
-    try:
+    with idle_container(example_image, "stf-trust") as name:
         _root(name, "mkdir -p /var/tmp && chmod 1777 /var/tmp")
         ckpt, answer = _trial(name, exported)
-    finally:
-        _docker("rm", "-f", name, check=False)
     assert ckpt is not None and ckpt["resolved"] == 0.0 and ckpt["reward"] == 0.0
     assert answer == {"answered": 1.0, "reward": 0.0, "resolved": 0.0, "f2p_pass_rate": ckpt["f2p_pass_rate"],
                       "p2p_pass_rate": ckpt["p2p_pass_rate"]}
@@ -170,7 +156,7 @@ def test_carried_file_gives_only_its_known_keys(exported, container, honest):
     _agent(container, "mkdir -p /tmp/answers && echo 'my answer' > /tmp/answers/turn-04-qa.md")
     _, answer = _verify(container, exported / "turn-04-qa" / "tests")
     assert answer == {"answered": 1.0, "reward": 0.0, "resolved": 0.0}
-    report = json.loads(_docker("exec", container, "cat", "/logs/verifier/carry.json").stdout)
+    report = json.loads(docker("exec", container, "cat", "/logs/verifier/carry.json").stdout)
     assert report["accepted"] == ["resolved", "reward"]
     assert sorted(report["ignored"]) == ["answered (not a carried key)", "bonus (not a carried key)",
                                          "f2p_pass_rate", "p2p_pass_rate", "safe (not a carried key)"]
@@ -247,5 +233,5 @@ def test_the_repository_tests_run_as_the_agent_and_leave_nothing_behind(exported
     assert _repo(container) == repo
     assert _root(container, "ls -d /tmp/leak* 2>/dev/null || true").stdout == ""
     assert _root(container, f"python3 -c {shlex.quote(LIVE_AGENT_PROCESSES)}").stdout == "[]\n"
-    out = json.loads(_docker("exec", container, "cat", "/logs/verifier/reward.json").stdout)
+    out = json.loads(docker("exec", container, "cat", "/logs/verifier/reward.json").stdout)
     assert out == answer
