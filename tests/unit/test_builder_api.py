@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from swe_taskflow.errors import ConfigError, InputError, TaskflowError
-from test_public_api import changelog_names
+from test_public_api import assert_listed
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ("build", "export_harbor", "import_jobs", "push", "reprove", "classify", "select")
@@ -25,12 +25,7 @@ RESULTS = ("Built", "Exported", "Imported", "Pushed", "Reproved", "Classified", 
 def test_builder_api_matches_the_changelog():
     from builder import api
 
-    listed = changelog_names("Builder public API")
-    assert len(listed) == len(set(listed)), "a name is listed twice in CHANGELOG.md's Builder public API"
-    added = sorted(set(api.__all__) - set(listed))
-    removed = sorted(set(listed) - set(api.__all__))
-    assert not added, f"builder.api names not in CHANGELOG.md's Builder public API list: {added}"
-    assert not removed, f"CHANGELOG.md lists names builder.api no longer exports: {removed}"
+    assert_listed("Builder public API", api.__all__, "builder.api")
 
 
 def test_every_name_is_defined_in_the_module_and_the_six_calls_are_there():

@@ -21,13 +21,19 @@ def changelog_names(section: str) -> list[str]:
     return re.findall(r"^- `([A-Za-z_][A-Za-z0-9_]*)`", m.group(1), flags=re.M)
 
 
+def assert_listed(section: str, exported, module: str) -> None:
+    """``module``'s ``__all__`` (``exported``) and CHANGELOG.md's ``## <section>`` list name the same names, each
+    listed once."""
+    listed = changelog_names(section)
+    assert len(listed) == len(set(listed)), f"a name is listed twice in CHANGELOG.md's {section}"
+    added = sorted(set(exported) - set(listed))
+    removed = sorted(set(listed) - set(exported))
+    assert not added, f"{module} names not in CHANGELOG.md's {section} list (say so under Unreleased): {added}"
+    assert not removed, f"CHANGELOG.md lists names {module} no longer exports: {removed}"
+
+
 def test_public_api_matches_the_changelog():
-    listed = changelog_names("Public API")
-    assert len(listed) == len(set(listed)), "a name is listed twice in CHANGELOG.md's Public API"
-    added = sorted(set(swe_taskflow.__all__) - set(listed))
-    removed = sorted(set(listed) - set(swe_taskflow.__all__))
-    assert not added, f"public names not in CHANGELOG.md's Public API list (say so under Unreleased): {added}"
-    assert not removed, f"CHANGELOG.md lists names swe_taskflow no longer exports: {removed}"
+    assert_listed("Public API", swe_taskflow.__all__, "swe_taskflow")
 
 
 def test_every_public_name_resolves_to_its_defining_module():
