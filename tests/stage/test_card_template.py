@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from builder.release.card import default_template, render_card
-from builder.release.writer import read_release, write_release
+from builder.release.writer import read_release
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.target import load_target
-from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import small_release
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,9 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cardtpl")
-    uniform_target(tmp / "t.json")
-    write_release(tmp / "rel", name="tpl", version="v1", splits=small_release_splits(hand_written_tasks()),
-                  target_path=tmp / "t.json", provenance={})
+    small_release(tmp, name="tpl")
     manifest, rows, _ = read_release(tmp / "rel")
     return tmp, manifest, load_target(tmp / "t.json"), rows
 

@@ -108,12 +108,10 @@ def test_the_card_says_which_target_is_corrected(tmp_path):
     import dataclasses
 
     from builder.release.card import render_card
-    from builder.release.writer import read_release, write_release
-    from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+    from builder.release.writer import read_release
+    from tests.support.synthetic import small_release
 
-    uniform_target(tmp_path / "t.json")
-    write_release(tmp_path / "rel", name="c", version="v1", splits=small_release_splits(hand_written_tasks()),
-                  target_path=tmp_path / "t.json", provenance={})
+    small_release(tmp_path, name="c")
     manifest, rows, _ = read_release(tmp_path / "rel")
     raw = load_target(tmp_path / "t.json")
     corrected = dataclasses.replace(raw, correction={"n_labelled": 812, "confusion_file": "C.json",

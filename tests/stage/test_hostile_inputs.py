@@ -250,12 +250,9 @@ def test_build_refuses_to_write_over_files_it_did_not_create(tmp_path, capsys):
 
 
 def test_build_refuses_an_output_inside_a_release(tmp_path, capsys):
-    from builder.release import write_release
-    from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+    from tests.support.synthetic import small_release
 
-    uniform_target(tmp_path / "t.json")
-    write_release(tmp_path / "rel", name="x", version="v1", splits=small_release_splits(hand_written_tasks()),
-                  target_path=tmp_path / "t.json", provenance={}, repo_id="org/x")
+    small_release(tmp_path, name="x", repo_id="org/x")
     one_line(capsys, ["build", _tiny_recipe(tmp_path), "--out", tmp_path / "rel" / "data" / "b"], "release")
 
 
@@ -263,12 +260,9 @@ def test_build_refuses_an_output_inside_a_release(tmp_path, capsys):
 
 @pytest.fixture()
 def release(tmp_path) -> Path:
-    from builder.release import write_release
-    from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+    from tests.support.synthetic import small_release
 
-    uniform_target(tmp_path / "t.json")
-    write_release(tmp_path / "rel", name="x", version="v1", splits=small_release_splits(hand_written_tasks()),
-                  target_path=tmp_path / "t.json", provenance={}, repo_id="org/x")
+    small_release(tmp_path, name="x", repo_id="org/x")
     return tmp_path / "rel"
 
 

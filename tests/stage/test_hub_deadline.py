@@ -16,9 +16,8 @@ import time
 
 import pytest
 
-from builder.release import write_release
 from swe_taskflow.errors import ConfigError
-from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import small_release
 
 SECRET = "hf_h32opsNeverPrintThisToken0123456789"
 
@@ -72,10 +71,8 @@ def _one_line_naming(p, endpoint: str, setting: str) -> None:
 
 @pytest.mark.slow
 def test_push_to_a_silent_endpoint_ends_in_bounded_time(tmp_path, silent_endpoint):
-    uniform_target(tmp_path / "target.json")
-    write_release(tmp_path / "rel", name="pushed", version="v1.0", splits=small_release_splits(hand_written_tasks()),
-                  target_path=tmp_path / "target.json", provenance={"source": {"benchmark": "hand-written"}},
-                  repo_id="test-org/silent")
+    small_release(tmp_path, name="pushed", version="v1.0", target="target.json",
+                  provenance={"source": {"benchmark": "hand-written"}}, repo_id="test-org/silent")
     p, took = _run(["push", str(tmp_path / "rel"), "--repo", "test-org/silent", "--hub-timeout", "1"],
                    silent_endpoint, tmp_path)
     _one_line_naming(p, silent_endpoint, "--hub-timeout")

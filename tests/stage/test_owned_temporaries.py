@@ -20,10 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.release import write_release
 from builder.release.trajectories import add_trajectories
 from swe_taskflow.verify import verify_folder
-from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import small_release
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -41,10 +40,8 @@ def _next_command() -> subprocess.CompletedProcess:
 
 
 def _release(root: Path) -> Path:
-    uniform_target(root / "target.json")
-    write_release(root / "rel", name="swapped", version="v1.0", splits=small_release_splits(hand_written_tasks()),
-                  target_path=root / "target.json", provenance={"source": {"benchmark": "hand-written"}})
-    return root / "rel"
+    return small_release(root, name="swapped", version="v1.0", target="target.json",
+                         provenance={"source": {"benchmark": "hand-written"}})
 
 
 def _tree(root: Path) -> dict[str, bytes]:

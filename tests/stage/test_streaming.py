@@ -16,8 +16,7 @@ import sys
 
 import pytest
 
-from builder.release import write_release
-from tests.support.synthetic import hand_written_tasks, small_release_splits, uniform_target
+from tests.support.synthetic import small_release
 
 SCRIPT = """
 import sys, datasets
@@ -32,10 +31,7 @@ if sys.argv[4] == "exhaust":
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
     root = tmp_path_factory.mktemp("stream")
-    uniform_target(root / "target.json")
-    write_release(root / "rel", name="stream", version="v1", splits=small_release_splits(hand_written_tasks()),
-                  target_path=root / "target.json", provenance={})
-    return root / "rel"
+    return small_release(root, name="stream", target="target.json")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

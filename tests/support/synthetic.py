@@ -203,7 +203,21 @@ def small_release_splits(tasks: list[Task], *, seed: int = 0) -> dict[str, list[
 
 
 __all__ += ["tasks_from_pro_jsonl", "hand_written_tasks", "paragraph_split", "hand_written_questions",
-            "small_release_splits"]
+            "small_release_splits", "small_release", "tamper_release"]
+
+
+def small_release(root, *, name: str, version: str = "v1", target: str = "t.json", **kw) -> Any:
+    """The hand-written tasks' small release (``small_release_splits``) at ``root/rel``, with a uniform target at
+    ``root/<target>``; ``kw`` goes to ``write_release`` (``provenance`` defaults to empty)."""
+    from pathlib import Path
+
+    from builder.release import write_release
+
+    root = Path(root)
+    uniform_target(root / target)
+    write_release(root / "rel", name=name, version=version, splits=small_release_splits(hand_written_tasks()),
+                  target_path=root / target, **{"provenance": {}, **kw})
+    return root / "rel"
 
 
 def tamper_release(root, pro_sample) -> Any:
