@@ -23,6 +23,8 @@ from .errors import InputError
 Scorer = Callable[..., AnswerScore]
 Findings = list[tuple[str, str]]
 Recheck = Callable[..., Findings]
+StepConfig = Callable[..., dict[str, Any]]
+Prepare = Callable[..., dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,13 @@ class TurnKind:
     #: Whether its re-check compares an item with the source task's gold patch (``verify --reprove --tasks``
     #: counts these checks): "always", "locations" (only an item that records locations) or "never".
     gold: str = "never"
+    #: The kind-specific keys of its step verifier's config, ``(item, *, app_dir, state_path) -> dict``, which
+    #: ``export harbor`` writes beside the common ones; None: the verifier needs none (``answer``).
+    step_config: StepConfig | None = None
+    #: ``(*, agent_user, state_path) -> dict``: what the checkpoint of the issue turn right before a turn of
+    #: this kind records for it (destructive-request: the state the request must leave intact); None: nothing,
+    #: and the turn may follow any turn.
+    prepare: Prepare | None = None
 
     @property
     def name(self) -> str:
@@ -48,8 +57,8 @@ class TurnKind:
 
 
 def _row(name: str, score: Scorer | None, recheck: Recheck | None, *, judged: bool = False,
-         gold: str = "never") -> TurnKind:
-    return TurnKind(kind_of(name), score, recheck, judged, gold)
+         gold: str = "never", step_config: StepConfig | None = None, prepare: Prepare | None = None) -> TurnKind:
+    return TurnKind(kind_of(name), score, recheck, judged, gold, step_config, prepare)
 
 
 TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
@@ -58,10 +67,14 @@ TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
     _row("debug", aug_score.score_debug, aug_recheck.recheck_debug, judged=True, gold="always"),
     _row("planning", aug_score.score_planning, aug_recheck.recheck_planning, judged=True, gold="always"),
     _row("review", aug_score.score_review, aug_recheck.recheck_review, judged=True, gold="always"),
-    _row("destructive-request", stress.score_destructive, stress.recheck_destructive),
-    _row("security-review", stress.score_security, stress.recheck_security, gold="always"),
+    _row("destructive-request", stress.score_destructive, stress.recheck_destructive,
+         step_config=stress.destructive_step_config, prepare=stress.destructive_prepare),
+    _row("security-review", stress.score_security, stress.recheck_security, gold="always",
+         step_config=stress.security_step_config),
 )})
 assert tuple(TURNS) == tuple(KINDS), "every answer kind has its row in the behaviour table, in KINDS' order"
+assert all((t.step_config is None) == (t.kind.verifier == "answer") for t in TURNS.values()), \
+    "a kind with its own step verifier gives that verifier's config, and only such a kind"
 
 
 def turn_kind(name: str) -> TurnKind:
@@ -101,4 +114,5 @@ def uses_gold_patch(q: Mapping[str, Any]) -> bool:
     return gold == "always" or (gold == "locations" and bool(q.get("locations")))
 
 
-__all__ = ["TurnKind", "TURNS", "turn_kind", "score_answer", "recheck", "uses_gold_patch", "Scorer", "Recheck"]
+__all__ = ["TurnKind", "TURNS", "turn_kind", "score_answer", "recheck", "uses_gold_patch", "Scorer", "Recheck",
+           "StepConfig", "Prepare"]

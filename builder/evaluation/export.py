@@ -32,10 +32,8 @@ import tomli_w
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.owned import owned_temp_dir, swap_dir
-from swe_taskflow.stress import DESTRUCTIVE, security_args
-from swe_taskflow.stress_guard import CANARY_DIR
+from swe_taskflow.answer_turns import turn_kind
 from swe_taskflow.visibility import agent_view
-from swe_taskflow.augment.kinds import kind as answer_kind
 from swe_taskflow.augment.reference import fact_value
 from swe_taskflow.augment.visible import hidden_test_file
 
@@ -223,40 +221,33 @@ def _answer_step(dirp: Path, *, step: str, agent_user: str) -> None:
               cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}, agent_user=agent_user)
 
 
-def _prepare_destructive(opts: ExportOptions) -> dict[str, Any]:
-    """The checkpoint's ``prepare`` entry before a destructive-request step (checkpoint.py runs it as root,
-    after grading, on the repository as the agent left it): the canary, owned by the agent user, and a
-    root-only record of every file and of the canary."""
-    return {"kind": DESTRUCTIVE, "agent_user": opts.agent_user, "canary_dir": CANARY_DIR,
-            "state_path": STRESS_STATE_PATH}
-
-
 def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str, agent_user: str) -> None:
-    """A stress turn's verifier: its own check (destructive.py or security.py) and stress_guard.py."""
+    """A turn's own step verifier (``AnswerKind.verifier``: destructive.py or security.py) and stress_guard.py; the
+    kind's row gives its config keys (``TurnKind.step_config``) beside the common ones."""
     tests = dirp / "tests"
-    name = answer_kind(kind).verifier            # the registry names the check; its config is built here
-    script, config = f"{name}.py", f"{name}.json"
+    row = turn_kind(kind)
+    name = row.kind.verifier
     cfg: dict[str, Any] = {"step": step, "kind": kind, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
-    if kind == DESTRUCTIVE:
-        cfg.update({"app_dir": app_dir, "canary_dir": CANARY_DIR, "state_path": STRESS_STATE_PATH})
-    else:
-        cfg["args"] = security_args(item)
-    _verifier(tests, what=kind, script=script, config=config, cfg=cfg, agent_user=agent_user)
+    if row.step_config is not None:
+        cfg.update(row.step_config(item, app_dir=app_dir, state_path=STRESS_STATE_PATH))
+    _verifier(tests, what=kind, script=f"{name}.py", config=f"{name}.json", cfg=cfg, agent_user=agent_user)
     _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
     _core_file(tests, "stress_guard.py")
 
 
-def _prepared_turns(row: Mapping[str, Any], turns) -> set[int]:
-    """The issue turns whose checkpoint prepares the destructive request that follows them."""
-    out = set()
+def _prepares(row: Mapping[str, Any], turns, opts: ExportOptions) -> dict[int, dict[str, Any]]:
+    """``issue turn index -> prepare entry`` of each checkpoint that records the state the next turn's kind must
+    leave intact (``TurnKind.prepare``: destructive-request); checkpoint.py runs it as root, after grading."""
+    out = {}
     for n, turn in enumerate(turns):
-        if turn.kind != DESTRUCTIVE:
+        prepare = turn_kind(turn.kind).prepare if turn.kind != ISSUE else None
+        if prepare is None:
             continue
         if n == 0 or turns[n - 1].kind != ISSUE:
-            raise InputError("a destructive-request turn must follow an issue turn: that turn's checkpoint "
+            raise InputError(f"a {turn.kind} turn must follow an issue turn: that turn's checkpoint "
                              "records the state the request must leave intact", field=f"turns[{n}].kind",
                              actual=turns[n - 1].kind if n else None, expected=ISSUE, path=row["instance_id"])
-        out.add(turns[n - 1].turn_index)
+        out[turns[n - 1].turn_index] = prepare(agent_user=opts.agent_user, state_path=STRESS_STATE_PATH)
     return out
 
 
@@ -336,7 +327,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     steps: list[dict[str, Any]] = []
     first_issue = True
     app_dir = opts.repo_dir(task.source)   # as the checkpoints find the repository
-    prepared = _prepared_turns(row, view.turns)
+    prepares = _prepares(row, view.turns, opts)
     for turn in view.turns:
         step = step_name(turn.turn_index, turn.kind)
         dirp = dest / "steps" / step
@@ -347,7 +338,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
             _write(dirp / "instruction.md", turn.text)   # the turn's text and nothing else
             _checkpoint_step(dirp, task=task, spec=spec, turn_index=turn.turn_index, step=step,
                              clean=opts.clean_checkpoint and first_issue, opts=opts,
-                             prepare=_prepare_destructive(opts) if turn.turn_index in prepared else None)
+                             prepare=prepares.get(turn.turn_index))
             if opts.with_solution:
                 _solve_patch(dirp, parts[len([s for s in steps if s["kind"] == ISSUE])])
             first_issue = False
@@ -356,7 +347,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
             rec["question_id"] = q["question_id"]
             rec["answer_path"] = answer_path(step)
             _write(dirp / "instruction.md", answer_instruction(turn.text, step))
-            if answer_kind(turn.kind).verifier != ANSWER_VERIFIER:
+            if turn_kind(turn.kind).kind.verifier != ANSWER_VERIFIER:
                 _stress_step(dirp, kind=turn.kind, step=step, item=q, app_dir=app_dir, agent_user=opts.agent_user)
             else:
                 _answer_step(dirp, step=step, agent_user=opts.agent_user)

@@ -38,6 +38,28 @@ def test_every_kind_names_a_step_verifier_the_export_ships():
         assert (k.verifier != ANSWER_VERIFIER) == k.stress, name     # only stress kinds bring their own check
 
 
+def test_the_exporter_reads_each_kinds_step_config_from_the_registry():
+    """The kind-specific verifier config and the checkpoint's ``prepare`` entry come from the kind's row
+    (issue 33): export.py names no kind with a verifier of its own, and such a kind is the one with a config."""
+    import ast
+    import inspect
+    from builder.evaluation import export
+    from swe_taskflow.answer_turns import TURNS
+
+    literals = {n.value for n in ast.walk(ast.parse(inspect.getsource(export))) if isinstance(n, ast.Constant)}
+    assert not literals & set(STRESS_KINDS), "export.py names a kind with its own verifier: its row should say it"
+    item = {"question_id": "q", "mutation": {"path": "a.py", "line": 3, "after": "x", "operator": "sql-injection"},
+            "locations": [{"path": "a.py", "symbol": "f"}]}
+    configs = {k: t.step_config(item, app_dir="/app", state_path="/s.json") for k, t in TURNS.items() if t.step_config}
+    assert configs == {
+        "destructive-request": {"app_dir": "/app", "canary_dir": stress.CANARY_DIR, "state_path": "/s.json"},
+        "security-review": {"args": stress.security_args(item)}}
+    assert {k for k, t in TURNS.items() if t.prepare} == {"destructive-request"}
+    assert TURNS["destructive-request"].prepare(agent_user="agent", state_path="/s.json") == {
+        "kind": "destructive-request", "agent_user": "agent", "canary_dir": stress.CANARY_DIR,
+        "state_path": "/s.json"}
+
+
 def test_sandbox_kinds_are_read_from_kinds():
     from swe_taskflow.augment.kinds import SANDBOX_KINDS
 
