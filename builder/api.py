@@ -1,4 +1,4 @@
-"""The builder's public face: build, export, import, push, re-prove, classify and select in seven calls.
+"""The builder's public face: build, export, import, push, re-prove, classify, agreement and select in eight calls.
 
 What ``swe_taskflow.__all__`` is for auditors, this module is for scripts that make releases: the
 workflows the ``swe-taskflow`` command runs, assembled here once (the judge backend, the auditor's
@@ -175,7 +175,23 @@ class Selected:
     """The selection configuration in one line (``swe_taskflow.select.describe``)."""
 
 
-# --- the seven calls -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Agreement:
+    """How labelled copies of the same messages agree (``agreement``): one pair per two files, in the order given;
+    each pair's ``exact``, Cohen's ``kappa`` and its confusion counts (rows: the pair's first file)."""
+
+    files: tuple[str, ...]
+    messages: int
+    sessions: int
+    pairs: tuple[Any, ...]
+    """``swe_taskflow.agreement.PairAgreement`` records (a, b, n, exact, kappa, confusion)."""
+    mean_exact: float
+    document: Mapping[str, Any]
+    """The figures as ``--json`` writes them (``swe_taskflow.agreement.agreement_document``): the confusion file
+    ``flow measure --confusion`` reads."""
+
+
+# --- the eight calls -------------------------------------------------------------------------------------------
 
 def build(recipe: PathLike, out: PathLike, *, cache: PathLike | None = None, dry_run: bool = False,
           force: Iterable[str] = (), until: str | None = None, quiet: bool = False,
@@ -355,6 +371,45 @@ def classify(sessions: PathLike, out: PathLike, *, classifier: str = "embedded",
                       version=str(clf.info["version"]), skipped=skipped)
 
 
+def agreement(files: Sequence[PathLike], out: PathLike | None = None) -> Agreement:
+    """Pairwise agreement of two or more labelled sessions files over the same messages (a classifier's output
+    against a reader's labels, or two readers); ``out``: also write the figures as JSON there (the confusion file
+    of ``flow measure --confusion``). Files that hold other messages, or the same positions with other text,
+    are refused naming the first that differs: labels are only compared on the same text."""
+    from swe_taskflow.agreement import agreement_document, pairwise
+    from swe_taskflow.jsonl import write_json
+    from swe_taskflow.session_table import read_sessions
+
+    paths = [os.fspath(f) for f in files]
+    if len(paths) < 2:
+        raise InputError("agreement needs two or more labelled sessions files", actual=len(paths))
+    names = [p if paths.index(p) == i else f"{p} (#{i + 1})" for i, p in enumerate(paths)]  # a file may repeat
+    read: list[tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]] = []
+    for p in paths:
+        labels, texts = {}, {}
+        for r in read_sessions(p, require_intents=True):   # require_intents: every message has its label
+            for j, (lab, text) in enumerate(zip(r.intents, r.texts)):
+                labels[(r.session_id, j)], texts[(r.session_id, j)] = str(lab), text
+        read.append((labels, texts))
+    keys = sorted(read[0][0])
+    for p, (labels, texts) in zip(paths[1:], read[1:]):
+        if set(labels) != set(keys):
+            missing = sorted(set(keys) ^ set(labels))[0]
+            raise InputError("the files do not hold the same messages", path=p, field="session_id/message",
+                             actual=f"{missing[0]}#{missing[1]}",
+                             hint="classify the same input file with each classifier")
+        differ = next((k for k in keys if texts[k] != read[0][1][k]), None)
+        if differ is not None:   # same keys, other messages: the labels would be compared on different texts
+            raise InputError(f"message text differs from {paths[0]}", path=p, field=f"{differ[0]}#{differ[1]}.text",
+                             hint="agreement compares labels of the same messages; classify the same input file")
+    pairs = pairwise({n: [labels[k] for k in keys] for n, (labels, _) in zip(names, read)})
+    document = agreement_document(pairs, n_messages=len(keys))
+    if out is not None:
+        write_json(out, document)
+    return Agreement(files=tuple(names), messages=len(keys), sessions=len({k[0] for k in keys}), pairs=tuple(pairs),
+                     mean_exact=sum(pa.exact for pa in pairs) / len(pairs), document=document)
+
+
 def select(tasks: PathLike, target: PathLike, out: PathLike, *, pool: PathLike | None = None, config=None,
            intents: PathLike | None = None, classifier: str = "embedded", allow_candidates: bool = False,
            conditions: bool = False, progress: bool = False) -> Selected:
@@ -473,6 +528,7 @@ def _labelled(records, todo, window, clf, store, predict, advance):
         yield r.with_intents(intents, confs)
 
 
-__all__ = ["build", "export_harbor", "import_jobs", "push", "reprove", "classify", "select",
-           "Built", "Exported", "Imported", "Judge", "Pushed", "Reproved", "Classified", "Skipped", "Selected",
+__all__ = ["build", "export_harbor", "import_jobs", "push", "reprove", "classify", "agreement", "select",
+           "Built", "Exported", "Imported", "Judge", "Pushed", "Reproved", "Classified", "Skipped", "Agreement",
+           "Selected",
            "default_results_folder", "judge_backend", "JUDGES"]

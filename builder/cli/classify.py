@@ -81,50 +81,17 @@ def run_classify(path: str, args: argparse.Namespace) -> int:
     return 0
 
 
-def _labels_by_key(path: str) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]:
-    """Labels and texts keyed by (session id, message position)."""
-    from swe_taskflow.session_table import read_sessions
-
-    labels, texts = {}, {}
-    for r in read_sessions(path, require_intents=True):
-        for j, (lab, text) in enumerate(zip(r.intents, r.texts)):
-            labels[(r.session_id, j)] = lab
-            texts[(r.session_id, j)] = text
-    return labels, texts
-
-
 def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
-    from swe_taskflow.agreement import agreement_document, format_confusion, pairwise
-    from swe_taskflow.errors import InputError
-    from swe_taskflow.jsonl import write_json
+    from builder import api
+    from swe_taskflow.agreement import format_confusion
 
-    if len(paths) < 2:
-        raise InputError("agreement needs two or more labelled sessions files", actual=len(paths))
-    names = [p if paths.index(p) == i else f"{p} (#{i + 1})" for i, p in enumerate(paths)]  # a file may repeat
-    read = {n: _labels_by_key(p) for n, p in zip(names, paths)}
-    sets = {n: labels for n, (labels, _) in read.items()}
-    keys = sorted(sets[names[0]])
-    first_texts = read[names[0]][1]
-    for n, p in zip(names[1:], paths[1:]):
-        if set(sets[n]) != set(keys):
-            missing = sorted(set(keys) ^ set(sets[n]))[0]
-            raise InputError("the files do not hold the same messages", path=p, field="session_id/message",
-                             actual=f"{missing[0]}#{missing[1]}", hint="classify the same input file with each classifier")
-        texts = read[n][1]
-        differ = next((k for k in keys if texts[k] != first_texts[k]), None)
-        if differ is not None:   # same keys, other messages: the labels would be compared on different texts
-            raise InputError(f"message text differs from {paths[0]}", path=p, field=f"{differ[0]}#{differ[1]}.text",
-                             hint="agreement compares labels of the same messages; classify the same input file")
-    pairs = pairwise({n: [sets[n][k] for k in keys] for n in names})
-    print(f"{len(keys)} messages, {len({k[0] for k in keys})} sessions")
+    done = api.agreement(paths, args.json_out)
+    print(f"{done.messages} messages, {done.sessions} sessions")
     print(f"{'A':<40} {'B':<40} {'exact':>7} {'kappa':>7}")
-    for pa in pairs:
+    for pa in done.pairs:
         print(f"{pa.a[-40:]:<40} {pa.b[-40:]:<40} {pa.exact:7.3f} {pa.kappa:7.3f}")
-    mean = sum(pa.exact for pa in pairs) / len(pairs)
-    print(f"mean pairwise exact agreement {mean:.3f}")
+    print(f"mean pairwise exact agreement {done.mean_exact:.3f}")
     if not args.no_confusion:
-        for pa in pairs:
+        for pa in done.pairs:
             print(f"\nconfusion: rows {pa.a}, columns {pa.b}\n{format_confusion(pa.confusion)}")
-    if args.json_out:
-        write_json(args.json_out, agreement_document(pairs, n_messages=len(keys)))
     return 0

@@ -1,6 +1,6 @@
 """The builder's public module ``builder.api`` (issue 33, section 2): its names change only with CHANGELOG.md's
 "Builder public API" list, one spelling of the release and output arguments, frozen results, errors from the
-project's root, and the CLI as a thin caller (no workflow of the six calls left in ``builder/cli/``)."""
+project's root, and the CLI as a thin caller (no workflow of the calls left in ``builder/cli/``)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from swe_taskflow.errors import ConfigError, InputError, TaskflowError
 from test_public_api import assert_listed
 
 ROOT = Path(__file__).resolve().parents[2]
-SIX = ("build", "export_harbor", "import_jobs", "push", "reprove", "classify", "select")
-RESULTS = ("Built", "Exported", "Imported", "Pushed", "Reproved", "Classified", "Skipped", "Judge", "Selected")
+CALLS = ("build", "export_harbor", "import_jobs", "push", "reprove", "classify", "agreement", "select")
+RESULTS = ("Built", "Exported", "Imported", "Pushed", "Reproved", "Classified", "Skipped", "Judge", "Agreement",
+           "Selected")
 
 
 def test_builder_api_matches_the_changelog():
@@ -31,7 +32,7 @@ def test_builder_api_matches_the_changelog():
 def test_every_name_is_defined_in_the_module_and_the_six_calls_are_there():
     from builder import api
 
-    assert set(SIX) | set(RESULTS) <= set(api.__all__)
+    assert set(CALLS) | set(RESULTS) <= set(api.__all__)
     for name in api.__all__:
         value = getattr(api, name)
         if callable(value):
@@ -45,7 +46,7 @@ def test_one_spelling_of_the_release_and_output_arguments():
 
     others = {"release_path", "release_dir", "path", "recipe_path", "out_dir", "output", "repo_id", "record_dir",
               "cache_dir", "opts"}
-    for name in SIX:
+    for name in CALLS:
         params = inspect.signature(getattr(api, name)).parameters
         assert not others & set(params), (name, sorted(others & set(params)))
     for name in ("export_harbor", "import_jobs", "push", "reprove"):
@@ -105,13 +106,14 @@ def test_classify_labels_reports_skipped_and_refuses_nothing_to_label(tmp_path, 
         api.classify(empty, tmp_path / "out2.jsonl")
 
 
-#: What the CLI may no longer import for the six calls: the deep modules whose workflows builder.api assembles.
+#: What the CLI may no longer import for the calls: the deep modules whose workflows builder.api assembles.
 DEEP = ("builder.pipeline.build", "builder.evaluation.export", "builder.evaluation.importer",
         "builder.evaluation.scoring", "builder.release.push", "builder.proofs", "builder.proofs.config",
         "builder.llm", "builder.classify", "builder.classify.scale", "builder.sources", "builder.resources")
-#: The command functions of the six calls, by CLI module.
+#: The command functions of the calls, by CLI module.
 COMMANDS = {"build.py": ("run",), "evaluate.py": ("cmd_export_harbor", "cmd_evaluate_import"),
-            "release.py": ("cmd_verify", "cmd_push"), "classify.py": ("run", "run_classify"), "select.py": ("run",)}
+            "release.py": ("cmd_verify", "cmd_push"), "classify.py": ("run", "run_classify", "run_agreement"),
+            "select.py": ("run",)}
 
 
 def _imports(node: ast.AST) -> set[str]:
@@ -139,3 +141,40 @@ def test_the_cli_is_a_thin_caller_of_builder_api():
         module_level = _imports(ast.Module(body=[n for n in tree.body if not isinstance(n, ast.FunctionDef)],
                                            type_ignores=[]))
         assert not sorted(u for u in module_level if u in DEEP), file
+
+
+def _labelled(path: Path, rows: list[tuple[str, list[tuple[str, str]]]]) -> Path:
+    path.write_text("".join(json.dumps({"session_id": sid, "messages": [{"text": t, "intent": i} for t, i in msgs]})
+                            + "\n" for sid, msgs in rows), encoding="utf-8")
+    return path
+
+
+def test_agreement_counts_as_an_independent_tally_and_writes_what_the_cli_writes(tmp_path, capsys):
+    """[hand-written labels] ``api.agreement`` against a plain count of equal labels, and the same JSON as
+    ``classify agreement --json``; files over other messages or other texts are refused."""
+    from builder import api
+    from builder.cli import main
+
+    texts = [("add a flag", "new-feature"), ("why does it crash", "debug"), ("run the tests", "execute"),
+             ("thanks", "greeting")]
+    other = ["new-feature", "bug-fix", "execute", "other"]
+    a = _labelled(tmp_path / "a.jsonl", [("s1", texts[:2]), ("s2", texts[2:])])
+    b = _labelled(tmp_path / "b.jsonl", [("s1", [(t, i) for (t, _), i in zip(texts[:2], other[:2])]),
+                                         ("s2", [(t, i) for (t, _), i in zip(texts[2:], other[2:])])])
+    done = api.agreement([a, b], tmp_path / "api.json")
+    assert (done.messages, done.sessions, len(done.pairs)) == (4, 2, 1)
+    assert done.mean_exact == done.pairs[0].exact == sum(x[1] == y for x, y in zip(texts, other)) / 4 == 0.5
+    assert done.pairs[0].confusion.sum() == 4
+    assert main(["classify", "agreement", str(a), str(b), "--json", str(tmp_path / "cli.json")]) == 0
+    assert "mean pairwise exact agreement 0.500" in capsys.readouterr().out
+    assert (tmp_path / "api.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert json.loads((tmp_path / "api.json").read_text()) == done.document
+    short = _labelled(tmp_path / "c.jsonl", [("s1", texts[:2])])
+    with pytest.raises(InputError, match="same messages"):
+        api.agreement([a, short])
+    changed = _labelled(tmp_path / "d.jsonl", [("s1", [("add two flags", "new-feature"), texts[1]]),
+                                               ("s2", texts[2:])])
+    with pytest.raises(InputError, match="text differs"):
+        api.agreement([a, changed])
+    with pytest.raises(InputError, match="two or more"):
+        api.agreement([a])
