@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from select_bench import synthetic_instance, synthetic_target  # noqa: E402
-from swe_taskflow.augment.kinds import KINDS  # noqa: E402
+from swe_taskflow.turns.kinds import KINDS  # noqa: E402
 from swe_taskflow.schema import QAItem  # noqa: E402
 from swe_taskflow.select import SelectConfig, build_families, select  # noqa: E402
 

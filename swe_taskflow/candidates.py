@@ -8,7 +8,7 @@ For one verified task the family holds every combination of
   questions each keep their own order);
 - with ``max_augments > 0``, zero to ``max_augments`` augmentation turns (at most one per kind:
   execute, debug, planning, review; docs/augmentations.md) at every position their kind's placement
-  rule allows (:func:`swe_taskflow.augment.kinds.allowed_slots`).
+  rule allows (:func:`swe_taskflow.turns.kinds.allowed_slots`).
 
 A candidate is a small description (backbone, layout string, question ids, intents per turn);
 :func:`build_session` turns it into a :class:`~swe_taskflow.schema.Session`. Intents of issue
@@ -186,7 +186,7 @@ class Candidate:
 
     def augment_kinds(self) -> tuple[str, ...]:
         """Kinds of the augmentation turns, in delivery order."""
-        from .augment.kinds import BY_LETTER
+        from .turns.kinds import BY_LETTER
         return tuple(BY_LETTER[c].name for c in self.layout if c not in "IQ")
 
     @property
@@ -231,7 +231,7 @@ def layouts(n_issue: int, n_questions: int) -> list[str]:
 def augment_choices(material: TaskMaterial, max_augments: int) -> list[tuple[QAItem, ...]]:
     """Sets of augmentation items a session may carry: at most one per kind, at most ``max_augments``,
     in kind order (execute, debug, planning, review), the empty set first."""
-    from .augment.kinds import AUGMENT_KINDS
+    from .turns.kinds import AUGMENT_KINDS
     by_kind = [[a for a in material.augments if a.kind == k] for k in AUGMENT_KINDS]
     out: list[tuple[QAItem, ...]] = [()]
     for items in by_kind:
@@ -242,7 +242,7 @@ def augment_choices(material: TaskMaterial, max_augments: int) -> list[tuple[QAI
 def insert_augments(layout: str, ids: tuple[str, ...], items: Sequence[QAItem],
                     groups: Sequence[Sequence[int]]) -> list[tuple[str, tuple[str, ...]]]:
     """Every way to add ``items`` to a layout at positions their kinds allow (order kept per slot region)."""
-    from .augment.kinds import KINDS, allowed_slots
+    from .turns.kinds import KINDS, allowed_slots
     done = [(layout, ids)]
     for item in items:
         letter = KINDS[item.kind].letter
@@ -287,7 +287,7 @@ def enumerate_distinct(material: TaskMaterial, intents: Mapping[str, str], *,
     if not 0 <= max_questions <= MAX_QUESTIONS:
         raise InputError("max_questions out of range", field="max_questions", expected=f"0..{MAX_QUESTIONS}",
                          actual=max_questions)
-    from .augment.kinds import allowed_slots
+    from .turns.kinds import allowed_slots
     qs = material.questions
     choices = augment_choices(material, max_augments) if max_augments > 0 else [()]
     by_id = {q.question_id: q for q in (*qs, *material.augments)}

@@ -18,7 +18,7 @@ from . import untrusted
 from .errors import InputError, VerifyError
 from .manifest import Manifest, serialize
 from .release import regular_file
-from .stress import is_stress_split
+from .turns.stress import is_stress_split
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
 CROISSANT_PATH = "croissant.json"

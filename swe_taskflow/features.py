@@ -12,7 +12,7 @@ from functools import cache, partial
 from typing import Any, Mapping
 
 from .errors import InputError
-from .augment.record import question_fields
+from .turns.record import question_fields
 from .hashing import canonical_sha256
 from .typed_records import GENERATOR, MESSAGE, PROOF_REPORT, REVIEWER, join_record, split_record
 

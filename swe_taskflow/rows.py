@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterable, Mapping
 
-from .augment.record import question_values
+from .turns.record import question_values
 from .errors import InputError
 from .features import conform, session_features, split_proof_report
 from .flow import length_bin_label

@@ -170,7 +170,7 @@ class QAItem(Record):
     status: str = "candidate"
     reason: str = ""
     intent: str = "explain"
-    #: The answer-turn kind (``qa`` or an augmentation kind, see swe_taskflow.augment.kinds).
+    #: The answer-turn kind (``qa`` or an augmentation kind, see swe_taskflow.turns.kinds).
     kind: str = "qa"
     # ---- hidden, kind-specific reference fields (docs/augmentations.md); empty for ``qa``
     #: execute: the command the turn asks to run; debug: the command that shows the failure.

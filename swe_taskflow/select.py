@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .augment.kinds import AUGMENT_KINDS
+from .turns.kinds import AUGMENT_KINDS
 from .candidates import (MAX_QUESTIONS, Candidate, IntentSource, PoolSummary, TaskMaterial, build_session,
                          enumerate_distinct, resolve_intents)
 from .conditions import FIXED_CONDITIONS, ConditionRow, assemble

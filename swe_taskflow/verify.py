@@ -3,7 +3,7 @@
 Recomputes every row hash, split hash and file sha256; checks the README's declared configs,
 data files, features and sizes against the files and the manifest; checks each parquet schema
 against the declared features exactly; recomputes TFAS per split from the published target file
-and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.stress);
+and the split's sessions (a ``stress_*`` slice has none and must carry none: swe_taskflow.turns.stress);
 checks trajectories are bound to existing split and row hashes; and,
 with ``reprove`` (only on a release with no error so far), re-runs every question's proof script through an
 injected ``run_proof`` (the CLI passes ``builder.proofs.ProofRunner``: the auditor's sandbox and ceilings; the
@@ -30,7 +30,7 @@ from .progress import track
 from . import untrusted
 from .release import SESSION_CONFIG, TRAJ_HASH_FIELD, hash_listed, inventory, manifest_files
 from .safepath import inside, is_inside
-from .stress import is_stress_split
+from .turns.stress import is_stress_split
 from .verify_checks import (check_card, check_same_tasks, check_session_rows, check_trajectories, features_for,
                             read_front_matter, split_tfas)
 
@@ -300,10 +300,10 @@ def _stress_rules(manifest: Manifest) -> dict[str, str]:
 # in the same order) gets every re-run at once, before any is compared: a runner can then group them by
 # task (one Harbor environment per task instead of one per proof); the findings are the same, in the same
 # order. For augmentation kinds the reference is then re-derived from the re-run's output
-# (:func:`swe_taskflow.augment.reference.reproduce`) and, when the source tasks are given (gold patches
+# (:func:`swe_taskflow.turns.reference.reproduce`) and, when the source tasks are given (gold patches
 # are not in a release), checked against the gold patch: the locations are code it changes, a planning
 # reference is what the requirement points at, a review's diff is the catalogue mutation it records
-# (:mod:`swe_taskflow.answer_turns`).
+# (:mod:`swe_taskflow.turns.registry`).
 
 #: Limits a re-run gets when the published report records none (the proofs' defaults).
 DEFAULT_TIMEOUT_S = 60
@@ -392,7 +392,7 @@ def reprove_rows(session_rows: Mapping[str, list], report, *, repos_dir, run_pro
         if q["proof_script"]:
             result = _rerun(q, repo, run_proof, report, where, ceilings, ran=ran)
         if kind != "qa":
-            from .answer_turns import recheck, uses_gold_patch
+            from .turns.registry import recheck, uses_gold_patch
             task = (tasks or {}).get(r["instance_id"])
             text = next((t["text"] for t in r["turns"] if t.get("question_id") == q["question_id"]), "")
             # the re-run's output first, then the gold patch (apart, so that the gold-patch checks are counted)

@@ -1,6 +1,6 @@
 """How many FAIL_TO_PASS tests sit in a file the hidden test patch adds or changes, so the agent's checkout lacks
 the test as it fails, and how many tasks keep one the agent can see fail: only those get debug turns
-(issue 36; ``swe_taskflow.augment.visible``, ``builder.augment.propose``).
+(issue 36; ``swe_taskflow.turns.visible``, ``builder.turns.propose``).
 
     python -m tools.debug_visibility TASKS.jsonl [...]     # SWE-bench-style rows: fail_to_pass, test_patch
 
@@ -13,7 +13,7 @@ import ast
 import json
 import sys
 
-from swe_taskflow.augment.visible import hidden_test_file
+from swe_taskflow.turns.visible import hidden_test_file
 
 
 def _tests(row: dict) -> list[str]:

@@ -14,11 +14,11 @@ from .groups import command_group
 
 
 def _run(args: argparse.Namespace) -> int:
-    from builder.augment import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
-    from builder.turn_checks import realize
+    from builder.turns import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
+    from builder.turns.registry import realize
     from builder.split import get_splitter
     from builder.sources import load_tasks
-    from swe_taskflow.augment.kinds import AUGMENT_KINDS
+    from swe_taskflow.turns.kinds import AUGMENT_KINDS
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import read_jsonl, write_jsonl
     from swe_taskflow.schema import SplitResult
@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     writer = LLMWriter(llm) if llm is not None else TemplateWriter()
     sandbox, repos, images = None, {}, {}
     if args.repos:
-        from builder.augment.sandbox import CheckSandbox
+        from builder.turns.sandbox import CheckSandbox
         from swe_taskflow.verify import find_repo
 
         sandbox = CheckSandbox(args.sandbox, image=args.image or None)
@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from swe_taskflow.answer_turns import score_answer
+    from swe_taskflow.turns.registry import score_answer
     from swe_taskflow.errors import InputError
 
     try:

@@ -8,7 +8,7 @@ text and nothing else; an answer turn's text plus the file its answer goes to. E
 step's ``tests/`` (uploaded by Harbor at verification time only) or ``solution/`` (the oracle's).
 What the agent sees is taken from :func:`swe_taskflow.visibility.agent_view` (an allowlist).
 
-A stress turn (swe_taskflow.stress) is an answer step with its own verifier instead of answer.py:
+A stress turn (swe_taskflow.turns.stress) is an answer step with its own verifier instead of answer.py:
 ``destructive.py`` (is everything the previous checkpoint recorded still there, and did the answer ask
 first?) or ``security.py`` (does the review name the seeded defect?), each with ``stress_guard.py``
 beside it. The checkpoint before a destructive request also *prepares* it (its ``prepare`` entry).
@@ -32,10 +32,10 @@ import tomli_w
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import ROW_HASH_FIELD, file_sha256
 from swe_taskflow.owned import owned_temp_dir, swap_dir
-from swe_taskflow.answer_turns import turn_kind
+from swe_taskflow.turns.registry import turn_kind
 from swe_taskflow.visibility import agent_view
-from swe_taskflow.augment.reference import fact_value
-from swe_taskflow.augment.visible import hidden_test_file
+from swe_taskflow.turns.reference import fact_value
+from swe_taskflow.turns.visible import hidden_test_file
 
 from .options import ExportOptions
 from swe_taskflow.release import open_release

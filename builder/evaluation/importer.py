@@ -23,7 +23,7 @@ from swe_taskflow.owned import owned_temp, owned_temp_dir, swap_dir
 from .jobfiles import MAX_ANSWER_BYTES, MAX_JSON_BYTES, finite, read_bytes
 from .plots import plot_all
 from swe_taskflow.release import open_release
-from swe_taskflow.stress import is_stress_split
+from swe_taskflow.turns.stress import is_stress_split
 
 from .report import TrialScore, assign_runs, relative_to_single_prompt, summarize, summarize_stress, trial_checkpoints
 from .results import ISSUE, TrialRecord, read_jobs

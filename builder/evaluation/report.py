@@ -13,8 +13,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from swe_taskflow.augment.kinds import STRESS_KINDS
-from swe_taskflow.stress import DESTRUCTIVE, is_stress_split
+from swe_taskflow.turns.kinds import STRESS_KINDS
+from swe_taskflow.turns.stress import DESTRUCTIVE, is_stress_split
 
 from .results import ISSUE, TrialRecord, runner_label
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow import untrusted
-from swe_taskflow.augment.kinds import STRESS_KINDS
+from swe_taskflow.turns.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import canonical_sha256
-from swe_taskflow.stress import DESTRUCTIVE
+from swe_taskflow.turns.stress import DESTRUCTIVE
 
 from .jobfiles import (MAX_ANSWER_BYTES, MAX_JSON_BYTES, Fields, check_reward, check_usage, load_json, no_link,
                        read_answer, read_bytes, safe_name)

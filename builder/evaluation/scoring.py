@@ -5,7 +5,7 @@ reference lives in the row's ``questions`` item. ``qa`` answers are judged by an
 reference answer and its evidence (Appendix E, "QA validation") through the project's LLM backends,
 so a judged run re-judges offline from the response store, byte for byte. Augmentation kinds are scored
 by :func:`augmentation_scorer`, the stress-test kinds by :func:`stress_scorer`, both with the kind's
-deterministic scorer in ``swe_taskflow.answer_turns.TURNS``; a new kind adds its scorer with
+deterministic scorer in ``swe_taskflow.turns.registry.TURNS``; a new kind adds its scorer with
 :func:`register_scorer`. A kind without a scorer is reported as ``unscored``, never guessed or dropped.
 """
 
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from swe_taskflow.answer_turns import TURNS, score_answer
+from swe_taskflow.turns.registry import TURNS, score_answer
 from swe_taskflow.errors import ConfigError
-from swe_taskflow.stress import DESTRUCTIVE
+from swe_taskflow.turns.stress import DESTRUCTIVE
 
 #: Verdicts: ``correct`` / ``incorrect`` are scored; the others say why a turn was not.
 VERDICTS = ("correct", "incorrect", "unanswered", "unjudged", "judge-error", "unscored")
@@ -114,7 +114,7 @@ JUDGED = tuple(k for k, t in TURNS.items() if t.judged)
 def augmentation_scorer(kind: str) -> ScorerFactory:
     """The registry factory of an augmentation kind (``evaluate import``).
 
-    The deterministic part is :func:`swe_taskflow.answer_turns.score_answer` (facts for execute, the
+    The deterministic part is :func:`swe_taskflow.turns.registry.score_answer` (facts for execute, the
     location for debug, recall of files and symbols for planning, the seeded defect's place for review).
     Debug, planning and review also explain something; with a judge backend (``evaluate import --judge``)
     the project's QA judge compares the answer with the reference answer too, and the turn is correct

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from swe_taskflow.errors import ConfigError, InputError, TaskflowError
 from swe_taskflow.fieldtypes import from_table, setting, settings_rows
 from swe_taskflow import untrusted
-from swe_taskflow.stress import SLICE_NAME_RE
+from swe_taskflow.turns.stress import SLICE_NAME_RE
 from swe_taskflow.schema import CONDITIONS, SPLIT_NAME_RE
 from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig, describe_split
 from swe_taskflow.target import default_target_path
@@ -207,7 +207,7 @@ class ConditionsSection:
 class AugmentationsSection:
     """Verifiable turns beyond issue and QA turns (docs/augmentations.md); off unless ``kinds`` names some."""
 
-    kinds: tuple[str, ...] = setting((), choices="swe_taskflow.augment.kinds:AUGMENT_KINDS",
+    kinds: tuple[str, ...] = setting((), choices="swe_taskflow.turns.kinds:AUGMENT_KINDS",
                                      noun="augmentation kind", help="Kinds to generate: any of ``execute``, "
                                      "``debug``, ``planning``, ``review`` (empty: none).")
     writer: str = setting("template", choices=("template", "llm"), noun="augmentation writer",
@@ -233,7 +233,7 @@ class StressSliceSection:
 
     name: str = setting(pattern=SLICE_NAME_RE.pattern, pattern_error="a slice name must be lower-case letters, "
                         "digits and _ (at most 40)", help="Slice name; its split is ``stress_<name>``.")
-    kind: str = setting(choices="swe_taskflow.augment.kinds:STRESS_KINDS", noun="stress kind",
+    kind: str = setting(choices="swe_taskflow.turns.kinds:STRESS_KINDS", noun="stress kind",
                         help="``destructive-request`` or ``security-review``.")
     tasks: int = setting(lo=1, hi=100_000, help="Tasks the slice holds (drawn with ``seed`` among the eligible "
                                                 "ones; fewer when fewer are eligible, and the report says so).")

@@ -68,11 +68,11 @@ def materialize(recipe, work: Path, tasks: Iterable) -> tuple[Path, dict]:
 
 
 def sandbox_setup(ctx, tasks, *, timeout_s: float) -> tuple[object | None, dict[str, Path], dict[str, str], dict]:
-    """The sandbox the creation-time checks of augmentation and stress-test turns run in (builder.augment.sandbox,
+    """The sandbox the creation-time checks of augmentation and stress-test turns run in (builder.turns.sandbox,
     the one ``[proofs]`` names): (sandbox, repos by instance id, images by instance id, info) for the tasks sandbox
     kinds can use: those with a test command whose repository is here (a bundled one, or a checkout under
     repos.path). Images: the task's own (built locally for a bundled task), else the project's test image."""
-    from builder.augment.sandbox import DEFAULT_CONFIG, CheckSandbox
+    from builder.turns.sandbox import DEFAULT_CONFIG, CheckSandbox
     from builder.proofs.image import build_test_image
     from swe_taskflow.verify import find_repo
 

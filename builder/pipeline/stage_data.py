@@ -150,7 +150,7 @@ class StressSummary:
 @dataclass
 class StressOutputs:
     items: list[QAItem] = records("items.jsonl", QAItem)
-    #: One record per slice: its split, kind, draw, the items tried and the rows chosen (builder.stress.slices).
+    #: One record per slice: its split, kind, draw, the items tried and the rows chosen (builder.turns.slices).
     slices: list[Json] = rows("slices.jsonl")
     timings: list[Json] | None = rows("check_timings.jsonl", volatile=True, optional=True)
     llm_usage: Json | None = document("llm_usage.json", volatile=True)

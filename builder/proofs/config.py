@@ -73,6 +73,6 @@ def cache_key(script: str, image_id: str, tree: str, gold_patch: str | None, con
 
 
 #: What an auditor's re-run may get at most (``verify --reprove``; its ``--max-*`` flags replace these): the largest
-#: limits the project's own builds give a proof (``builder.augment.sandbox.DEFAULT_CONFIG``), whatever a release
+#: limits the project's own builds give a proof (``builder.turns.sandbox.DEFAULT_CONFIG``), whatever a release
 #: records. A report's own limits are kept where they are lower.
 AUDITOR_CEILINGS = ProofConfig(timeout_s=120.0, mem_mb=1024, pids=128, tmpfs_mb=256, excerpt_chars=4000)

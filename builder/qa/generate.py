@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow import untrusted
-from swe_taskflow.augment.diffs import parse_patch
+from swe_taskflow.turns.diffs import parse_patch
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.safepath import is_inside
 from swe_taskflow.schema import QAItem, Task

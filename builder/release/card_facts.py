@@ -12,14 +12,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from swe_taskflow.augment.kinds import STRESS_KINDS
+from swe_taskflow.turns.kinds import STRESS_KINDS
 from swe_taskflow.citations import paper, paper_section, source_info
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.features import session_features
 from swe_taskflow.flow import LENGTH_BINS, RETAINED
 from swe_taskflow.manifest import Manifest, SplitEntry
 from swe_taskflow.release import SESSION_CONFIG, TRAJECTORY_CONFIG
-from swe_taskflow.stress import DESTRUCTIVE, SECURITY, is_stress_split
+from swe_taskflow.turns.stress import DESTRUCTIVE, SECURITY, is_stress_split
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields
 

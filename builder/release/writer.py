@@ -31,7 +31,7 @@ from swe_taskflow.owned import owned_temp_dir, swap_dir
 from swe_taskflow.manifest import (FLOAT_TOL, PROVENANCE_KEYS, FileEntry, Manifest, SplitEntry, values_equal)
 from swe_taskflow.safepath import check_component
 from swe_taskflow.schema import SPLIT_NAME_RE
-from swe_taskflow.stress import is_stress_split
+from swe_taskflow.turns.stress import is_stress_split
 from swe_taskflow.target import load_target
 from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, open_release
 from swe_taskflow.verify_checks import split_tfas
@@ -198,7 +198,7 @@ def _write_session_splits(splits: Mapping[str, Sequence[Mapping[str, Any]]], tar
     out = _SessionSplits()
     for split, raw in splits.items():
         rows = _check_rows(split, raw, sfeat, ROW_HASH_FIELD)
-        # a stress slice is reported apart: its TFAS is never computed (swe_taskflow.stress)
+        # a stress slice is reported apart: its TFAS is never computed (swe_taskflow.turns.stress)
         got = split_tfas(target, rows) if rows and not is_stress_split(split) else None
         _check_tfas(split, got, tfas)
         _collect_questions(split, rows, out.questions)

@@ -27,7 +27,7 @@ from swe_taskflow.errors import FlowError
 from swe_taskflow.flow import LENGTH_BINS, N_SIDE, RETAINED, count_sessions, score
 from swe_taskflow.gap import gap_table, render_markdown
 from swe_taskflow.markdown import table as md_table
-from swe_taskflow.stress import is_stress_split
+from swe_taskflow.turns.stress import is_stress_split
 from swe_taskflow.target import Target
 from swe_taskflow.words import counted
 

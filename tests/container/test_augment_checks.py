@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from builder.augment import AugmentSpec, TaskContext, TemplateWriter, augment_tasks
-from builder.augment.sandbox import CheckSandbox
+from builder.turns import AugmentSpec, TaskContext, TemplateWriter, augment_tasks
+from builder.turns.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.gitsafe import tree_hash
 from builder.split.structural import StructuralSplitter
-from builder.turn_checks import realize
-from swe_taskflow.answer_turns import score_answer
-from swe_taskflow.augment import reference
+from builder.turns.registry import realize
+from swe_taskflow.turns.registry import score_answer
+from swe_taskflow.turns import reference
 from tests.support.augment_cart import FIX, cart_task
 
 

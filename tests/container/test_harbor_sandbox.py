@@ -285,9 +285,9 @@ def test_the_example_augmentation_checks_give_the_docker_evidence_in_one_environ
     ones) in docker and in the harbor sandbox: every item ends the same (status, reason, checks, facts, reference)
     and its proof report carries the same evidence (status, stdout hash, exit codes, tree hashes), the harbor
     sandbox using one environment for all of the task's checks (it used one per check run before), none left."""
-    from builder.augment import TemplateWriter, augment_tasks, read_specs
-    from builder.turn_checks import realize
-    from builder.augment.sandbox import CheckSandbox
+    from builder.turns import TemplateWriter, augment_tasks, read_specs
+    from builder.turns.registry import realize
+    from builder.turns.sandbox import CheckSandbox
     from builder.bundled.repo import commit_folder
     from builder.pipeline.repos import example_task
     from builder.split.structural import StructuralSplitter

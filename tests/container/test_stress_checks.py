@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from builder.augment.sandbox import CheckSandbox
-from builder.augment.checks import read_specs
+from builder.turns.sandbox import CheckSandbox
+from builder.turns.checks import read_specs
 from builder.bundled.repo import commit_folder
 from builder.proofs.gitsafe import tree_hash
 from builder.resources import builder_path
 from builder.split.structural import StructuralSplitter
-from builder.stress import StressSpec, build_slices
-from builder.stress.checks import runs_of
-from builder.turn_checks import realize
-from builder.augment.writers import TemplateWriter
-from swe_taskflow.stress import score_security
+from builder.turns import StressSpec, build_slices
+from builder.turns.stress_checks import runs_of
+from builder.turns.registry import realize
+from builder.turns.writers import TemplateWriter
+from swe_taskflow.turns.stress import score_security
 from swe_taskflow.stress_guard import security_verdict
 from tests.support.example_release import example_task
 
@@ -119,10 +119,10 @@ def test_broken_items_are_rejected_with_their_reason(built, item_id, reason):
 def test_llm_worded_stress_turns_replay_offline_and_meet_the_same_contract(repo, sandbox, tmp_path, kind, reply,
                                                                             status, question):
     """The LLM writer (replayed from hand-written replies) words a stress turn; the checks are the templates'."""
-    from builder.augment import LLMWriter, TaskContext
+    from builder.turns import LLMWriter, TaskContext
     from builder.llm import ResponseStore, get_backend
-    from swe_taskflow.augment import mutate
-    from swe_taskflow.stress import defect_site
+    from swe_taskflow.turns import mutate
+    from swe_taskflow.turns.stress import defect_site
     from tests.support.llm_fixtures import MODEL, fixture_text
 
     task = example_task()

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from builder.evaluation.export import STRESS_STATE_PATH, export_harbor
-from swe_taskflow.stress import ACTIONS, destroyed
+from swe_taskflow.turns.stress import ACTIONS, destroyed
 from swe_taskflow.stress_guard import CANARY_DIR
 from tests.support.containers import docker, idle_container
 from tests.support.stress_release import DESTRUCTIVE_SPLIT, build_stress_release

@@ -281,7 +281,7 @@ def test_augmentations_checked_at_creation_with_one_broken_item_per_kind(clean_b
     each deliberately broken hand-written item is rejected, with its reason; every accepted item's proof
     re-runs to the same reference, selected or not."""
     from builder.proofs import run_proof
-    from swe_taskflow.augment.reference import reproduce
+    from swe_taskflow.turns.reference import reproduce
 
     stage = {r.name: r for r in clean_build.results}["augment"]
     items = [json.loads(line) for line in (stage.path / "items.jsonl").read_text().splitlines()]

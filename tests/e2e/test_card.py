@@ -22,7 +22,7 @@ from builder.release.card import UNSET_REPO
 from builder.release.trajectories import add_trajectories, import_trajectories
 from swe_taskflow.citations import source_info
 from swe_taskflow.features import session_features
-from swe_taskflow.stress import is_stress_split
+from swe_taskflow.turns.stress import is_stress_split
 from swe_taskflow.typed_records import JSON_TEXT_FIELDS
 from swe_taskflow.verify_checks import read_front_matter, split_tfas
 from swe_taskflow.visibility import HIDDEN_REASONS, hidden_fields, visible_fields

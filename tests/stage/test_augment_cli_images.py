@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-import builder.augment
-import builder.augment.sandbox
+import builder.turns
+import builder.turns.sandbox
 from builder.cli import main
 from tests.conftest import PRO_SAMPLE
 
@@ -27,8 +27,8 @@ def test_augment_run_hands_each_task_its_own_image(tmp_path, monkeypatch):
         seen["images"] = dict(images or {})
         return [], {}
 
-    monkeypatch.setattr(builder.augment.sandbox, "CheckSandbox", FakeSandbox)
-    monkeypatch.setattr(builder.augment, "augment_tasks", fake_augment_tasks)
+    monkeypatch.setattr(builder.turns.sandbox, "CheckSandbox", FakeSandbox)
+    monkeypatch.setattr(builder.turns, "augment_tasks", fake_augment_tasks)
     rc = main(["augment", "run", "--tasks", str(PRO_SAMPLE), "--out", str(tmp_path / "items.jsonl"),
                "--repos", str(tmp_path / "repos"), "--kinds", "execute"])
     assert rc == 0

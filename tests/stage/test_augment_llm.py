@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from builder.augment import AugmentSpec, LLMWriter, TaskContext
-from builder.turn_checks import realize
+from builder.turns import AugmentSpec, LLMWriter, TaskContext
+from builder.turns.registry import realize
 from builder.llm import ResponseStore, get_backend
 from builder.split.structural import StructuralSplitter
 from tests.support.llm_fixtures import MODEL, fixture_text
@@ -66,7 +66,7 @@ def test_review_reply_needs_the_diff_placeholder(setup):
     _, llm, writer, _ = setup
     store = llm.store
     record(store, llm, writer, "review", {"diff": "diff --git a/x b/x"}, "augment_write_review_no_placeholder.json")
-    from builder.augment import WriterError
+    from builder.turns import WriterError
     with pytest.raises(WriterError, match="placeholder"):
         writer.write("review", {"diff": "diff --git a/x b/x"}, item_id="r")
     # the diff itself never goes to the model: the request shows the placeholder
@@ -90,7 +90,7 @@ def test_cli_words_turns_through_a_replayed_backend(tmp_path, capsys):
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps({**task.to_dict(), "interface": ""}) + "\n")
     split = StructuralSplitter().split(task)
-    from builder.augment.propose import planning_requirements
+    from builder.turns.propose import planning_requirements
     for part, req in planning_requirements(TaskContext(task, split.parts), 2):
         text = json.dumps({"text": f"Before any edit, how would you plan this?\n\n{req}\n\nName files and functions."})
         llm.store.put_text(llm.request(writer.messages("planning", {"requirement": req})), text,

@@ -9,8 +9,8 @@ import pytest
 
 from builder.cli import main
 from builder.pipeline.recipe import load_recipe
-from swe_taskflow.augment import mutate
-from swe_taskflow.answer_turns import recheck
+from swe_taskflow.turns import mutate
+from swe_taskflow.turns.registry import recheck
 from swe_taskflow.errors import ConfigError
 
 from tests.support.augment_cart import FIX, cart_task

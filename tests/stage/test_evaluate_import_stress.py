@@ -1,4 +1,4 @@
-"""`evaluate import` of stress-test slices (issue 22): each stress answer scored by swe_taskflow.stress's
+"""`evaluate import` of stress-test slices (issue 22): each stress answer scored by swe_taskflow.turns.stress's
 scorers (destructive-request with the verifier's stress.json verdict, read like every job file), and the
 slices reported apart from the calibrated conditions: own counts and rates, never in ``groups``.
 

@@ -104,7 +104,7 @@ def test_a_good_table_passes_preflight(tmp_path):
 def test_the_stages_open_the_backend_the_table_names(tmp_path):
     """The splitter, the question miner's backend and both writers are built from the one table."""
     from builder import llm
-    from builder.augment import LLMWriter, get_writer
+    from builder.turns import LLMWriter, get_writer
     from builder.pipeline.stages.split import make_splitter
 
     for section in ("augmentations", "stress"):

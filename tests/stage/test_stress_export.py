@@ -23,7 +23,7 @@ from builder.release import write_release
 from swe_taskflow.errors import InputError
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import Session, Turn
-from swe_taskflow.stress import security_args
+from swe_taskflow.turns.stress import security_args
 from swe_taskflow.stress_guard import CANARY_DIR, CANARY_FILE, CANARY_TEXT
 from tests.support.example_release import example_task, source_provenance
 from tests.support.stress_release import (DESTRUCTIVE_SPLIT, SECURITY_SPLIT, SEEDED, build_stress_release,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
-from swe_taskflow.stress import is_stress_split
+from swe_taskflow.turns.stress import is_stress_split
 
 
 def _many(n: int, noun: str) -> str:

@@ -4,7 +4,7 @@ Harbor tests of the stress verifiers.
 Every item here is hand-written (labelled so): a destructive request (``git reset --hard`` over the
 agent's first change) placed right after the first issue turn, and a security review of the gold patch
 with one seeded defect (``pickle.loads`` in ``TicketStore.load``) placed after the last issue turn, as
-the stress contract places them (swe_taskflow/stress.py). The issue turns come from the project's
+the stress contract places them (swe_taskflow/turns/stress.py). The issue turns come from the project's
 structural splitter; rows are built by the row builder and written by the release writer.
 """
 
@@ -16,7 +16,7 @@ from builder.release import write_release
 from builder.split.structural import StructuralSplitter
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import QAItem, Session, Turn
-from swe_taskflow.stress import ACTIONS, split_name
+from swe_taskflow.turns.stress import ACTIONS, split_name
 from tests.support.example_release import example_task, source_provenance
 from tests.support.synthetic import uniform_target
 

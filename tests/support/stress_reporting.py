@@ -15,7 +15,7 @@ from builder.release import write_release
 from builder.sources import load_tasks
 from swe_taskflow.rows import build_row
 from swe_taskflow.schema import QAItem, Session, Turn
-from swe_taskflow.stress import ACTIONS, split_name
+from swe_taskflow.turns.stress import ACTIONS, split_name
 from swe_taskflow.stress_guard import CANARY_DIR
 from tests.support.harbor_fixture import fixture_repo, questions, source_rows
 from tests.support.synthetic import paragraph_split, uniform_target

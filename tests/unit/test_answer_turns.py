@@ -1,5 +1,5 @@
 """One table per layer for the answer-turn kinds (issue 33, section 1): the core's behaviour table
-(`swe_taskflow.answer_turns`), the builder's check table (`builder.turn_checks`), sandbox kinds read
+(`swe_taskflow.turns.registry`), the builder's check table (`builder.turns.registry`), sandbox kinds read
 from `KINDS`, and no import running back up between the core's folders."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import pytest
 
 from builder.pipeline.code_closure import installed
 from builder.pipeline.stages import augment as augment_stage, write as write_stage
-from swe_taskflow import stress
-from swe_taskflow.augment.kinds import AUGMENT_KINDS, KINDS, STRESS_KINDS
+from swe_taskflow.turns import stress
+from swe_taskflow.turns.kinds import AUGMENT_KINDS, KINDS, STRESS_KINDS
 from swe_taskflow.errors import InputError
 
 
 def test_every_kind_has_its_row_in_both_tables():
-    from builder.turn_checks import CHECKS
-    from swe_taskflow.answer_turns import TURNS
+    from builder.turns.registry import CHECKS
+    from swe_taskflow.turns.registry import TURNS
 
     assert tuple(TURNS) == tuple(KINDS)
     assert tuple(CHECKS) == tuple(k for k in KINDS if k != "qa")
@@ -44,7 +44,7 @@ def test_the_exporter_reads_each_kinds_step_config_from_the_registry():
     import ast
     import inspect
     from builder.evaluation import export
-    from swe_taskflow.answer_turns import TURNS
+    from swe_taskflow.turns.registry import TURNS
 
     literals = {n.value for n in ast.walk(ast.parse(inspect.getsource(export))) if isinstance(n, ast.Constant)}
     assert not literals & set(STRESS_KINDS), "export.py names a kind with its own verifier: its row should say it"
@@ -61,14 +61,14 @@ def test_the_exporter_reads_each_kinds_step_config_from_the_registry():
 
 
 def test_sandbox_kinds_are_read_from_kinds():
-    from swe_taskflow.augment.kinds import SANDBOX_KINDS
+    from swe_taskflow.turns.kinds import SANDBOX_KINDS
 
     assert SANDBOX_KINDS == tuple(k for k in AUGMENT_KINDS if KINDS[k].sandbox) == ("execute", "debug", "review")
     assert augment_stage.SANDBOX_KINDS is SANDBOX_KINDS and write_stage.SANDBOX_KINDS is SANDBOX_KINDS
 
 
 def test_score_answer_scores_every_kind_with_a_deterministic_scorer():
-    from swe_taskflow.answer_turns import score_answer
+    from swe_taskflow.turns.registry import score_answer
 
     item = {"kind": "security-review", "mutation": {"path": "pkg/db.py", "line": 7, "after": "q = 'x' + name",
                                                     "operator": "sql-injection"},
@@ -81,7 +81,7 @@ def test_score_answer_scores_every_kind_with_a_deterministic_scorer():
 
 
 def test_recheck_dispatches_by_kind():
-    from swe_taskflow.answer_turns import recheck
+    from swe_taskflow.turns.registry import recheck
 
     q = {"kind": "destructive-request", "facts": [{"name": "destroys", "value": "outside"}]}
     lost = recheck(q, "", result=SimpleNamespace(stdout_excerpt=""))
@@ -92,9 +92,9 @@ def test_recheck_dispatches_by_kind():
 
 
 def test_one_realize_checks_augmentation_and_stress_specs():
-    from builder.augment import AugmentSpec, TaskContext, TemplateWriter
-    from builder.stress import StressSpec
-    from builder.turn_checks import realize
+    from builder.turns import AugmentSpec, TaskContext, TemplateWriter
+    from builder.turns import StressSpec
+    from builder.turns.registry import realize
     from tests.support.augment_cart import cart_task
 
     task = cart_task()
@@ -107,7 +107,7 @@ def test_one_realize_checks_augmentation_and_stress_specs():
 
 
 def _folder(module: str) -> str:
-    """A module's node when each folder of the core is one room (``swe_taskflow.augment.x`` -> its folder)."""
+    """A module's node when each folder of the core is one room (``swe_taskflow.turns.x`` -> its folder)."""
     parts = module.split(".")
     return ".".join(parts[:2]) if parts[0] == "swe_taskflow" and len(parts) > 2 else module
 
@@ -128,8 +128,8 @@ def test_no_import_runs_back_up_between_the_cores_folders():
 
 
 def test_the_loops_that_run_specs_never_import_the_check_table():
-    """The stages hand ``realize`` in: ``builder.turn_checks`` imports both check modules, so a check folder
+    """The stages hand ``realize`` in: ``builder.turns.registry`` imports both check modules, so a check folder
     importing it would close a circle between folders."""
     cb = installed()
-    users = {m for m in cb.modules() if "builder.turn_checks" in cb.imports_of(m)}
-    assert users and not {m for m in users if m.startswith(("builder.augment", "builder.stress"))}
+    users = {m for m in cb.modules() if "builder.turns.registry" in cb.imports_of(m)}
+    assert users and not {m for m in users if m.startswith(("builder.turns", "builder.turns"))}

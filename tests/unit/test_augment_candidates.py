@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from swe_taskflow.augment.kinds import KINDS
+from swe_taskflow.turns.kinds import KINDS
 from swe_taskflow.candidates import (BACKBONES, TaskMaterial, build_materials, build_session, enumerate_candidates,
                                      enumerate_distinct)
 from swe_taskflow.conditions import FIXED_CONDITIONS, assemble

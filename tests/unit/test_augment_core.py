@@ -1,5 +1,5 @@
 """The pure core of the augmentations: kinds and placements, diffs, test logs, seeded defects,
-references and deterministic scorers (swe_taskflow.augment)."""
+references and deterministic scorers (swe_taskflow.turns)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from swe_taskflow.augment import kinds, mutate, outcomes, reference, score
-from swe_taskflow.answer_turns import score_answer
-from swe_taskflow.augment.attribute import attribute, code_locations, in_patch
-from swe_taskflow.augment.diffs import Location, parse_patch, python_symbol_at, touched_locations
+from swe_taskflow.turns import kinds, mutate, outcomes, reference, score
+from swe_taskflow.turns.registry import score_answer
+from swe_taskflow.turns.attribute import attribute, code_locations, in_patch
+from swe_taskflow.turns.diffs import Location, parse_patch, python_symbol_at, touched_locations
 from swe_taskflow.errors import InputError
 from swe_taskflow.schema import ANSWER_KINDS, QAItem, Turn
 
@@ -313,8 +313,8 @@ def test_review_score():
 
 
 def test_core_never_imports_the_builder():
-    code = ("import sys; import swe_taskflow.augment.score, swe_taskflow.augment.reference, "
-            "swe_taskflow.augment.mutate, swe_taskflow.augment.attribute; "
+    code = ("import sys; import swe_taskflow.turns.score, swe_taskflow.turns.reference, "
+            "swe_taskflow.turns.mutate, swe_taskflow.turns.attribute; "
             "print(any(m.startswith(('builder', 'docker', 'torch')) for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
 
@@ -328,7 +328,7 @@ def test_core_never_imports_the_builder():
     ("```diff\n+fix\n```\nReview this change.", False),      # shown code is material, not a request
 ])
 def test_text_contract_reads_requests_for_changes(text, asks):
-    from swe_taskflow.augment.textcheck import asks_for_change, check_text
+    from swe_taskflow.turns.textcheck import asks_for_change, check_text
     assert bool(asks_for_change(text)) == asks
     assert check_text("debug", "") == [("empty-turn", "the turn has no text")]
     bad = check_text("execute", "Run the tests, 4 pass.", command="make test",

@@ -1,5 +1,5 @@
 """A debug turn asks about a test; the agent can see it fail only when the hidden test patch leaves the test's
-file alone (issue 36): ``swe_taskflow.augment.visible`` says which, the build proposes debug turns only for such
+file alone (issue 36): ``swe_taskflow.turns.visible`` says which, the build proposes debug turns only for such
 tests, and ``export harbor`` warns per turn of an older release."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from builder.evaluation.export import unanswerable_debug_turns
-from swe_taskflow.augment.visible import hidden_test_file, patch_files
-from swe_taskflow.augment.visible import test_file as file_of_test
+from swe_taskflow.turns.visible import hidden_test_file, patch_files
+from swe_taskflow.turns.visible import test_file as file_of_test
 
 PATCH = """diff --git a/tests/test_persistence.py b/tests/test_persistence.py
 new file mode 100644
@@ -84,8 +84,8 @@ def _task(fail_to_pass):
 
 
 def test_debug_is_proposed_only_for_tests_the_agent_can_see_fail(tmp_path):
-    from builder.augment.checks import TaskContext
-    from builder.augment.propose import ProposeConfig, propose
+    from builder.turns.checks import TaskContext
+    from builder.turns.propose import ProposeConfig, propose
     hidden, seen = "tests/test_persistence.py::CliTests::test_tickets_survive_between_runs", "tests/test_cli.py::C::t"
     config = ProposeConfig(kinds=("debug",))
     specs, why = propose(TaskContext(_task([hidden, seen]), repo=tmp_path, sandbox=object()), config)
@@ -95,7 +95,7 @@ def test_debug_is_proposed_only_for_tests_the_agent_can_see_fail(tmp_path):
 
 
 def test_a_hand_written_debug_spec_about_a_hidden_test_is_rejected_before_any_run(tmp_path):
-    from builder.augment.checks import AugmentSpec, CheckLog, Rejected, TaskContext, check_debug
+    from builder.turns.checks import AugmentSpec, CheckLog, Rejected, TaskContext, check_debug
     hidden = "tests/test_persistence.py::CliTests::test_tickets_survive_between_runs"
     rec = CheckLog()
     with pytest.raises(Rejected) as err:     # no sandbox is needed: the check stops first

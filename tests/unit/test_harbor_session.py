@@ -12,9 +12,9 @@ import pytest
 
 import builder.proofs.docker_runner as docker_runner
 import builder.proofs.harbor_runner as hr
-from builder.augment import AugmentSpec, ProposeConfig, TemplateWriter, augment_tasks
-from builder.turn_checks import realize
-from builder.augment.sandbox import CheckSandbox
+from builder.turns import AugmentSpec, ProposeConfig, TemplateWriter, augment_tasks
+from builder.turns.registry import realize
+from builder.turns.sandbox import CheckSandbox
 from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig
 from tests.support.harbor_sim import SimulatedBackend

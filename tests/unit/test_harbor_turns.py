@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from builder.evaluation.export import answer_instruction, step_name
-from swe_taskflow.augment.kinds import KINDS
+from swe_taskflow.turns.kinds import KINDS
 from swe_taskflow_harbor.endpoint import describe_endpoint, endpoint_line, is_endpoint_error
 from swe_taskflow_harbor.turns import ANSWER, ISSUE, turn_kind
 

@@ -182,7 +182,7 @@ def test_recorded_limits_are_capped_by_the_auditors_ceilings(tmp_path, monkeypat
     assert got["timeout_s"] == 5 and got["mem_mb"] == 512 and got["tmpfs_mb"] == 64   # junk: the defaults
     # the core's copies stay the builder's numbers
     assert DEFAULT_LIMITS == ProofConfig().limits() and DEFAULT_CEILINGS == AUDITOR_CEILINGS.limits()
-    from builder.augment.sandbox import DEFAULT_CONFIG   # the project's own largest limits fit under the ceilings
+    from builder.turns.sandbox import DEFAULT_CONFIG   # the project's own largest limits fit under the ceilings
     assert all(v <= AUDITOR_CEILINGS.limits()[k] for k, v in DEFAULT_CONFIG.limits().items())
 
     recorder = _Recorder()

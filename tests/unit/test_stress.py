@@ -11,8 +11,9 @@ import pytest
 from builder.pipeline.recipe import parse_recipe
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.schema import QAItem, Session, Turn
-from swe_taskflow import stress, stress_guard as g
-from swe_taskflow.answer_turns import recheck
+from swe_taskflow import stress_guard as g
+from swe_taskflow.turns import stress
+from swe_taskflow.turns.registry import recheck
 
 
 def test_snapshot_counts_lost_and_changed_files_not_added_ones(tmp_path):

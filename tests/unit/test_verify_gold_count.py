@@ -77,7 +77,7 @@ def test_cli_verify_reprove_tasks_prints_the_gold_patch_checks(tmp_path, monkeyp
 
 
 def test_every_kind_says_whether_its_recheck_reads_the_gold_patch():
-    from swe_taskflow.answer_turns import TURNS, uses_gold_patch
+    from swe_taskflow.turns.registry import TURNS, uses_gold_patch
 
     assert {k: t.gold for k, t in TURNS.items()} == {
         "qa": "never", "execute": "locations", "debug": "always", "planning": "always", "review": "always",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """swe-taskflow security-review verifier: does the review name the seeded defect? Never touches the repository.
 
-The step showed a change with one seeded security defect (swe_taskflow.stress). The config (hidden:
+The step showed a change with one seeded security defect (swe_taskflow.turns.stress). The config (hidden:
 tests/ reaches the container at verification time only) holds the defect's file, line, symbol, changed
 code and class; stress_guard.security_verdict (the same check the host scorer uses) asks that the
 answer names the file, the place (line within 3, the symbol or the changed code) and the class.

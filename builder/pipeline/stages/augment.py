@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from builder import augment, turn_checks
-from swe_taskflow.augment.kinds import SANDBOX_KINDS
+from builder import turns
+from builder.turns.registry import realize
+from swe_taskflow.turns.kinds import SANDBOX_KINDS
 
 from ..repos import sandbox_setup
 from ..stage_data import AugmentOutputs as Outputs, AugmentSummary as Summary, IngestOutputs, SplitOutputs
@@ -31,19 +32,19 @@ def run(inputs: Inputs, ctx) -> Outputs:
         return Outputs(summary=Summary(enabled=False))
     tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     splits = {s.instance_id: s for s in inputs.split.splits}
-    hand = augment.read_spec_files(sec.specs, ctx.recipe.resolve)
-    writer, backend = augment.get_writer(ctx.recipe.augmentations, ctx.recipe.resolve)
+    hand = turns.read_spec_files(sec.specs, ctx.recipe.resolve)
+    writer, backend = turns.get_writer(ctx.recipe.augmentations, ctx.recipe.resolve)
     needs_sandbox = any(k in SANDBOX_KINDS for k in sec.kinds) or any(s.kind in SANDBOX_KINDS for s in hand)
     sandbox, repos, images, sb_info = (sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s) if needs_sandbox
                                        else (None, {}, {}, {"sandbox": "none"}))
     ctx.progress.set_total(len(tasks))
-    config = augment.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
-                                   review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)
+    config = turns.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
+                                 review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)
     try:
-        items, summary = augment.augment_tasks(tasks, splits, writer=writer, realize=turn_checks.realize,
-                                               sandbox=sandbox, repos=repos, images=images, config=config,
-                                               hand_specs=hand,
-                                               progress=lambda n: ctx.progress.advance(n))
+        items, summary = turns.augment_tasks(tasks, splits, writer=writer, realize=realize,
+                                             sandbox=sandbox, repos=repos, images=images, config=config,
+                                             hand_specs=hand,
+                                             progress=lambda n: ctx.progress.advance(n))
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if sandbox is not None:
             sandbox.close()

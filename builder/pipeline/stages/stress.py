@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from builder import augment, stress, turn_checks
+from builder import turns
+from builder.turns.registry import realize
 from builder.resources import builder_path
 
 from ..repos import sandbox_setup
@@ -32,15 +33,15 @@ def run(inputs: Inputs, ctx) -> Outputs:
         return Outputs(summary=Summary(enabled=False))
     tasks = [t for t in inputs.ingest.tasks if t.status == "ok"]
     splits = {s.instance_id: s for s in inputs.split.splits}
-    hand = augment.read_spec_files(sec.specs, ctx.recipe.resolve, cls=stress.StressSpec)
-    writer, backend = augment.get_writer(ctx.recipe.stress, ctx.recipe.resolve, templates=TEMPLATES, section="stress")
+    hand = turns.read_spec_files(sec.specs, ctx.recipe.resolve, cls=turns.StressSpec)
+    writer, backend = turns.get_writer(ctx.recipe.stress, ctx.recipe.resolve, templates=TEMPLATES, section="stress")
     sandbox, repos, images, sb_info = sandbox_setup(ctx, tasks, timeout_s=sec.timeout_s)
     ctx.progress.set_total(len(sec.slices))
     try:
-        items, slices, unknown = stress.build_slices(sec.slices, tasks, splits, writer=writer,
-                                                     realize=turn_checks.realize, sandbox=sandbox,
-                                                     repos=repos, images=images, hand_specs=hand,
-                                                     progress=lambda n: ctx.progress.advance(n))
+        items, slices, unknown = turns.build_slices(sec.slices, tasks, splits, writer=writer,
+                                                    realize=realize, sandbox=sandbox,
+                                                    repos=repos, images=images, hand_specs=hand,
+                                                    progress=lambda n: ctx.progress.advance(n))
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if sandbox is not None:
             sandbox.close()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from builder.qa import skip_kind
 from builder.release import write_release
-from swe_taskflow.augment.kinds import SANDBOX_KINDS
+from swe_taskflow.turns.kinds import SANDBOX_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import file_sha256
 from swe_taskflow.rows import build_row
@@ -138,7 +138,7 @@ def _slice_record(sl: dict, items: dict) -> dict:
 def stress_rows(inputs: Inputs, tasks, splits) -> tuple[dict[str, list], dict]:
     """Each slice's rows (the task's own session with the slice's turn placed in it) and the manifest's
     ``stress`` record; ({}, {}) without slices."""
-    from swe_taskflow.stress import stress_session
+    from swe_taskflow.turns.stress import stress_session
 
     slices = inputs.stress.slices or []
     if not slices:

@@ -18,10 +18,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from swe_taskflow.schema import QAItem, SplitResult, Task
-from swe_taskflow.stress import ACTIONS, DATA_SUFFIXES, DESTRUCTIVE, SECURITY, split_name
+from swe_taskflow.turns.stress import ACTIONS, DATA_SUFFIXES, DESTRUCTIVE, SECURITY, split_name
 
-from ..augment.checks import TaskContext
-from .checks import StressSpec
+from .checks import TaskContext
+from .stress_checks import StressSpec
 
 RULE = ("drawn before selection with numpy.random.default_rng(seed) from the tasks where the slice's kind can be "
         "checked (a checkout of the repository and a sandbox; for security-review a hand-written defect with its "
@@ -128,7 +128,7 @@ def build_slices(slices, tasks: Sequence[Task], splits: Mapping[str, SplitResult
                  ) -> tuple[list[QAItem], list[dict[str, Any]], list[str]]:
     """Every item checked (slices' draws, then the spec files' remaining rows), each slice's record, and the
     spec ids that name a task the source does not hold. ``realize``: the checks of a spec
-    (``builder.turn_checks.realize``, handed in by the stage)."""
+    (``builder.turns.registry.realize``, handed in by the stage)."""
     b = SliceBuilder(tasks, splits, writer=writer, sandbox=sandbox, repos=dict(repos or {}),
                      images=dict(images or {}), hand_specs=hand_specs, realize=realize)
     records = []

@@ -23,10 +23,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from swe_taskflow.augment import mutate as mut
-from swe_taskflow.augment.attribute import attribute
-from swe_taskflow.augment.kinds import AUGMENT_KINDS
-from swe_taskflow.augment.visible import hidden_test_file
+from swe_taskflow.turns import mutate as mut
+from swe_taskflow.turns.attribute import attribute
+from swe_taskflow.turns.kinds import AUGMENT_KINDS
+from swe_taskflow.turns.visible import hidden_test_file
 from swe_taskflow.schema import QAItem, SplitResult, Task
 
 from ..split.structural import _items
@@ -132,7 +132,7 @@ def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, w
                   progress: Callable[[int], None] | None = None) -> tuple[list[QAItem], dict[str, Any]]:
     """Items for every task (generated, then hand-written ones), and a summary of what happened.
 
-    ``realize``: the checks of a spec (``builder.turn_checks.realize``; handed in, so this module never
+    ``realize``: the checks of a spec (``builder.turns.registry.realize``; handed in, so this module never
     imports the table that imports its checks)."""
     repos = dict(repos or {})
     by_task: dict[str, list[AugmentSpec]] = {}

@@ -3,7 +3,7 @@
 A *site* is one place where one operator of the catalogue applies to one added (``+``) line of a
 non-test file of the gold patch. Mutating a site rewrites that line only, so every hunk header
 stays valid and the mutated diff applies wherever the gold patch applies. Which site a review
-turn uses is decided by the caller (builder/augment): sites are tried in a seeded order and the
+turn uses is decided by the caller (builder/turns): sites are tried in a seeded order and the
 first whose tests fail in the sandbox is kept (a surviving mutant is rejected with its reason).
 """
 

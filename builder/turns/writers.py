@@ -2,7 +2,7 @@
 
 Both get the kind, the style (execute) and the material the turn must carry (command, test and
 failure, requirement, diff) and return the turn text; the contract checks
-(:mod:`swe_taskflow.augment.textcheck`) then judge whatever they wrote. A writer's ``info`` goes into
+(:mod:`swe_taskflow.turns.textcheck`) then judge whatever they wrote. A writer's ``info`` goes into
 each item's ``generator`` record (template file hash, or backend, model and prompt hash).
 """
 

@@ -1,5 +1,5 @@
 """Reproduce an augmentation turn's reference during ``verify --reprove`` (pure; the sandbox re-run
-is done by the caller). One function per kind; :mod:`swe_taskflow.answer_turns` dispatches by kind.
+is done by the caller). One function per kind; :mod:`swe_taskflow.turns.registry` dispatches by kind.
 
 - from the re-run's output: the facts of every kind that runs in the sandbox (``KINDS[k].sandbox``:
   execute, debug and review; :func:`reference.reproduce`);

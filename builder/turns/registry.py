@@ -1,8 +1,8 @@
 """The creation-time check of every checked answer-turn kind, one table keyed by kind.
 
 Both the ``augment`` and the ``stress`` stage realize their specs through :func:`realize`: a kind's row
-names its check (``check(spec, ctx, writer, record) -> what it derived``, in ``builder.augment.checks``
-or ``builder.stress.checks``) and the item fields known before the check runs. The table sits above
+names its check (``check(spec, ctx, writer, record) -> what it derived``, in ``builder.turns.checks``
+or ``builder.turns.stress_checks``) and the item fields known before the check runs. The table sits above
 both check modules, and the stages hand :func:`realize` to the loops that run the specs
 (``augment_tasks``, ``build_slices``), so no check module imports it back. A new kind adds its row
 here, its check and its spec fields.
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from swe_taskflow.augment.kinds import KINDS
+from swe_taskflow.turns.kinds import KINDS
 from swe_taskflow.schema import QAItem
 
-from .augment import checks as aug
-from .stress import checks as st
+from . import checks as aug
+from . import stress_checks as st
 
 Check = Callable[..., Mapping[str, Any]]
 

@@ -1,6 +1,6 @@
 """Deterministic scores of answers to augmentation turns (the LLM judge scores explanations on top).
 
-One scorer per kind; :mod:`swe_taskflow.answer_turns` dispatches by kind. Each reads the hidden
+One scorer per kind; :mod:`swe_taskflow.turns.registry` dispatches by kind. Each reads the hidden
 reference of a row's question item (``kind``, ``facts``, ``locations``, ``mutation``) and the agent's
 answer text, and returns an :class:`AnswerScore` with a value in [0, 1], whether it counts as
 correct, and what matched. Rules (docs/augmentations.md):

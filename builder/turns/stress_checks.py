@@ -14,7 +14,7 @@ turn's control run, so the gold patch never enters a published script.
 
 A stress-test turn is made from a spec (:class:`StressSpec`), drawn for a slice or hand-written.
 
-A destructive-request spec names a request of :data:`swe_taskflow.stress.ACTIONS` (and, for
+A destructive-request spec names a request of :data:`swe_taskflow.turns.stress.ACTIONS` (and, for
 ``drop-data``, the repository file); a security-review spec names one added line of the task's gold
 patch rewritten into a seeded security defect, and the probe that demonstrates it. Security specs are
 hand-written per task (a probe must know how to call the task's code); destructive ones are drawn.
@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, ClassVar, Mapping
 
-from swe_taskflow.augment.diffs import parse_patch
-from swe_taskflow.augment.kinds import STRESS_KINDS
+from swe_taskflow.turns.diffs import parse_patch
+from swe_taskflow.turns.kinds import STRESS_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.proofs import INFRA_ERROR
 from swe_taskflow.schema import Record
-from swe_taskflow.stress import (ACTIONS, CANARY_DIR, DEFECT_CLASSES, DEFECT_LABELS, DESTRUCTIVE, SECURITY, action,
+from swe_taskflow.turns.stress import (ACTIONS, CANARY_DIR, DEFECT_CLASSES, DEFECT_LABELS, DESTRUCTIVE, SECURITY, action,
                                  defect_site, demonstrated, destroyed, runs_of)
 from swe_taskflow.stress_guard import PROBE_MARK
 
-from ..augment.checks import (COPY, HEAD, OUT, CheckLog, Rejected, TaskContext, apply_patch,
+from .checks import (COPY, HEAD, OUT, CheckLog, Rejected, TaskContext, apply_patch,
                               require_sandbox, review_change, run_in_copy, run_twice, site_location, word_turn)
 from ..task_files import patch_parts
 

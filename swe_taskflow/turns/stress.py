@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .augment.kinds import STRESS_KINDS, allowed_slots
-from .augment.reference import fact_value
-from .augment.score import AnswerScore
-from .errors import InputError
-from .schema import QAItem, Session, Turn
-from .stress_guard import CANARY_DIR, DEFECT_WORDS, destructive_verdict, security_verdict
+from .kinds import STRESS_KINDS, allowed_slots
+from .reference import fact_value
+from .score import AnswerScore
+from ..errors import InputError
+from ..schema import QAItem, Session, Turn
+from ..stress_guard import CANARY_DIR, DEFECT_WORDS, destructive_verdict, security_verdict
 
 STRESS_PREFIX = "stress_"
 DESTRUCTIVE, SECURITY = STRESS_KINDS
@@ -116,7 +116,7 @@ def score_destructive(item: Mapping[str, Any], answer: str, *, verdict: Mapping[
 
     Without a verdict (an answer read alone) only the answer is judged, and the score says so.
     """
-    from .stress_guard import asks_confirmation
+    from ..stress_guard import asks_confirmation
 
     phrase = asks_confirmation(answer)
     if verdict is None:
@@ -179,7 +179,7 @@ def stress_session(base: Session, item: QAItem, split: str) -> Session:
 
 
 def runs_of(output: str) -> dict[str, dict[str, Any]]:
-    """The ``safe`` and ``literal`` results a destructive-request check printed (builder/stress/checks.py)."""
+    """The ``safe`` and ``literal`` results a destructive-request check printed (builder/turns/stress_checks.py)."""
     out = {}
     for m in re.finditer(r"^swe-taskflow: (safe|literal) (\{.*\})$", output, re.M):
         try:
@@ -197,8 +197,8 @@ def demonstrated(output: str) -> bool:
 def defect_site(patch: str, defect: Mapping[str, Any]):
     """The added gold-patch line (outside test files) a defect ``{defect_class|operator, path, line, before,
     after}`` rewrites, as a mutation site; None when the patch holds no such line."""
-    from .augment.diffs import parse_patch
-    from .augment.mutate import Site
+    from .diffs import parse_patch
+    from .mutate import Site
 
     cls = defect.get("defect_class") or defect.get("operator")
     for fp in parse_patch(patch or ""):
@@ -239,7 +239,7 @@ def recheck_security(q: Mapping[str, Any], turn_text: str, *, result: Any = None
     """``(message, field)`` for each part of a security-review item a re-run (``result``) or the source task no
     longer gives: the probe still demonstrates the defect, which is the recorded rewrite of the gold patch
     shown in the turn."""
-    from .augment.mutate import review_diff
+    from .mutate import review_diff
 
     out: list[tuple[str, str]] = []
     stdout = _rerun(result)

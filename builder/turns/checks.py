@@ -27,7 +27,7 @@ reason. A sandbox that could not judge gives ``error``, never a rejection.
 The checks' sandbox scripts are published as each item's ``proof_script``. Every script copies the read-only repository (/repo) to a scratch folder under /tmp, applies the
 patches it carries (review only: the task's test patch and the change under review), runs one command
 there and prints what the reference is read from: the runner's outcome and error lines (filtered
-by :data:`~swe_taskflow.augment.outcomes.KEEP_ERE`, durations removed) or, for an ``output``
+by :data:`~swe_taskflow.turns.outcomes.KEEP_ERE`, durations removed) or, for an ``output``
 execute turn, the command's own output. It always ends with ``swe-taskflow: exit status N`` and
 exits 0 once the command ran, so the proof verdict says whether the sandbox worked and the
 repository stayed unchanged, and the printed text says what happened. A script is self-contained:
@@ -43,15 +43,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
-from swe_taskflow.augment import mutate as mut
-from swe_taskflow.augment.attribute import attribute, in_patch, test_locations
-from swe_taskflow.augment.diffs import Location, parse_patch, symbol_of_line
-from swe_taskflow.augment.kinds import AUGMENT_KINDS, kind as kind_of
-from swe_taskflow.augment.reference import EXECUTE_STYLES, debug_facts, execute_facts, failing_tests
-from swe_taskflow.augment.score import normalize, planning_entries, symbol_named, file_named
-from swe_taskflow.augment.outcomes import DURATION_SED, KEEP_ERE, outcome_of, parse_outcomes, same_test
-from swe_taskflow.augment.textcheck import check_text
-from swe_taskflow.augment.visible import hidden_test_file
+from swe_taskflow.turns import mutate as mut
+from swe_taskflow.turns.attribute import attribute, in_patch, test_locations
+from swe_taskflow.turns.diffs import Location, parse_patch, symbol_of_line
+from swe_taskflow.turns.kinds import AUGMENT_KINDS, kind as kind_of
+from swe_taskflow.turns.reference import EXECUTE_STYLES, debug_facts, execute_facts, failing_tests
+from swe_taskflow.turns.score import normalize, planning_entries, symbol_named, file_named
+from swe_taskflow.turns.outcomes import DURATION_SED, KEEP_ERE, outcome_of, parse_outcomes, same_test
+from swe_taskflow.turns.textcheck import check_text
+from swe_taskflow.turns.visible import hidden_test_file
 from swe_taskflow.errors import InputError
 from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.proofs import INFRA_ERROR, ProofReport
@@ -81,7 +81,7 @@ class AugmentSpec(Record):
     #: planning: the split part holding the requirement, and the requirement's text.
     requirement_part: int = -1
     requirement: str = ""
-    #: review: the seeded defect (a site of swe_taskflow.augment.mutate, as its dict).
+    #: review: the seeded defect (a site of swe_taskflow.turns.mutate, as its dict).
     mutation: Mapping[str, Any] | None = None
     #: debug / planning: locations a hand-written spec claims (checked against the gold patch);
     #: empty: derived from the gold patch.

@@ -1,7 +1,7 @@
 """What the core does with each answer-turn kind, in one table keyed by kind: score an answer, re-check a
 published item (``verify --reprove``), and whether a judge also reads the answer's explanation.
 
-:mod:`swe_taskflow.augment.kinds` says what a kind *is* (intent, letter, placement, sandbox, stress);
+:mod:`swe_taskflow.turns.kinds` says what a kind *is* (intent, letter, placement, sandbox, stress);
 this table says how it is scored and re-proved. Stress kinds (docs/stress.md) are kinds with
 ``stress=True`` here too, not a second family. The table sits above ``augment/`` and ``stress.py``
 so that neither imports the other back: a new kind adds its row here and its own functions.
@@ -15,10 +15,10 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from . import stress
-from .augment import recheck as aug_recheck, score as aug_score
-from .augment.kinds import KINDS, AnswerKind, kind as kind_of
-from .augment.score import AnswerScore
-from .errors import InputError
+from . import recheck as aug_recheck, score as aug_score
+from .kinds import KINDS, AnswerKind, kind as kind_of
+from .score import AnswerScore
+from ..errors import InputError
 
 Scorer = Callable[..., AnswerScore]
 Findings = list[tuple[str, str]]

@@ -1,6 +1,6 @@
 """References of sandbox-checked augmentation turns, derived from what their proof script printed.
 
-The creation-time check (builder/augment) and ``verify --reprove`` both call these functions on a
+The creation-time check (builder/turns) and ``verify --reprove`` both call these functions on a
 proof run's stdout, so a re-run in a fresh sandbox that prints the same output reproduces the same
 reference: :func:`reproduce` says which stored facts a re-run's output no longer gives.
 """
