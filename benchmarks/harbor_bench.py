@@ -93,7 +93,7 @@ def floor(task_dir: Path, image: str) -> float:
     """The oracle's and verifier's commands with plain ``docker exec`` in one network-less container."""
     steps = [s["name"] for s in tomllib.loads((task_dir / "task.toml").read_text())["steps"]]
     name = f"stf-harbor-floor-{uuid.uuid4().hex[:10]}"
-    from builder.hygiene import OWNER_LABEL, owner_id
+    from swe_taskflow.hygiene import OWNER_LABEL, owner_id
     t0 = time.time()
     try:
         subprocess.run(["docker", "run", "-d", "--name", name, "--network", "none", "--label",

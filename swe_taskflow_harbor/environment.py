@@ -10,7 +10,7 @@ client (the ``docker`` SDK, blocking calls in a thread pool), or a frame over th
 helper in the container (:mod:`swe_taskflow_harbor.container_helper`, driven by
 :mod:`swe_taskflow_harbor.command_channel`), which hands what it cannot do exactly as ``docker exec`` would
 to the Docker API path. Every container runs on ``network_mode="none"`` with the project's owner label
-(:mod:`builder.hygiene`), so the sweep removes what a ``kill -9`` of ``harbor run`` left. docs/evaluate.md
+(:mod:`swe_taskflow.hygiene`), so the sweep removes what a ``kill -9`` of ``harbor run`` left. docs/evaluate.md
 ("Harbor plugins") describes each operation: start, commands, files, stop.
 
 Only ``network_mode = "no-network"`` tasks run here; any other policy is refused before anything starts.
@@ -40,7 +40,7 @@ from harbor.models.task.config import NetworkMode, NetworkPolicy
 from harbor.models.trial.config import ResourceMode
 from harbor.models.trial.paths import EnvironmentPaths
 
-from builder import hygiene
+from swe_taskflow import hygiene
 from swe_taskflow_harbor.bounded_output import OUTPUT_CAP_BYTES, HeadTail
 from swe_taskflow_harbor.command_channel import ChannelClosed, CommandChannel, Fallback, dumps, exec_environment, loads
 

@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from builder import hygiene
+from swe_taskflow import hygiene
 from swe_taskflow_harbor.reset import CLEAN, HARDEN
 
 #: Where the working copy of the repository is placed for each run (as the docker sandbox mounts it).

@@ -95,7 +95,7 @@ def _run(argv: list[str] | None) -> int:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             previous[sig] = signal.signal(sig, _raise_interrupted)
     try:
-        from builder.hygiene import sweep_folders, sweep_once
+        from swe_taskflow.hygiene import sweep_folders, sweep_once
 
         sweep_once("folders", sweep_folders)   # what killed commands of any kind left (swe_taskflow.owned)
         from .guards import check_io

@@ -21,7 +21,7 @@ from typing import Iterable
 
 from swe_taskflow.owned import owned_temp
 
-from ..hygiene import sweep_host
+from swe_taskflow.hygiene import sweep_host
 from . import artifacts, outdir
 from .cache import StageCache, atomic_write_bytes, replace_dir
 from .folder_hash import STAGE_RECORD

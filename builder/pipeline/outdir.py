@@ -24,7 +24,7 @@ from pathlib import Path
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.release import release_containing
 
-from ..hygiene import owner_dead
+from swe_taskflow.hygiene import owner_dead
 
 MARKER = ".swe-taskflow-out.json"
 FORMAT = "swe-taskflow/build-out"

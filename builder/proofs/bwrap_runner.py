@@ -29,7 +29,7 @@ from pathlib import Path
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
-from .. import hygiene
+from swe_taskflow import hygiene
 from .config import ProofConfig
 from .script import PROOF_MOUNT, REPO_MOUNT, BoundedCapture, captures, run_facts, script_command, stage_script
 
@@ -82,7 +82,7 @@ class PidsCgroup:
     """A throw-away pids cgroup (v1 ``pids`` controller or v2) capping the sandbox's processes, for root.
 
     RLIMIT_NPROC counts every process of uid 65534 on the host; a cgroup counts only this sandbox's.
-    Its name carries the owner (:mod:`builder.hygiene`), so one left by a killed run is swept.
+    Its name carries the owner (:mod:`swe_taskflow.hygiene`), so one left by a killed run is swept.
     """
 
     def __init__(self, limit: int) -> None:

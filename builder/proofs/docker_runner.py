@@ -2,7 +2,7 @@
 
 No network (``network_mode="none"``; no network is ever created), read-only rootfs and repository, /tmp and
 /dev/shm a tmpfs of ``tmpfs_mb`` each (Docker's own /dev/shm would be 64 MiB whatever the report said), and
-output read through a bounded stream. Every container carries its owner's label (:mod:`builder.hygiene`) and
+output read through a bounded stream. Every container carries its owner's label (:mod:`swe_taskflow.hygiene`) and
 is removed in ``finally``; containers left by a run killed with ``kill -9`` are swept by a later run.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Callable
 from swe_taskflow.errors import SandboxError
 from swe_taskflow.proofs import RunFacts
 
-from .. import hygiene
+from swe_taskflow import hygiene
 from .config import ProofConfig
 from .script import PROOF_MOUNT, REPO_MOUNT, captures, run_facts, script_command, stage_script
 

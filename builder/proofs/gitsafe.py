@@ -22,7 +22,7 @@ from pathlib import Path
 
 from swe_taskflow.errors import SandboxError
 
-from ..hygiene import scratch_temp
+from swe_taskflow.hygiene import scratch_temp
 
 #: Every attribute through which git would transform (or run a command on) a file's content.
 NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -filter -ident -working-tree-encoding -diff -merge -export-subst\n"

@@ -31,7 +31,7 @@ from swe_taskflow.errors import SandboxError
 from swe_taskflow.hashing import sha256_hex
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
-from .. import hygiene
+from swe_taskflow import hygiene
 from ..resources import builder_path
 from .config import ProofConfig, cache_key   # the key run_proof gives, so the reports are the same
 from .script import captures, owner_write_refused, run_facts, script_command

@@ -221,7 +221,7 @@ def import_rootfs(tag: str, write: Callable[[Any], dict[str, str]], *, changes: 
                 pass
         tar_file.seek(0)
         repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        from ..hygiene import IMAGE_LABEL, owner_id
+        from swe_taskflow.hygiene import IMAGE_LABEL, owner_id
 
         # every image says who built it (never the containers' owner label: containers inherit image labels)
         all_labels = {**(labels or {}), **content_labels, IMAGE_LABEL: owner_id()}

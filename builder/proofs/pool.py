@@ -22,7 +22,7 @@ from swe_taskflow.proofs import INFRA_ERROR, PASSED, ProofReport, infrastructure
 from swe_taskflow.safepath import inside
 from swe_taskflow.schema import QAItem
 
-from .. import hygiene
+from swe_taskflow import hygiene
 from ..json_cache import JsonCache
 from .config import ProofConfig
 from .run import cache_key, image_identity, resolve_sandbox, run_proof

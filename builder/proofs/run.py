@@ -15,7 +15,7 @@ from swe_taskflow.errors import ConfigError, SandboxError
 from swe_taskflow.hashing import sha256_hex
 from swe_taskflow.proofs import PASSED, ProofFacts, ProofReport, RunFacts, classify_run, infrastructure_report
 
-from ..hygiene import sweep_host
+from swe_taskflow.hygiene import sweep_host
 from . import bwrap_runner, docker_runner
 from .config import AUDITOR_CEILINGS, SANDBOXES, ProofConfig, cache_key
 from .image import DEFAULT_IMAGE

@@ -23,8 +23,8 @@ REPO_MOUNT = "/repo"
 def stage_script(script: str) -> tempfile.TemporaryDirectory:
     """A temp folder (0755, readable by uid 65534) with ``script`` (0755); the caller cleans it up.
 
-    It lies in this process's scratch folder (:mod:`builder.hygiene`): a killed run's copy is swept."""
-    from ..hygiene import scratch_temp
+    It lies in this process's scratch folder (:mod:`swe_taskflow.hygiene`): a killed run's copy is swept."""
+    from swe_taskflow.hygiene import scratch_temp
 
     tmp = scratch_temp("proof-")
     os.chmod(tmp.name, 0o755)

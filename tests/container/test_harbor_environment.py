@@ -4,7 +4,7 @@ Through Harbor's environment API (run in Harbor's venv by tests/support/harbor_e
 has no network and no new privileges, carries the project's owner label, runs commands as the user Harbor
 asks for, uploads and downloads trees (never recreating a link on the host), times out, and is gone
 quickly at stop. Then a ``harbor run`` killed with ``kill -9`` leaves its container behind, and the
-project's sweep (builder.hygiene) removes it.
+project's sweep (swe_taskflow.hygiene) removes it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import hygiene
+from swe_taskflow import hygiene
 
 pytestmark = [pytest.mark.harbor, pytest.mark.docker]
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import hygiene
+from swe_taskflow import hygiene
 from swe_taskflow_harbor import proof_worker as pw
 
 pytestmark = pytest.mark.docker

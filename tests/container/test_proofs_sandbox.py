@@ -170,7 +170,7 @@ def test_fork_bomb(repo, sandbox):
     if sandbox == "docker":
         import docker
 
-        from builder.hygiene import OWNER_LABEL, owner_id
+        from swe_taskflow.hygiene import OWNER_LABEL, owner_id
 
         # this process's containers only: other runs share the daemon
         left = docker.from_env().containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})

@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from builder import hygiene
+from swe_taskflow import hygiene
 
 
 def test_this_process_is_alive_and_a_finished_one_is_dead():
     me = hygiene.owner_id()
     assert me.startswith(f"{os.getpid()}.") and not hygiene.owner_dead(me)
-    child = subprocess.run([sys.executable, "-c", "from builder import hygiene; print(hygiene.owner_id())"],
+    child = subprocess.run([sys.executable, "-c", "from swe_taskflow import hygiene; print(hygiene.owner_id())"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert child != me and hygiene.owner_dead(child)
 
@@ -37,7 +37,7 @@ def test_a_reused_pid_is_a_different_owner():
 
 
 def test_sweep_removes_only_dead_owners_folders(tmp_path):
-    dead = subprocess.run([sys.executable, "-c", "from builder import hygiene; print(hygiene.owner_id())"],
+    dead = subprocess.run([sys.executable, "-c", "from swe_taskflow import hygiene; print(hygiene.owner_id())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     keep = [tmp_path / f"swe-taskflow-{hygiene.owner_id()}", tmp_path / "swe-taskflow-proof-abc123",
             tmp_path / f"swe-taskflow-{dead.split('@')[0]}@ffffffffffff.1"]
@@ -90,7 +90,7 @@ class _Containers:
 
 
 def test_sweep_survives_a_container_removed_by_another_process_meanwhile():
-    dead = subprocess.run([sys.executable, "-c", "from builder import hygiene; print(hygiene.owner_id())"],
+    dead = subprocess.run([sys.executable, "-c", "from swe_taskflow import hygiene; print(hygiene.owner_id())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     mine, left = _Container("a" * 64, hygiene.owner_id()), _Container("b" * 64, dead)
 

@@ -119,7 +119,7 @@ owned.swap_dir({str(new)!r}, {str(dest)!r})
 
 #: The only other ways a temporary folder is made, each swept another way.
 ALLOWED = {
-    "builder/hygiene.py": "scratch_temp: inside this process's scratch folder, swept with it",
+    "swe_taskflow/hygiene.py": "scratch_temp: inside this process's scratch folder, swept with it",
     "builder/pipeline/cache.py": "StageCache.new_tmp: under the cache lock, emptied when the lock is taken",
     "builder/pipeline/repos.py": "stand-in repositories under the cache's work folder, swept under the lock",
     "builder/evaluation/data/checkpoint.py": "runs inside the task container (exported verifier), not on the host",

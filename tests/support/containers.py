@@ -16,7 +16,7 @@ def docker(*args, stdin=None, check=True) -> subprocess.CompletedProcess:
 def idle_container(image: str, prefix: str) -> Iterator[str]:
     """A container of ``image`` with no network running ``sleep infinity``, named ``<prefix>-<random>`` and
     labelled with the project's owner tag (swept after a kill -9); removed on exit. Yields its name."""
-    from builder.hygiene import OWNER_LABEL, owner_id
+    from swe_taskflow.hygiene import OWNER_LABEL, owner_id
 
     name = f"{prefix}-{uuid.uuid4().hex[:10]}"
     docker("run", "-d", "--name", name, "--network", "none", "--label", f"{OWNER_LABEL}={owner_id()}",

@@ -1,10 +1,10 @@
-"""builder.hygiene keeps every name it exports: the Docker proof runner and Harbor's DockerEnvironment label their
+"""swe_taskflow.hygiene keeps every name it exports: the Docker proof runner and Harbor's DockerEnvironment label their
 containers with ``hygiene.labels`` (moving the owner helpers to swe_taskflow.owned dropped it, and every Docker
 proof and Harbor trial then ended in AttributeError)."""
 
 from __future__ import annotations
 
-import builder.hygiene as hygiene
+import swe_taskflow.hygiene as hygiene
 
 
 def test_every_exported_name_exists():

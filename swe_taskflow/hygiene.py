@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 # the owner tag and the owned temporary folders live in the core (swe_taskflow.verify makes one too)
-from swe_taskflow.owned import OWNER_RE as _OWNER_RE
-from swe_taskflow.owned import PREFIX, owned_temp, owned_temp_dir, owner_dead, owner_id, scratch_dir
-from swe_taskflow.owned import sweep_dead_owners as sweep_folders
+from .owned import OWNER_RE as _OWNER_RE
+from .owned import PREFIX, owned_temp, owned_temp_dir, owner_dead, owner_id, scratch_dir
+from .owned import sweep_dead_owners as sweep_folders
 
 #: Docker label naming the owner process of a container.
 OWNER_LABEL = "swe-taskflow.owner"
