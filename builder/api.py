@@ -200,9 +200,9 @@ def build(recipe: PathLike, out: PathLike, *, cache: PathLike | None = None, dry
 
     ``out`` gets release/, report/, cache/ (unless ``cache`` names another folder) and build.json; stages
     are cached and a rerun resumes. ``dry_run`` checks the recipe and plans without running a stage."""
-    from builder.pipeline.build import build as run_build, dry_run_text
-    from builder.pipeline.registry import pipeline_stages
-    from builder.resources import resolve_recipe
+    from .pipeline.build import build as run_build, dry_run_text
+    from .pipeline.registry import pipeline_stages
+    from .resources import resolve_recipe
 
     outcome = run_build(resolve_recipe(os.fspath(recipe)), Path(out), cache_dir=None if cache is None else Path(cache),
                         dry_run=dry_run, force=force, until=until, quiet=quiet, overwrite=overwrite)
@@ -219,7 +219,7 @@ def build(recipe: PathLike, out: PathLike, *, cache: PathLike | None = None, dry
 def _repos_folder(recipe, cache: Path) -> Path | None:
     """The repositories the proofs stage used: the recipe's checkouts, or the bundled repository committed into
     the cache's work area under its content hash (``builder.pipeline.repos.materialize``)."""
-    from builder.pipeline.folder_hash import tree_hash
+    from .pipeline.folder_hash import tree_hash
 
     sec = recipe.repos
     if sec.path:
@@ -238,8 +238,8 @@ def export_harbor(release: PathLike, condition: str, out: PathLike, *, tasks: It
     ``tasks``: only these instance ids (an empty list is an error, never "all"); ``options``: an
     :class:`builder.evaluation.options.ExportOptions` (org, app dir, timeouts, resources, solutions);
     ``progress`` is called with each exported instance id."""
-    from builder.evaluation.export import export_harbor as run_export
-    from builder.evaluation.options import ExportOptions
+    from .evaluation.export import export_harbor as run_export
+    from .evaluation.options import ExportOptions
 
     result = run_export(release, condition, out, tasks=None if tasks is None else list(tasks),
                         run_scripts=run_scripts, source=source, opts=options or ExportOptions(), progress=progress)
@@ -258,8 +258,8 @@ def judge_backend(judge: Judge):
     if judge.backend not in JUDGES:
         raise ConfigError(f"unknown judge backend {judge.backend!r}", field="judge", actual=judge.backend,
                           expected=list(JUDGES))
-    from builder.evaluation.scoring import JUDGE_PARAMS
-    from builder.llm import get_backend
+    from .evaluation.scoring import JUDGE_PARAMS
+    from .llm import get_backend
 
     cfg: dict[str, Any] = {"model": judge.model, "params": dict(JUDGE_PARAMS)}
     if judge.backend == "openai":
@@ -274,8 +274,8 @@ def import_jobs(jobs: Sequence[PathLike], release: PathLike, out: PathLike | Non
     """Read Harbor job folders run on ``release``'s export: bind every trial to its row, judge answer turns
     (``judge``; without one, qa answers stay unjudged), write ``out``/results.json and the plots, and add the
     valid trials' trajectories to ``release`` (unless ``trajectories=False``)."""
-    from builder.evaluation.importer import import_job, summary_lines
-    from builder.evaluation.jobfiles import MAX_ANSWER_BYTES
+    from .evaluation.importer import import_job, summary_lines
+    from .evaluation.jobfiles import MAX_ANSWER_BYTES
 
     if not jobs:
         raise InputError("no Harbor job folder given", field="jobs")
@@ -293,7 +293,7 @@ def push(release: PathLike, repo: str, *, tag: str | None = None, private: bool 
     """Publish the verified ``release`` folder to Hub dataset ``repo`` as one commit and tag (default: its
     version); ``record`` keeps a copy of the pushed manifest. The token (argument, ``HF_TOKEN`` or the login)
     is never printed or put into an error."""
-    from builder.release.push import push_release
+    from .release.push import push_release
 
     r = push_release(release, repo, tag=tag, private=private, token=token, record_dir=record,
                      hub_timeout=hub_timeout)
@@ -310,8 +310,8 @@ def reprove(release: PathLike, *, revision: str | None = None, repos: PathLike |
     ceilings (``max_*``: a report's own limit is kept only when lower). ``repos``: checkouts of the source
     repositories; ``tasks``: the source tasks, so every reference derived from a gold patch is re-checked too.
     Every sandbox is stopped before it returns, also on an error or an interrupt."""
-    from builder.proofs import ProofRunner
-    from builder.proofs.config import AUDITOR_CEILINGS
+    from .proofs import ProofRunner
+    from .proofs.config import AUDITOR_CEILINGS
     from swe_taskflow.verify import verify_release
 
     ceilings = AUDITOR_CEILINGS   # the auditor's machine decides where and under which limits (docs/proofs.md)
@@ -323,7 +323,7 @@ def reprove(release: PathLike, *, revision: str | None = None, repos: PathLike |
         ceilings = replace(ceilings, tmpfs_mb=max_tmpfs_mb)
     source_tasks = None
     if tasks is not None:
-        from builder.sources import load_tasks
+        from .sources import load_tasks
         source_tasks = {t.instance_id: t for t in load_tasks(tasks).ok}
     runner = ProofRunner(sandbox or "auto", ceilings=ceilings)
     try:
@@ -343,7 +343,7 @@ def classify(sessions: PathLike, out: PathLike, *, classifier: str = "embedded",
     windows finish, atomically). Labels come from the on-disk label cache (``cache=False``: neither read nor
     written); a model loads only when one is missing. ``ray``: a cluster's address, or ``"local"`` for one on
     loopback. ``on_skip`` hears each session without a message, before any labelling."""
-    from builder.classify import LabelCache, default_cache_dir, load_classifier
+    from .classify import LabelCache, default_cache_dir, load_classifier
     from swe_taskflow.session_table import read_sessions_report
     from swe_taskflow.sessions import write_sessions
 
@@ -486,7 +486,7 @@ def _issue_intents(texts: list[str], known_path: str | None, classifier: str) ->
                                        if t in known}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     if missing:
-        from builder.classify import label_texts, load_classifier
+        from .classify import label_texts, load_classifier
         clf = load_classifier(classifier)
         preds = label_texts(missing, clf, progress=True)   # through the label cache, as the build's stages
         info = dict(clf.info)
@@ -500,8 +500,8 @@ def _issue_intents(texts: list[str], known_path: str | None, classifier: str) ->
 def _ray_predict(address: str, classifier: str, device: str, batch_size: int, actors: int | None):
     from functools import partial
 
-    from builder.classify import load_classifier
-    from builder.classify.scale import connect, label_with_ray
+    from .classify import load_classifier
+    from .classify.scale import connect, label_with_ray
 
     connect(address)
     make = partial(load_classifier, classifier, device=device, batch_size=batch_size)
@@ -510,7 +510,7 @@ def _ray_predict(address: str, classifier: str, device: str, batch_size: int, ac
 
 def _labelled(records, todo, window, clf, store, predict, advance):
     """Each session with its labels, once its last message to label is labelled (todo is contiguous per session)."""
-    from builder.classify import label_texts
+    from .classify import label_texts
 
     texts = [records[i].texts[j] for i, j in todo]
     span: dict[int, list[int]] = {}   # session -> its first and last position in todo

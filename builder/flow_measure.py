@@ -34,7 +34,7 @@ class Labelling:
 
 def _load_classifier(labelling: Labelling):
     try:
-        from builder.classify import load_classifier
+        from .classify import load_classifier
     except ImportError as exc:
         raise ModelError("the sessions have unlabelled messages and no classifier is available",
                          field="classifier", actual=labelling.classifier,
@@ -65,7 +65,7 @@ def read_labelled(path: str, *, labelling: Labelling = Labelling(), skip_empty: 
             return table, {}, len(skipped)
     if table.labelled:
         return table, {"name": "input-labels", "note": "intents given in the sessions file"}, len(skipped)
-    from builder.classify import label_texts
+    from .classify import label_texts
     from swe_taskflow.sessions import label_sessions
 
     clf = _load_classifier(labelling)

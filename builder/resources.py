@@ -11,8 +11,9 @@ from swe_taskflow.errors import ConfigError
 
 
 def builder_path(*parts: str) -> Path:
-    """Path of a file or folder shipped in the ``builder`` package (``builder_path("prompts")``)."""
-    return Path(str(resources.files("builder").joinpath(*parts)))
+    """Path of a file or folder shipped in the ``builder`` package (``builder_path("prompts")``), whichever name it
+    is imported under (``swe_taskflow_builder`` installed, ``builder`` from a checkout)."""
+    return Path(str(resources.files(__package__).joinpath(*parts)))
 
 
 def shipped_recipes() -> list[str]:

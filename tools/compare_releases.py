@@ -16,7 +16,8 @@ from pathlib import Path
 
 from swe_taskflow.release import manifest_files
 
-_COMMIT = re.compile(r"[0-9a-f]{40}( \(uncommitted changes\))?")
+#: The card's commit and its "(uncommitted changes)" mark, after the closing backtick the card puts between them.
+_COMMIT = re.compile(r"[0-9a-f]{40}(`?)( \(uncommitted changes\))?")
 
 
 def _manifest(release: Path) -> dict:
@@ -33,7 +34,7 @@ def differences(old: Path, new: Path) -> list[str]:
     """What differs between the two releases (empty: the same content)."""
     a, b = _manifest(old), _manifest(new)
     out = [f"manifest: {k}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-    card_a, card_b = (_COMMIT.sub("<commit>", (r / "README.md").read_text(encoding="utf-8")) for r in (old, new))
+    card_a, card_b = (_COMMIT.sub(r"<commit>\1", (r / "README.md").read_text(encoding="utf-8")) for r in (old, new))
     if card_a != card_b:
         out.append("README.md (beyond its commit line)")
     files = {p.relative_to(r) for r in (old, new) for p in r.rglob("*") if p.is_file()}

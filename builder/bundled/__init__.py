@@ -12,7 +12,7 @@ from pathlib import Path
 
 from swe_taskflow.schema import Task
 
-from builder.resources import builder_path
+from ..resources import builder_path
 
 from .repo import check_folder, commit_folder, git_tree
 

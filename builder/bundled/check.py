@@ -43,7 +43,7 @@ def _write_patches(task, folder: Path) -> None:
 
 
 def _run_docker(task, gold: bool, timeout_s: float) -> tuple[int | None, str]:
-    from builder.proofs.docker_runner import docker_client
+    from ..proofs.docker_runner import docker_client
 
     client = docker_client()
     with owned_temp("swe-taskflow-check-") as folder:

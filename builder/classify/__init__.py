@@ -94,7 +94,7 @@ def load_classifier(name: str = "embedded", *, device: str = "auto", batch_size:
 def _build_fingerprint(kind: str) -> str:
     """What an embedded classifier is built from: the bytes of this package's code and data files and the
     MiniLM package version. Its identity (``info``) cannot change while this stays the same."""
-    from builder.resources import builder_path
+    from ..resources import builder_path
 
     from .embedded import minilm_revision
 

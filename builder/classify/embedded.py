@@ -50,7 +50,7 @@ import numpy as np
 from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.jsonl import read_jsonl
 from swe_taskflow.taxonomy import DEFINITIONS, INTENT_INDEX, INTENTS, check_intent
-from builder.resources import builder_path
+from ..resources import builder_path
 
 from .base import Prediction, prediction_from_scores
 from .declared import strip_declared

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from builder.sources.normalize import PRO_INTERFACE_HEADER, PRO_REQUIREMENTS_HEADER
+from ..sources.normalize import PRO_INTERFACE_HEADER, PRO_REQUIREMENTS_HEADER
 
 #: the intents an issue report is split between (the rest of the taxonomy comes from the general head)
 ISSUE_INTENTS = ("bug-fix", "new-feature", "refactor")

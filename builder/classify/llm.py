@@ -61,7 +61,7 @@ import numpy as np
 
 from swe_taskflow.errors import ConfigError, ModelError
 from swe_taskflow.taxonomy import INTENTS
-from builder.resources import builder_path
+from ..resources import builder_path
 
 from .base import Prediction, prediction_from_scores
 

@@ -14,10 +14,10 @@ from .groups import command_group
 
 
 def _run(args: argparse.Namespace) -> int:
-    from builder.turns import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
-    from builder.turns.registry import realize
-    from builder.split import get_splitter
-    from builder.sources import load_tasks
+    from ..turns import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
+    from ..turns.registry import realize
+    from ..split import get_splitter
+    from ..sources import load_tasks
     from swe_taskflow.turns.kinds import AUGMENT_KINDS
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import read_jsonl, write_jsonl
@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     writer = LLMWriter(llm) if llm is not None else TemplateWriter()
     sandbox, repos, images = None, {}, {}
     if args.repos:
-        from builder.turns.sandbox import CheckSandbox
+        from ..turns.sandbox import CheckSandbox
         from swe_taskflow.verify import find_repo
 
         sandbox = CheckSandbox(args.sandbox, image=args.image or None)

@@ -7,7 +7,7 @@ import sys
 
 
 def register(sub) -> None:
-    from builder.pipeline.stages import STAGE_NAMES   # the registry's order (a constant: --help stays fast)
+    from ..pipeline.stages import STAGE_NAMES   # the registry's order (a constant: --help stays fast)
 
     p = sub.add_parser(
         "build", help="build a release from a recipe (cached, resumable, verified)",
@@ -29,7 +29,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from builder import api
+    from .. import api
 
     built = api.build(args.recipe, args.out, cache=args.cache, dry_run=args.dry_run, force=args.force,
                       until=args.until, quiet=args.quiet, overwrite=args.overwrite)

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_classify(path: str, args: argparse.Namespace) -> int:
-    from builder import api
+    from .. import api
 
     done = api.classify(path, args.out, classifier=args.classifier, batch_size=args.batch_size, device=args.device,
                         cache=not args.no_cache, keep_existing=args.keep_existing, progress=not args.quiet,
@@ -82,7 +82,7 @@ def run_classify(path: str, args: argparse.Namespace) -> int:
 
 
 def run_agreement(paths: list[str], args: argparse.Namespace) -> int:
-    from builder import api
+    from .. import api
     from swe_taskflow.agreement import format_confusion
 
     done = api.agreement(paths, args.json_out)

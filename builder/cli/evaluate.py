@@ -90,7 +90,7 @@ def register(sub) -> None:
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
-    from builder import api
+    from .. import api
     opts = ExportOptions(org=args.org, app_dir=args.app_dir, agent_user=args.agent_user, agent_timeout_s=args.agent_timeout,
                          verifier_timeout_s=args.verifier_timeout, cpus=args.cpus, memory_mb=args.memory_mb,
                          with_solution=not args.no_solution)
@@ -115,12 +115,12 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
 
 def default_out(jobs: list[str]) -> str:
     """One job: its own ``swe-taskflow`` folder; several: ``swe-taskflow-results`` here (never inside one job)."""
-    from builder.api import default_results_folder
+    from ..api import default_results_folder
     return str(default_results_folder(jobs))
 
 
 def cmd_evaluate_import(args: argparse.Namespace) -> int:
-    from builder import api
+    from .. import api
     judge = None if not args.judge else api.Judge(args.judge, model=args.judge_model, base_url=args.judge_base_url,
                                                   api_key_env=args.judge_api_key_env, store=args.judge_store)
     out = args.out or default_out(args.jobs)
@@ -137,7 +137,7 @@ def cmd_evaluate_import(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate_view_jobs(args: argparse.Namespace) -> int:
-    from builder.evaluation.view import write_view
+    from ..evaluation.view import write_view
     from swe_taskflow.words import counted
     trials = write_view(args.release, args.out)
     print(f"wrote {counted(len(trials), 'trial')} to {args.out}; open the folder with: harbor view --jobs {args.out}")

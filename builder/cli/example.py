@@ -35,15 +35,15 @@ def register(sub) -> None:
 
 
 def _task(args):
-    from builder.bundled import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE
-    from builder.pipeline.repos import example_task
+    from ..bundled import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE
+    from ..pipeline.repos import example_task
 
     return example_task(args.recipe or EXAMPLE_RECIPE, args.instance_id or EXAMPLE_INSTANCE_ID)
 
 
 def _build_image(args) -> int:
-    from builder.bundled.image import build_task_image
-    from builder.proofs.image import image_summary
+    from ..bundled.image import build_task_image
+    from ..proofs.image import image_summary
 
     bundled = _task(args)
     info = build_task_image(bundled.task, bundled.files, force=args.force)
@@ -52,11 +52,11 @@ def _build_image(args) -> int:
 
 
 def _check(args) -> int:
-    from builder.bundled.check import check_task
+    from ..bundled.check import check_task
 
     bundled = _task(args)
     if args.runner == "docker":
-        from builder.bundled.image import build_task_image
+        from ..bundled.image import build_task_image
 
         build_task_image(bundled.task, bundled.files)
     report = check_task(bundled, runner=args.runner, timeout_s=args.timeout)

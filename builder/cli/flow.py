@@ -117,14 +117,14 @@ def _say(msg: str) -> None:
 
 
 def _labelling(args: argparse.Namespace):
-    from builder.flow_measure import Labelling
+    from ..flow_measure import Labelling
 
     return Labelling(args.classifier, args.device, not args.no_label_cache)
 
 
 def _read_labelled(path: str, args: argparse.Namespace, select=None):
     """``builder.flow_measure.read_labelled`` with this command's options."""
-    from builder.flow_measure import read_labelled
+    from ..flow_measure import read_labelled
 
     return read_labelled(path, labelling=_labelling(args), skip_empty=args.skip_empty,
                          keep_messages=bool(getattr(args, "labels_out", None)), select=select, note=_say)
@@ -146,7 +146,7 @@ def _load_pair(args: argparse.Namespace):
 def cmd_measure(args: argparse.Namespace) -> int:
     import datetime as _dt
 
-    from builder.flow_measure import measure_file, target_counts
+    from ..flow_measure import measure_file, target_counts
     from swe_taskflow.errors import InputError
     from swe_taskflow.sessions import write_sessions
     from swe_taskflow.target import Target
@@ -234,7 +234,7 @@ def cmd_gap(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from builder.report.sankey import plot_sankey, sankey_html
+    from ..report.sankey import plot_sankey, sankey_html
     from swe_taskflow.errors import InputError
     from swe_taskflow.jsonl import check_output_dir
 

@@ -49,7 +49,7 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
-    from builder.proofs import run_proof
+    from ..proofs import run_proof
     from swe_taskflow.jsonl import read_text
 
     report = run_proof(args.repo, read_text(args.script, "script file"), image=args.image, sandbox=args.sandbox,
@@ -66,7 +66,7 @@ def _run(args) -> int:
 
 
 def _validate(args) -> int:
-    from builder.proofs import validate_pool_file
+    from ..proofs import validate_pool_file
 
     summary = validate_pool_file(args.pool, args.repos, args.out, image=args.image, sandbox=args.sandbox,
                             jobs=args.jobs, cache_dir=args.cache or f"{args.out}.cache",
@@ -76,8 +76,8 @@ def _validate(args) -> int:
 
 
 def _build_image(args) -> int:
-    from builder.proofs import DEFAULT_IMAGE, build_test_image
-    from builder.proofs.image import image_summary
+    from ..proofs import DEFAULT_IMAGE, build_test_image
+    from ..proofs.image import image_summary
 
     info = build_test_image(args.tag or DEFAULT_IMAGE, force=args.force)
     print(json.dumps(info, sort_keys=True) if args.json else image_summary(info))

@@ -13,9 +13,9 @@ def _generate(args: argparse.Namespace) -> int:
     from collections import Counter
     from pathlib import Path
 
-    from builder.cli.split import backend_from_args, write_usage
-    from builder.qa import find_trajectory, generate_questions, load_resolved, skipped_task
-    from builder.sources import load_tasks
+    from .split import backend_from_args, write_usage
+    from ..qa import find_trajectory, generate_questions, load_resolved, skipped_task
+    from ..sources import load_tasks
     from swe_taskflow.errors import ConfigError
     from swe_taskflow.jsonl import write_jsonl
     from swe_taskflow.safepath import is_inside
@@ -46,7 +46,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from builder.cli.split import add_llm_args, add_tasks_arg
+    from .split import add_llm_args, add_tasks_arg
     s = command_group(sub, "qa", dest="qa_command",
                       help="mine repository questions from solving trajectories")
     g = s.add_parser("generate", help="propose, check and review 1-3 questions per task")

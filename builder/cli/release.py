@@ -78,7 +78,7 @@ def _hub_timeout_option(p: argparse.ArgumentParser) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     if args.reprove:   # lazy: only auditors who reprove need sandboxes
-        from builder import api
+        from .. import api
         report = api.reprove(args.release, revision=args.revision, repos=args.repos, tasks=args.tasks,
                              sandbox=args.sandbox, max_timeout_s=args.max_timeout_s, max_mem_mb=args.max_mem_mb,
                              max_tmpfs_mb=args.max_tmpfs_mb, hub_timeout=args.hub_timeout,
@@ -105,7 +105,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_push(args: argparse.Namespace) -> int:
     from pathlib import Path
-    from builder import api
+    from .. import api
     record = args.record or ("manifests" if Path("manifests").is_dir() else None)
     result = api.push(args.release, args.repo, tag=args.tag, private=args.private, record=record,
                       hub_timeout=args.hub_timeout)
@@ -123,7 +123,7 @@ def cmd_push(args: argparse.Namespace) -> int:
 
 
 def cmd_trajectories_import(args: argparse.Namespace) -> int:
-    from builder.release.trajectories import add_trajectories, import_trajectories
+    from ..release.trajectories import add_trajectories, import_trajectories
     rows = import_trajectories(args.release, args.files, condition=args.condition, model=args.model, run=args.run,
                                fmt=args.format)
     manifest = add_trajectories(args.release, rows, replace=args.replace)

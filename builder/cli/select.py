@@ -71,7 +71,7 @@ def _config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from builder import api
+    from .. import api
 
     done = api.select(args.tasks, args.target, args.out, pool=args.pool, config=_config(args), intents=args.intents,
                       classifier=args.classifier, allow_candidates=args.allow_candidates,

@@ -28,7 +28,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
 
 
 def backend_from_args(args: argparse.Namespace):
-    from builder.llm import get_backend
+    from ..llm import get_backend
     cfg = {"model": args.model, "max_concurrency": args.max_concurrency}
     if args.llm == "openai":
         cfg.update(base_url=args.base_url, api_key_env=args.api_key_env)
@@ -45,8 +45,8 @@ def _run(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
     from collections import Counter
 
-    from builder.split import get_splitter
-    from builder.sources import load_tasks
+    from ..split import get_splitter
+    from ..sources import load_tasks
     from swe_taskflow.jsonl import write_jsonl
     from swe_taskflow.progress import track
 

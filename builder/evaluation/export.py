@@ -40,7 +40,7 @@ from swe_taskflow.turns.visible import hidden_test_file
 from .options import ExportOptions
 from swe_taskflow.release import open_release
 
-from builder.task_files import patch_parts
+from ..task_files import patch_parts
 
 from .source import RunSpec, load_source_tasks, run_spec_for
 
@@ -157,7 +157,7 @@ def answer_instruction(text: str, step: str) -> str:
 
 
 def _data(name: str) -> str:
-    return resources.files("builder.evaluation").joinpath("data", name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
 
 
 def _write(path: Path, text: str, mode: int = 0o644) -> None:

@@ -83,7 +83,7 @@ def score_trial(trial: TrialRecord, row: Mapping[str, Any], run: int, context: M
 
 def _trajectory_rows(release_dir: Path, scores: list[TrialScore], first_run: int) -> list[dict[str, Any]]:
     """Trajectory rows of the valid trials (an invalid trial is never stored), named by what ran."""
-    from builder.release.trajectories import import_trajectories
+    from ..release.trajectories import import_trajectories
     rows = []
     with owned_temp("swe-taskflow-traj-") as tmp:
         for n, s in enumerate(scores):
@@ -176,7 +176,7 @@ def import_job(job_dirs: list[str | os.PathLike], release_dir: str | os.PathLike
     try:
         doc["plots"] = plot_all(summary, relative, tmp, stress=stress) if plots and (summary or stress) else []
         if add_to_release:
-            from builder.release.trajectories import add_trajectories
+            from ..release.trajectories import add_trajectories
             traj_rows = _trajectory_rows(Path(release_dir), scores, first_run)
             doc["trajectories"] = {"added": len(traj_rows)}
             _strict_json(doc)   # before the release changes: a value JSON cannot hold fails here

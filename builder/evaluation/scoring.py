@@ -60,7 +60,7 @@ ScorerFactory = Callable[[Mapping[str, Any]], Scorer]   # context (e.g. {"llm": 
 
 
 def judge_messages(case: AnswerCase) -> list[dict[str, str]]:
-    from builder.llm.prompts import load_prompt, render
+    from ..llm.prompts import load_prompt, render
     tpl, _ = load_prompt("qa_judge")
     q = case.question
     evidence = "\n".join(f"- {e.get('path') or ''} {e.get('symbol') or ''}: {e.get('note') or ''}".rstrip()
@@ -71,7 +71,7 @@ def judge_messages(case: AnswerCase) -> list[dict[str, str]]:
 
 
 def judge_prompt_sha256() -> str:
-    from builder.llm.prompts import load_prompt
+    from ..llm.prompts import load_prompt
     return load_prompt("qa_judge")[1]
 
 

@@ -16,14 +16,14 @@ from swe_taskflow.errors import ConfigError, InputError
 from swe_taskflow.hashing import task_sha256
 from swe_taskflow.schema import Task
 
-from builder.resources import builder_path
-from builder.task_files import RUN_SCRIPT_FILES
+from ..resources import builder_path
+from ..task_files import RUN_SCRIPT_FILES
 
 _RECIPES_DIR = builder_path("releases")
 
 
 def _source_candidates(spec: str, recipe_file: str | None) -> list[Path]:
-    from builder.pipeline.recipe import PACKAGE_PREFIX, resolve_path
+    from ..pipeline.recipe import PACKAGE_PREFIX, resolve_path
 
     if spec.startswith(PACKAGE_PREFIX):          # a shipped file, named as a recipe kept anywhere names it
         return [resolve_path(Path("."), spec)]
@@ -35,7 +35,7 @@ def _source_candidates(spec: str, recipe_file: str | None) -> list[Path]:
 
 def load_source_tasks(release, rows: Iterable[Mapping[str, Any]], source: str | None = None) -> dict[str, Task]:
     """Source Task per instance of ``rows``, each checked against the row's ``source_task_sha256``."""
-    from builder.sources import SOURCES, load_tasks
+    from ..sources import SOURCES, load_tasks
 
     prov = dict(release.manifest.provenance.get("source") or {})
     recipe = dict(release.manifest.provenance.get("recipe") or {})
@@ -91,7 +91,7 @@ class RunSpec:
 
 
 def _list_field(value: Any) -> list[str]:
-    from builder.sources import decode_list
+    from ..sources import decode_list
     return [str(x) for x in decode_list(value)] if value not in (None, "") else []
 
 

@@ -47,7 +47,7 @@ def _split_label(label: str) -> tuple[str, str, str]:
 
 def atif_of(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row's trajectory as an ATIF document Harbor's ``Trajectory`` model accepts."""
-    from builder.release.messages import source_messages
+    from ..release.messages import source_messages
     fmt = str(row["trajectory_format"])
     if not fmt.startswith("ATIF"):
         raise ConfigError("only ATIF trajectories open in harbor view", field="trajectory_format", actual=fmt,
@@ -142,7 +142,7 @@ def job_result(job: str, trials: list[Mapping[str, Any]]) -> dict[str, Any]:
 
 def write_view(release_dir: str | os.PathLike, out: str | os.PathLike) -> list[str]:
     """Write every trajectory row of the release under ``out`` (new or empty); returns the trial paths."""
-    from builder.release.writer import read_release
+    from ..release.writer import read_release
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError("the output folder exists and is not empty", field="--out", actual=str(out))

@@ -15,7 +15,7 @@ import re
 import string
 from typing import Any
 
-from builder.resources import builder_path
+from ..resources import builder_path
 
 PROMPTS_DIR = builder_path("prompts")
 

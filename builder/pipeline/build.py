@@ -134,7 +134,7 @@ def sweep_leftovers() -> None:
     """What builds killed with ``kill -9`` left on this host: scratch folders, cgroups, containers."""
     sweep_host()
     try:
-        from builder.proofs.docker_runner import docker_answers
+        from ..proofs.docker_runner import docker_answers
     except ImportError:
         return
     if os.path.exists("/var/run/docker.sock") or os.environ.get("DOCKER_HOST"):

@@ -26,8 +26,12 @@ from pathlib import Path
 
 from swe_taskflow.hashing import file_sha256
 
+#: The builder's folder (``builder`` in a checkout, ``swe_taskflow_builder`` in a wheel) and the name it runs under
+#: (the same, but ``swe_taskflow_builder`` when an editable install maps that name onto a checkout's ``builder``).
+BUILDER_DIR = Path(__file__).resolve().parents[1].name
+_RUNTIME = __name__.split(".")[0]
 #: The packages whose modules can be in a closure (the third-party code a stage uses is pinned by the install).
-PROJECT_PACKAGES = ("swe_taskflow", "builder")
+PROJECT_PACKAGES = ("swe_taskflow", BUILDER_DIR)
 #: Suffix of release recipes: inputs of a build, never code data of its stages (see the module docstring).
 RECIPE_SUFFIX = ".toml"
 
@@ -78,8 +82,12 @@ class CodeBase:
 
     @classmethod
     def installed(cls) -> "CodeBase":
-        import builder
-        return cls(Path(builder.__file__).resolve().parents[1])
+        return cls(Path(__file__).resolve().parents[2])
+
+    def _local(self, name: str) -> str:
+        """A module's name as its folder spells it (a stage names its module by the name it runs under)."""
+        head, dot, rest = name.partition(".")
+        return f"{BUILDER_DIR}{dot}{rest}" if head == _RUNTIME != BUILDER_DIR else name
 
     # -- modules ---------------------------------------------------------------------------------------------
     def _find(self, name: str) -> _Module | None:
@@ -164,12 +172,14 @@ class CodeBase:
 
     def imports_of(self, name: str) -> set[str]:
         """The project modules module ``name`` imports (its direct edges in the import graph)."""
+        name = self._local(name)
         mod = self._find(name)
         return set() if mod is None else self._imports(mod) - {name}
 
     def closure(self, *roots: str) -> tuple[str, ...]:
         """Every project module that importing ``roots`` can run, sorted (the sources are parsed once: a
         CodeBase is a snapshot of the code's structure; file contents are re-hashed on every key)."""
+        roots = tuple(self._local(r) for r in roots)
         if roots in self._closures:
             return self._closures[roots]
         seen: set[str] = set()
@@ -202,7 +212,7 @@ class CodeBase:
             if isinstance(func, ast.Name) and func.id == "builder_path":
                 parts = _literal_parts(node.args)
                 if parts:            # no literal part at all: the accessor's own generic body, not a read
-                    out.append(self.root.joinpath("builder", *parts))
+                    out.append(self.root.joinpath(BUILDER_DIR, *parts))
             elif (isinstance(func, ast.Attribute) and func.attr == "joinpath" and isinstance(func.value, ast.Call)
                   and getattr(func.value.func, "attr", getattr(func.value.func, "id", "")) == "files"
                   and func.value.args):
@@ -233,7 +243,10 @@ class CodeBase:
 
     # -- key material ----------------------------------------------------------------------------------------
     def _rel(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+        """``path`` relative to the root, the builder's folder spelled ``builder`` whatever the install names it:
+        a wheel and a checkout of the same code give the same keys."""
+        head, _, rest = path.relative_to(self.root).as_posix().partition("/")
+        return f"{'builder' if head == BUILDER_DIR else head}/{rest}" if rest else head
 
     def _sha(self, path: Path) -> str:
         """A file's sha256, re-read whenever its size, mtime or inode changes (a build keys every stage twice)."""
@@ -259,4 +272,4 @@ def installed() -> CodeBase:
     return CodeBase.installed()
 
 
-__all__ = ["CodeBase", "PROJECT_PACKAGES", "RECIPE_SUFFIX", "installed", "is_recipe"]
+__all__ = ["CodeBase", "PROJECT_PACKAGES", "BUILDER_DIR", "RECIPE_SUFFIX", "installed", "is_recipe"]

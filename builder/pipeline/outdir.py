@@ -93,7 +93,7 @@ def carry_trajectories(old: Path, new: Path, say=print) -> dict[str, int]:
     ``<out>/stale-trajectories/<manifest sha12>/`` with a message; nothing is ever deleted.
     Returns ``{"kept": n, "stale": m}``.
     """
-    from builder.release.writer import read_release, rewrite_release
+    from ..release.writer import read_release, rewrite_release
     from swe_taskflow.hashing import ROW_HASH_FIELD
     from swe_taskflow.errors import TaskflowError
     from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD, TRAJECTORY_CONFIG, open_release

@@ -31,6 +31,9 @@ from swe_taskflow.select_config import MAX_AUGMENTS, SelectConfig, describe_spli
 from swe_taskflow.target import default_target_path
 
 
+#: The builder package's import name (``swe_taskflow_builder`` installed, ``builder`` from a checkout): the settings
+#: below read their choices from its modules.
+_PACKAGE = __name__.split(".")[0]
 _PATH = {"keep": ("",), "exists": True}    # an optional path relative to the recipe: set, it must exist
 
 
@@ -40,7 +43,7 @@ class LLMSettings:
     ``[stress]``: checked once, at load, so a misspelt backend stops ``load_recipe`` (and ``--dry-run``), not the
     stage that would call it after the proofs."""
 
-    backend: str = setting("", choices="builder.llm:BACKENDS", keep=("",), noun="LLM backend",
+    backend: str = setting("", choices=f"{_PACKAGE}.llm:BACKENDS", keep=("",), noun="LLM backend",
                            help="LLM backend (``openai``, ``transformers``, ``replay``); empty: none.")
     model: str = setting("", help="Model id for the backend.")
     responses: str = setting("", **_PATH, help="Response store to replay (relative to the recipe); empty: no replay.")
@@ -118,7 +121,7 @@ class TargetSection:
 
 @dataclass(frozen=True)
 class SplitSection:
-    splitter: str = setting("structural", choices="builder.split:SPLITTERS", noun="splitter",
+    splitter: str = setting("structural", choices=f"{_PACKAGE}.split:SPLITTERS", noun="splitter",
                             help="``structural`` (no model) or ``llm``.")
     llm: LLMSettings = _llm("of the ``llm`` splitter")
     context_checks: str = setting("on", choices="swe_taskflow.context_checks:MODES", noun="context_checks mode",
@@ -168,7 +171,7 @@ class ReposSection:
 class ProofsSection:
     enabled: bool = setting(True, help="Validate each question's proof script; off keeps every candidate "
                                        "unvalidated (never accepted).")
-    sandbox: str = setting("auto", choices="builder.proofs.config:SANDBOXES", noun="sandbox",
+    sandbox: str = setting("auto", choices=f"{_PACKAGE}.proofs.config:SANDBOXES", noun="sandbox",
                            help="``auto`` (docker when a daemon answers, else bubblewrap), ``docker``, ``bwrap`` "
                                 "or ``harbor`` (Harbor environments, one per task image; docs/proofs.md).")
     environment: str = setting("swe_taskflow_harbor.environment:DockerEnvironment",
@@ -308,7 +311,7 @@ PACKAGE_PREFIX = "builder:"
 def resolve_path(base: Path, rel: str) -> Path:
     """A recipe path made absolute: ``builder:PATH`` in the installed package, a relative one against ``base``."""
     if rel.startswith(PACKAGE_PREFIX):
-        from builder.resources import builder_path
+        from ..resources import builder_path
 
         return builder_path(*Path(rel[len(PACKAGE_PREFIX):]).parts).resolve()
     p = Path(rel).expanduser()
@@ -394,7 +397,7 @@ def check_recipe(recipe: Recipe) -> None:
     if recipe.questions.mode == "generate" and not recipe.questions.trajectories:
         raise ConfigError("mode 'generate' needs this key", path=p, field="questions.trajectories")
     if recipe.repos.bundled:   # a link out of it (or a fifo) stops the build now, before any stage
-        from builder.bundled.repo import check_folder
+        from ..bundled.repo import check_folder
 
         check_folder(recipe.resolve(recipe.repos.bundled))
 
@@ -419,7 +422,7 @@ def parse_recipe(data: Mapping[str, Any], path: str | Path) -> Recipe:
 
 
 def _backends() -> tuple[str, ...]:
-    from builder.llm import BACKENDS
+    from ..llm import BACKENDS
 
     return BACKENDS
 
@@ -532,7 +535,7 @@ def preflight(recipe: Recipe) -> None:
     if recipe.source.run_scripts and not recipe.resolve(recipe.source.run_scripts).is_dir():
         raise _fail(recipe, "source.run_scripts", f"no such folder ({recipe.resolve(recipe.source.run_scripts)})")
     try:
-        from builder.classify import resolve_classifier
+        from ..classify import resolve_classifier
 
         resolve_classifier(recipe.classifier.name)
     except ImportError:

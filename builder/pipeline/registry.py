@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.proofs.run import resolve_sandbox
-from builder.release.writer import package_info
+from ..proofs.run import resolve_sandbox
+from ..release.writer import package_info
 
 from .recipe import recipe_target_path
 from .runner import Stage

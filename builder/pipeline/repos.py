@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from builder.bundled import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE, BundledTask, bundled_tasks
-from builder.bundled.image import build_task_image
-from builder.bundled.repo import check_folder, commit_folder
+from ..bundled import EXAMPLE_INSTANCE_ID, EXAMPLE_RECIPE, BundledTask, bundled_tasks
+from ..bundled.image import build_task_image
+from ..bundled.repo import check_folder, commit_folder
 from swe_taskflow.errors import ConfigError
 
 from .folder_hash import tree_hash
@@ -72,8 +72,8 @@ def sandbox_setup(ctx, tasks, *, timeout_s: float) -> tuple[object | None, dict[
     the one ``[proofs]`` names): (sandbox, repos by instance id, images by instance id, info) for the tasks sandbox
     kinds can use: those with a test command whose repository is here (a bundled one, or a checkout under
     repos.path). Images: the task's own (built locally for a bundled task), else the project's test image."""
-    from builder.turns.sandbox import DEFAULT_CONFIG, CheckSandbox
-    from builder.proofs.image import build_test_image
+    from ..turns.sandbox import DEFAULT_CONFIG, CheckSandbox
+    from ..proofs.image import build_test_image
     from swe_taskflow.verify import find_repo
 
     recipe = ctx.recipe
@@ -102,7 +102,7 @@ def sandbox_setup(ctx, tasks, *, timeout_s: float) -> tuple[object | None, dict[
 
 def example_task(recipe_path: str | Path = EXAMPLE_RECIPE, instance_id: str = EXAMPLE_INSTANCE_ID) -> BundledTask:
     """The example release's own task (``swe-taskflow__ticketdesk-1``) as its recipe loads it."""
-    from builder.sources import load_tasks
+    from ..sources import load_tasks
 
     from .recipe import load_recipe
 

@@ -40,7 +40,7 @@ STRESS_VAR = "stress"
 
 def default_template() -> Path:
     """``hub_card.md``, shipped inside the package (a link to the repository root's file in a checkout)."""
-    return Path(str(resources.files("builder.release").joinpath("hub_card.md")))
+    return Path(str(resources.files(__package__).joinpath("hub_card.md")))
 
 
 def card_placeholders(text: str) -> list[str]:

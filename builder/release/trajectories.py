@@ -18,7 +18,7 @@ from swe_taskflow import untrusted
 from swe_taskflow.hashing import ROW_HASH_FIELD
 from swe_taskflow.release import SESSION_CONFIG, TRAJ_HASH_FIELD
 
-from builder.evaluation.jobfiles import check_usage
+from ..evaluation.jobfiles import check_usage
 
 from .messages import typed_messages
 

@@ -3,7 +3,8 @@ from outside the checkout, verify it, and import a trajectory into it (which ren
 
 The fresh venv gets its dependencies (torch, transformers, datasets, the embedded classifier model)
 from the test's own environment through a plain path entry, so nothing is downloaded but the build
-backend; ``swe_taskflow`` and ``builder`` themselves must come from the installed wheel.
+backend; ``swe_taskflow`` and the builder themselves must come from the installed wheel, where the builder's
+folder is the package ``swe_taskflow_builder`` and no top-level ``builder`` is installed.
 """
 
 from __future__ import annotations
@@ -25,16 +26,17 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 #: Data files the commands read, as paths inside the wheel.
-SHIPPED = ("builder/release/hub_card.md", "builder/releases/example.toml", "builder/prompts/classify_v1.txt",
-           "builder/prompts/split_write.md", "builder/data/classifier/exemplars_v1.jsonl",
-           "builder/data/classifier/heads_v3.json", "builder/data/classifier/exemplars_v1.emb.npz",
-           "builder/data/example/tasks.jsonl", "builder/data/example/pool.jsonl",
-           "builder/data/example/repo/ticketdesk/store.py", "swe_taskflow/data/taxonomy.json",
+B = "swe_taskflow_builder"
+SHIPPED = (f"{B}/release/hub_card.md", f"{B}/releases/example.toml", f"{B}/prompts/classify_v1.txt",
+           f"{B}/prompts/split_write.md", f"{B}/data/classifier/exemplars_v1.jsonl",
+           f"{B}/data/classifier/heads_v3.json", f"{B}/data/classifier/exemplars_v1.emb.npz",
+           f"{B}/data/example/tasks.jsonl", f"{B}/data/example/pool.jsonl",
+           f"{B}/data/example/repo/ticketdesk/store.py", "swe_taskflow/data/taxonomy.json",
            "swe_taskflow/data/targets/specstory-long-v1.json", "swe_taskflow/data/targets/specstory-long-v2.json",
            "swe_taskflow/data/citations.json", "swe_taskflow/py.typed",
-           "builder/data/example/harbor/submit-each-turn.json",
-           "builder/data/example/run_scripts/instance_flipt-io__flipt-a0cbc0cb65ae601270bdbe3f5313e2dfd49c80e4/run_script.sh",
-           "builder/data/example/run_scripts/instance_flipt-io__flipt-a0cbc0cb65ae601270bdbe3f5313e2dfd49c80e4/parser.py")
+           f"{B}/data/example/harbor/submit-each-turn.json",
+           *(f"{B}/data/example/run_scripts/instance_flipt-io__flipt-a0cbc0cb65ae601270bdbe3f5313e2dfd49c80e4/{f}"
+             for f in ("run_script.sh", "parser.py")))
 SKIP = shutil.ignore_patterns(".venv", "build", "out", ".cache", "__pycache__", "*.egg-info", ".pytest_cache",
                               ".git", "shared")
 
@@ -61,11 +63,16 @@ def test_the_wheel_ships_every_data_file(wheel):
         for path in SHIPPED:
             assert path in names, path
         # the card template is the repository root's file, as content (not a link)
-        assert z.read("builder/release/hub_card.md") == (ROOT / "hub_card.md").read_bytes()
-        example = {n for n in names if n.startswith("builder/data/example/")}
-        on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / "builder/data/example").rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts}
+        assert z.read("swe_taskflow_builder/release/hub_card.md") == (ROOT / "hub_card.md").read_bytes()
+        example = {n for n in names if n.startswith("swe_taskflow_builder/data/example/")}
+        on_disk = {"swe_taskflow_builder/" + p.relative_to(ROOT / "builder").as_posix()
+                   for p in (ROOT / "builder/data/example").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
         assert on_disk <= example
+        # the builder's own name: a top-level ``builder`` is a name any other distribution may own
+        assert {n.split("/")[0] for n in names if not n.startswith("swe_taskflow-")} == {
+            "swe_taskflow", "swe_taskflow_builder", "swe_taskflow_harbor"}
+        entry = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+        assert "swe-taskflow = swe_taskflow_builder.cli:main" in entry
 
 
 def test_build_and_verify_the_example_from_a_wheel_install(wheel, tmp_path):
@@ -80,9 +87,10 @@ def test_build_and_verify_the_example_from_a_wheel_install(wheel, tmp_path):
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", SWE_TASKFLOW_CACHE=str(tmp_path / "label-cache"))
-    where = _run([str(py), "-c", "import swe_taskflow, builder; print(swe_taskflow.__file__); print(builder.__file__)"],
+    where = _run([str(py), "-c", "import swe_taskflow, swe_taskflow_builder as b; print(swe_taskflow.__file__); "
+                  "print(b.__file__); import importlib.util as u; print(u.find_spec('builder'))"],
                  cwd=work, env=env).stdout.split()
-    assert all(Path(p).is_relative_to(site) for p in where), where
+    assert all(Path(p).is_relative_to(site) for p in where[:2]) and where[2] == "None", where
     cli = str(venv / "bin" / "swe-taskflow")
     _run([cli, "build", "example", "--out", str(work / "out"), "--quiet"], cwd=work, env=env, timeout=1200)
     release = work / "out" / "release"

@@ -37,3 +37,17 @@ def test_each_kind_of_difference_is_named(tmp_path):
     shutil.copy(extra / "README.md", extra / "data" / "README.md")
     assert differences(a, extra) == ["data/README.md"]
     assert main([str(a), str(extra)]) == 1
+
+
+def test_a_build_from_uncommitted_changes_differs_only_by_its_commit_line(tmp_path):
+    """The card writes ``at commit `HASH` (uncommitted changes).``: the mark after the backtick is part of the
+    commit line (a before/after check of a restructuring is built from a working tree with changes)."""
+    a = _release(tmp_path / "a", C1, card="")
+    b = _release(tmp_path / "b", C2, card="")
+    for root, line in ((a, f"at commit `{C1}`."), (b, f"at commit `{C2}` (uncommitted changes).")):
+        text = (root / "README.md").read_text(encoding="utf-8")
+        (root / "README.md").write_text(text + f"Built with swe-taskflow 0.1.0 {line}\n", encoding="utf-8")
+    assert differences(a, b) == []
+    text = (b / "README.md").read_text(encoding="utf-8")
+    (b / "README.md").write_text(text.replace(f"`{C2}`", f"{C2}"), encoding="utf-8")   # the backtick itself counts
+    assert differences(a, b) == ["README.md (beyond its commit line)"]

@@ -230,3 +230,25 @@ def test_a_setting_a_stage_reads_moves_its_key(stages_and_recipe):
     other = parse_recipe(data, EXAMPLE)
     up = {n: "0" * 64 for n in select.needs}
     assert stage_key(select, recipe, up)[0] != stage_key(select, other, up)[0]
+
+
+def test_code_keys_do_not_depend_on_the_name_the_builder_runs_under(tmp_path):
+    """Installed, the builder's folder is the package ``swe_taskflow_builder`` (the ``swe-taskflow`` command); a
+    checkout also runs it as ``builder`` (``python -m builder.cli``). Every stage's code material is the same
+    under both names: a build is cached and keyed alike whichever way it was started."""
+    import importlib.util
+
+    if importlib.util.find_spec("swe_taskflow_builder") is None:
+        pytest.skip("swe_taskflow_builder is not installed (pip install -e . installs it)")
+    script = ("import json; from swe_taskflow_builder.pipeline.registry import pipeline_stages; "
+              "from swe_taskflow_builder.pipeline.code_closure import installed; "
+              "print(json.dumps({s.name: [s.module, installed().material(s.module)] for s in pipeline_stages()}))")
+    res = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    other = json.loads(res.stdout)
+    here = {s.name: [s.module, installed().material(s.module)] for s in registry.pipeline_stages()}
+    assert set(other) == set(here)
+    for name, (module, material) in other.items():
+        assert module.startswith("swe_taskflow_builder.") and here[name][0].startswith("builder."), name
+        assert material == here[name][1], name
+        assert any(k.startswith("builder/") for k in material), name   # the builder's files, spelled builder/

@@ -35,7 +35,7 @@ ALLOWED = {
     ("swe_taskflow/release.py", "pq.read_table", "reads a file object from untrusted.open_file"),
     ("swe_taskflow/verify.py", "pq.ParquetFile", "reads a file object from untrusted.open_file"),
     ("builder/evaluation/export.py", "open", "writes a task file of the export (mode 'w'), reads nothing"),
-    ("builder/evaluation/export.py", "resources.files('builder.evaluation').joinpath('data', name).read_text",
+    ("builder/evaluation/export.py", "resources.files(__package__).joinpath('data', name).read_text",
      "the package's own data"),
     ("builder/evaluation/export.py", "resources.files('swe_taskflow').joinpath(name).read_text",
      "the package's own data"),

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from builder import turns
-from builder.turns.registry import realize
+from ... import turns
+from ...turns.registry import realize
 from swe_taskflow.turns.kinds import SANDBOX_KINDS
 
 from ..repos import sandbox_setup

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from builder import classify
+from ... import classify
 
 
 @lru_cache(maxsize=4)

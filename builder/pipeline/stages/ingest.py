@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.sources import load_tasks
+from ...sources import load_tasks
 from swe_taskflow.errors import ConfigError
 from swe_taskflow.schema import Task
 
@@ -53,7 +53,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     if sec.limit:
         tasks = tasks[:sec.limit]
     if sec.run_scripts:   # recorded with each file's hash: `export harbor` finds and checks them
-        from builder.task_files import run_script_hashes
+        from ...task_files import run_script_hashes
         provenance["run_scripts"] = {"path": sec.run_scripts, "files": run_script_hashes(
             recipe.resolve(sec.run_scripts), [t.instance_id for t in tasks])}
     ctx.progress.set_total(len(tasks))

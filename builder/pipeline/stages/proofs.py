@@ -10,9 +10,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from builder.proofs.harbor_runner import Progress as HarborProgress
-from builder.proofs.pool import ProofTask, deliberately_failing, validate_pool
-from builder.proofs.run import resolve_sandbox
+from ...proofs.harbor_runner import Progress as HarborProgress
+from ...proofs.pool import ProofTask, deliberately_failing, validate_pool
+from ...proofs.run import resolve_sandbox
 from swe_taskflow.schema import QAItem
 
 from ..repos import build_images, materialize

@@ -6,8 +6,8 @@ import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
-from builder import llm, qa
-from builder.proofs.pool import repo_for
+from ... import llm, qa
+from ...proofs.pool import repo_for
 from swe_taskflow.errors import ConfigError, InputError, ReplayMissError
 from swe_taskflow.jsonl import read_records
 from swe_taskflow.schema import QAItem

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from builder.report.build_report import ReportData, render
-from builder.report.question_intents import compare
+from ...report.build_report import ReportData, render
+from ...report.question_intents import compare
 from swe_taskflow.target import load_target
 
 from ..materials import condition_rows

@@ -12,7 +12,7 @@ import inspect
 from collections import Counter
 from dataclasses import dataclass
 
-from builder import llm, split
+from ... import llm, split
 from swe_taskflow.context_checks import check_context
 from swe_taskflow.hashing import file_sha256, canonical_sha256
 from swe_taskflow.schema import SplitResult

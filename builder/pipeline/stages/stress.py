@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from builder import turns
-from builder.turns.registry import realize
-from builder.resources import builder_path
+from ... import turns
+from ...turns.registry import realize
+from ...resources import builder_path
 
 from ..repos import sandbox_setup
 from ..stage_data import IngestOutputs, SplitOutputs, StressOutputs as Outputs, StressSummary as Summary

@@ -6,8 +6,8 @@ import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
-from builder.qa import skip_kind
-from builder.release import write_release
+from ...qa import skip_kind
+from ...release import write_release
 from swe_taskflow.turns.kinds import SANDBOX_KINDS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import file_sha256
