@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 setup: $(STAMP)
 
 # torch is pinned to the CPU wheel that lies on these machines' disk; an unpinned torch pulls a CUDA build.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
@@ -60,7 +60,7 @@ $(HARBOR_DOCKER_STAMP): $(HARBOR_STAMP)
 	$(HARBOR_VENV)/bin/python -m pip install -q 'docker>=7,<8'
 	touch $(HARBOR_DOCKER_STAMP)
 
-$(HARBOR_STAMP): pyproject.toml
+$(HARBOR_STAMP): pyproject.toml setup.py
 	@test -n "$(HARBOR_PY)" || { echo "harbor-venv needs Python 3.12 (pyenv install 3.12 or python3.12)" >&2; exit 1; }
 	$(HARBOR_PY) -m venv $(HARBOR_VENV)
 	$(HARBOR_VENV)/bin/python -m pip install -q --upgrade pip
