@@ -15,7 +15,7 @@ from .groups import command_group
 
 def _run(args: argparse.Namespace) -> int:
     from ..turns import LLMWriter, ProposeConfig, TemplateWriter, augment_tasks, read_specs
-    from ..turns.registry import realize
+    from ..turns.registry import PROPOSERS, realize
     from ..split import get_splitter
     from ..sources import load_tasks
     from swe_taskflow.turns.kinds import AUGMENT_KINDS
@@ -52,7 +52,8 @@ def _run(args: argparse.Namespace) -> int:
     hand = [s for f in args.specs or () for s in read_specs(f, pool=Path(f).stem)]
     config = ProposeConfig(kinds=kinds, per_kind=args.per_kind, seed=args.seed)
     try:
-        items, summary = augment_tasks(tasks, splits, writer=writer, realize=realize, sandbox=sandbox, repos=repos,
+        items, summary = augment_tasks(tasks, splits, writer=writer, realize=realize, proposers=PROPOSERS,
+                                       sandbox=sandbox, repos=repos,
                                        images=images, config=config, hand_specs=hand)
     finally:   # harbor: every environment and the worker stopped, also on an error or an interrupt
         if callable(close := getattr(sandbox, "close", None)):

@@ -205,6 +205,11 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
               agent_user=opts.agent_user)
     if test_patch:
         _write(tests / "test.patch", test_patch)
+    _test_runner_files(tests, spec)
+
+
+def _test_runner_files(tests: Path, spec: RunSpec) -> None:
+    """What runs and parses the task's tests beside a verifier: the log parser, or the task's run script and parser."""
     if spec.kind == "command":
         _core_file(tests, "testlog.py")
     else:
@@ -221,16 +226,28 @@ def _answer_step(dirp: Path, *, step: str, agent_user: str) -> None:
               cfg={"step": step, "answer_path": answer_path(step), "carry_path": CARRY_PATH}, agent_user=agent_user)
 
 
-def _stress_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], app_dir: str, agent_user: str) -> None:
-    """A turn's own step verifier (``AnswerKind.verifier``: destructive.py or security.py) and stress_guard.py; the
-    kind's row gives its config keys (``TurnKind.step_config``) beside the common ones."""
+def _own_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], task, spec: RunSpec | None,
+              opts: ExportOptions) -> None:
+    """A turn's own step verifier (``AnswerKind.verifier``: destructive.py, security.py, ...) and the core modules it
+    reads; the kind's row gives its config keys (``TurnKind.step_config``) beside the common ones, and, for a
+    verifier that runs the task's tests (``runs_tests``), the test-run config, checkpoint.py and the gold patch."""
     tests = dirp / "tests"
     row = turn_kind(kind)
     name = row.kind.verifier
+    app_dir = opts.repo_dir(task.source)
     cfg: dict[str, Any] = {"step": step, "kind": kind, "answer_path": answer_path(step), "carry_path": CARRY_PATH}
     if row.step_config is not None:
         cfg.update(row.step_config(item, app_dir=app_dir, state_path=STRESS_STATE_PATH))
-    _verifier(tests, what=kind, script=f"{name}.py", config=f"{name}.json", cfg=cfg, agent_user=agent_user)
+    if row.runs_tests:
+        if spec is None:
+            raise ConfigError(f"a {kind} turn runs the task's tests: it needs a test command", field="test_command",
+                              actual=task.instance_id)
+        cfg.update({"app_dir": app_dir, "base_commit": task.base_commit, "test": spec.config(),
+                    "gold_patch": "gold.patch", "timeout_s": opts.test_timeout_s})
+        _write(tests / "gold.patch", task.patch)       # /tests: uploaded at verification time only
+        _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o644)
+        _test_runner_files(tests, spec)
+    _verifier(tests, what=kind, script=f"{name}.py", config=f"{name}.json", cfg=cfg, agent_user=opts.agent_user)
     _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
     _core_file(tests, "stress_guard.py")
 
@@ -326,7 +343,6 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
     parts = patch_parts(task.patch, len(issue_turns)) if issue_turns else []
     steps: list[dict[str, Any]] = []
     first_issue = True
-    app_dir = opts.repo_dir(task.source)   # as the checkpoints find the repository
     prepares = _prepares(row, view.turns, opts)
     for turn in view.turns:
         step = step_name(turn.turn_index, turn.kind)
@@ -348,7 +364,7 @@ def export_task(row: Mapping[str, Any], task, spec: RunSpec | None, dest: Path, 
             rec["answer_path"] = answer_path(step)
             _write(dirp / "instruction.md", answer_instruction(turn.text, step))
             if turn_kind(turn.kind).kind.verifier != ANSWER_VERIFIER:
-                _stress_step(dirp, kind=turn.kind, step=step, item=q, app_dir=app_dir, agent_user=opts.agent_user)
+                _own_step(dirp, kind=turn.kind, step=step, item=q, task=task, spec=spec, opts=opts)
             else:
                 _answer_step(dirp, step=step, agent_user=opts.agent_user)
             if opts.with_solution:

@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from swe_taskflow import untrusted
-from swe_taskflow.turns.kinds import STRESS_KINDS
+from swe_taskflow.turns.registry import TURNS
 from swe_taskflow.errors import InputError
 from swe_taskflow.hashing import canonical_sha256
-from swe_taskflow.turns.stress import DESTRUCTIVE
 
 from .jobfiles import (MAX_ANSWER_BYTES, MAX_JSON_BYTES, Fields, check_reward, check_usage, load_json, no_link,
                        read_answer, read_bytes, safe_name)
@@ -200,52 +199,48 @@ def _step(f: Fields, sr: Any, n: int, m: dict, trial_dir: Path, invalid: list[st
         ans = no_link(trial_dir, "steps", name, "verifier", "answer.md")
         if ans is not None:
             rec.answer, rec.answer_truncated = read_answer(ans, max_answer_bytes)
-        if m["kind"] in STRESS_KINDS:
-            rec.stress_verdict = read_stress_verdict(trial_dir, name, m["kind"])
+        rec.stress_verdict = read_stress_verdict(trial_dir, name, m["kind"])
     return rec
 
 
-#: The largest stress.json read (a verdict is a few hundred bytes; its file lists are cut at 50 names).
+#: The largest verdict file read (a verdict is a few hundred bytes; its lists are cut at 50 names).
 MAX_VERDICT_BYTES = 1 << 20
-_VERDICT_BOOLS = ("safe", "tree_intact", "canary_intact", "asked_confirmation", "correct", "located",
-                  "class_named", "file", "line_near", "symbol", "quoted_change")
-_VERDICT_LISTS = ("missing", "changed")
-#: What a destructive-request verdict must state: the scorer reads these two.
-_DESTRUCTIVE_REQUIRED = ("tree_intact", "canary_intact")
 
 
 def read_stress_verdict(trial_dir: Path, step: str, kind: str) -> dict[str, Any] | None:
-    """The verifier's verdict on a stress turn (``steps/<step>/verifier/stress.json``, written by
-    ``swe_taskflow.stress_guard`` in the container), checked field by field; None when none was written.
+    """The verdict of a turn's own step verifier (``steps/<step>/verifier/<file>``: ``stress.json`` for the stress
+    kinds, written in the container), checked field by field as its kind's row says (``TurnKind.verdict``); None
+    when the kind has no verifier of its own or none was written.
 
     Read like every job file (no symlink, bounded, UTF-8 JSON); only the known fields are kept, each of
-    its type (a boolean, a list of at most 50 path strings, a short phrase), so a hostile file cannot
-    smuggle anything into the results. A destructive-request verdict must state ``tree_intact`` and
-    ``canary_intact``."""
-    path = no_link(trial_dir, "steps", step, "verifier", "stress.json")
-    if path is None:
+    its type (a boolean, a list of at most 50 strings, a short phrase), so a hostile file cannot
+    smuggle anything into the results. A field the row requires (a destructive request's ``tree_intact`` and
+    ``canary_intact``) must be there."""
+    shape = TURNS[kind].verdict if kind in TURNS else None
+    path = None if shape is None else no_link(trial_dir, "steps", step, "verifier", shape.file)
+    if shape is None or path is None:
         return None
     f = Fields(path)
-    doc = f.obj(load_json(path, MAX_VERDICT_BYTES, "stress verdict"), "<document>", optional=False)
+    doc = f.obj(load_json(path, MAX_VERDICT_BYTES, "verifier verdict"), "<document>", optional=False)
     out: dict[str, Any] = {}
-    for key in _VERDICT_BOOLS:
+    for key in shape.bools:
         if key in doc:
             if not isinstance(doc[key], bool):
                 raise f.fail(key, "true or false", doc[key])
             out[key] = doc[key]
-    for key in _VERDICT_LISTS:
+    for key in shape.lists:
         if key in doc:
             items = f.list(doc[key], key)
             if not all(isinstance(x, str) and len(x) <= 4096 for x in items):
                 raise f.fail(key, "a list of paths (strings)", doc[key])
             out[key] = items[:50]
-    if "confirmation_phrase" in doc:
-        out["confirmation_phrase"] = (f.str(doc["confirmation_phrase"], "confirmation_phrase") or "")[:120]
-    if kind == DESTRUCTIVE:
-        for key in _DESTRUCTIVE_REQUIRED:
-            if key not in out:
-                raise InputError("the destructive-request verdict does not say whether the state is intact",
-                                 path=str(path), field=key, expected="true or false", actual="absent")
+    for key in shape.phrases:
+        if key in doc:
+            out[key] = (f.str(doc[key], key) or "")[:120]
+    for key in shape.required:
+        if key not in out:
+            raise InputError(f"the {kind} verdict does not say {key}", path=str(path), field=key,
+                             expected="true or false", actual="absent")
     return out
 
 

@@ -115,7 +115,8 @@ def augmentation_scorer(kind: str) -> ScorerFactory:
     """The registry factory of an augmentation kind (``evaluate import``).
 
     The deterministic part is :func:`swe_taskflow.turns.registry.score_answer` (facts for execute, the
-    location for debug, recall of files and symbols for planning, the seeded defect's place for review).
+    location for debug, recall of files and symbols for planning, the seeded defect's place for review), given
+    the verdict of the kind's own step verifier where it has one (``AnswerCase.verifier``).
     Debug, planning and review also explain something; with a judge backend (``evaluate import --judge``)
     the project's QA judge compares the answer with the reference answer too, and the turn is correct
     only when both agree. Without a judge the deterministic part decides, and the verdict says so."""
@@ -127,8 +128,9 @@ def augmentation_scorer(kind: str) -> ScorerFactory:
             if not (case.answer or "").strip():
                 return Verdict("unanswered", judge=name, reason="no answer file was written")
             q = case.question
-            det = score_answer(q, case.answer, turn_text=str(q.get("question") or ""))
-            detail = {"deterministic": det.to_dict()}
+            verdict = dict(case.verifier) if case.verifier is not None else None   # a kind with its own verifier
+            det = score_answer(q, case.answer, turn_text=str(q.get("question") or ""), verdict=verdict)
+            detail = {"deterministic": det.to_dict(), **({"verifier": verdict} if verdict is not None else {})}
             if judge is None:
                 why = "deterministic score" + (" (explanation not judged: no --judge)" if kind in JUDGED else "")
                 return Verdict("correct" if det.correct else "incorrect", judge=name, reason=why, detail=detail)

@@ -392,7 +392,8 @@ def checked_item(spec, ctx: TaskContext, writer, check, **fields: Any) -> QAItem
     rec = CheckLog()
     generator = dict(spec.generator)
     if not spec.text:   # the writer words the turn: its identity is part of the item's provenance
-        generator["writer"] = dict(getattr(writer, "info", {}))
+        info_for = getattr(writer, "info_for", None)
+        generator["writer"] = dict(info_for(spec.kind) if callable(info_for) else getattr(writer, "info", {}))
     base = dict(question_id=spec.item_id, instance_id=spec.instance_id, question=spec.text, reference_answer="",
                 pool=spec.pool, intent=kind_of(spec.kind).intent, kind=spec.kind, generator=generator, **fields)
     try:

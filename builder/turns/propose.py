@@ -76,64 +76,79 @@ def planning_requirements(ctx: TaskContext, limit: int) -> list[tuple[int, str]]
     return sorted(out)
 
 
-def propose(ctx: TaskContext, config: ProposeConfig = ProposeConfig()) -> tuple[list[AugmentSpec], dict[str, str]]:
-    """Specs for ``ctx.task`` and, per kind not proposed, why (``{"review": "the task has no gold patch"}``)."""
+Proposer = Callable[[TaskContext, "ProposeConfig", dict[str, Any]], tuple[list[AugmentSpec], str]]
+
+
+def propose_execute(ctx: TaskContext, config: ProposeConfig, gen: dict[str, Any]) -> tuple[list[AugmentSpec], str]:
+    """One execute spec per configured style: the task's test command, run in the sandbox."""
     task = ctx.task
-    iid = task.instance_id
+    if why := ctx.no_sandbox_reason():
+        return [], why
+    return [AugmentSpec(f"{task.instance_id}::execute-{style}", task.instance_id, "execute", command=task.test_command,
+                        style=style, generator=gen) for style in config.execute_styles[:config.per_kind]], ""
+
+
+def propose_debug(ctx: TaskContext, config: ProposeConfig, gen: dict[str, Any]) -> tuple[list[AugmentSpec], str]:
+    """The FAIL_TO_PASS tests the agent's checkout holds as they fail, in their given order."""
+    task = ctx.task
+    if (why := ctx.no_sandbox_reason()) or not task.fail_to_pass:
+        return [], why or "the task has no FAIL_TO_PASS test"
+    seen = [t for t in task.fail_to_pass if hidden_test_file(t, task.test_patch) is None]
+    why = "" if seen else ("every FAIL_TO_PASS test sits in a file the hidden test patch adds or changes: the "
+                           "agent could not see it fail")
+    return [AugmentSpec(f"{task.instance_id}::debug-{i}", task.instance_id, "debug", test=test, generator=gen)
+            for i, test in enumerate(seen[:config.per_kind])], why
+
+
+def propose_planning(ctx: TaskContext, config: ProposeConfig, gen: dict[str, Any]) -> tuple[list[AugmentSpec], str]:
+    """Per later issue turn, the requirement item pointing at the most gold-patch code."""
+    if len(ctx.parts) < 2 or not ctx.task.patch:
+        return [], "the task has no ok split" if len(ctx.parts) < 2 else "the task has no gold patch"
+    reqs = planning_requirements(ctx, config.per_kind)
+    iid = ctx.task.instance_id
+    return ([AugmentSpec(f"{iid}::planning-{part}", iid, "planning", requirement_part=part, requirement=req,
+                         generator=gen) for part, req in reqs],
+            "" if reqs else "no requirement item of a later turn points at gold-patch code")
+
+
+def propose_review(ctx: TaskContext, config: ProposeConfig, gen: dict[str, Any]) -> tuple[list[AugmentSpec], str]:
+    """Catalogue mutations of the gold patch in a seeded order (at most ``review_attempts``)."""
+    task = ctx.task
+    sites = mut.sites(task.patch) if task.patch else []
+    if (why := ctx.no_sandbox_reason()) or not sites:
+        return [], why or ("the task has no gold patch" if not task.patch else
+                           "no catalogue mutation applies to the gold patch")
+    order = _rng(config.seed, task.instance_id).permutation(len(sites))[:config.review_attempts]
+    return [AugmentSpec(f"{task.instance_id}::review-{n}", task.instance_id, "review", mutation=sites[int(i)].to_dict(),
+                        generator=gen) for n, i in enumerate(order)], ""
+
+
+def propose(ctx: TaskContext, config: ProposeConfig, proposers: Mapping[str, Proposer]) -> tuple[list[AugmentSpec],
+                                                                                             dict[str, str]]:
+    """Specs for ``ctx.task`` and, per kind not proposed, why (``{"review": "the task has no gold patch"}``).
+    ``proposers``: each kind's proposal function (``builder.turns.registry.PROPOSERS``; handed in, so this loop
+    never imports the table)."""
     gen = {"name": "propose", "provenance": "generated", "seed": config.seed}
     specs: list[AugmentSpec] = []
     why: dict[str, str] = {}
-    sandbox_why = ctx.no_sandbox_reason()
     for kind in config.kinds:
-        if kind == "execute":
-            if sandbox_why:
-                why[kind] = sandbox_why
-                continue
-            for style in config.execute_styles[:config.per_kind]:
-                specs.append(AugmentSpec(f"{iid}::execute-{style}", iid, "execute", command=task.test_command,
-                                         style=style, generator=gen))
-        elif kind == "debug":
-            if sandbox_why or not task.fail_to_pass:
-                why[kind] = sandbox_why or "the task has no FAIL_TO_PASS test"
-                continue
-            seen = [t for t in task.fail_to_pass if hidden_test_file(t, task.test_patch) is None]
-            if not seen:
-                why[kind] = ("every FAIL_TO_PASS test sits in a file the hidden test patch adds or changes: the "
-                             "agent could not see it fail")
-            for i, test in enumerate(seen[:config.per_kind]):
-                specs.append(AugmentSpec(f"{iid}::debug-{i}", iid, "debug", test=test, generator=gen))
-        elif kind == "planning":
-            if len(ctx.parts) < 2 or not task.patch:
-                why[kind] = "the task has no ok split" if len(ctx.parts) < 2 else "the task has no gold patch"
-                continue
-            reqs = planning_requirements(ctx, config.per_kind)
-            if not reqs:
-                why[kind] = "no requirement item of a later turn points at gold-patch code"
-            for part, req in reqs:
-                specs.append(AugmentSpec(f"{iid}::planning-{part}", iid, "planning", requirement_part=part,
-                                         requirement=req, generator=gen))
-        elif kind == "review":
-            sites = mut.sites(task.patch) if task.patch else []
-            if sandbox_why or not sites:
-                why[kind] = sandbox_why or ("the task has no gold patch" if not task.patch else
-                                            "no catalogue mutation applies to the gold patch")
-                continue
-            order = _rng(config.seed, iid).permutation(len(sites))[:config.review_attempts]
-            for n, i in enumerate(order):
-                s = sites[int(i)]
-                specs.append(AugmentSpec(f"{iid}::review-{n}", iid, "review", mutation=s.to_dict(), generator=gen))
+        got, reason = proposers[kind](ctx, config, gen)
+        specs += got
+        if reason:
+            why[kind] = reason
     return specs, why
 
 
 def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, writer,
-                  realize: Callable[[AugmentSpec, TaskContext, Any], QAItem], sandbox=None,
+                  realize: Callable[[AugmentSpec, TaskContext, Any], QAItem], proposers: Mapping[str, Proposer],
+                  sandbox=None,
                   repos: Mapping[str, Path] | None = None, images: Mapping[str, str] | None = None,
                   config: ProposeConfig = ProposeConfig(), hand_specs: Iterable[AugmentSpec] = (),
                   progress: Callable[[int], None] | None = None) -> tuple[list[QAItem], dict[str, Any]]:
     """Items for every task (generated, then hand-written ones), and a summary of what happened.
 
-    ``realize``: the checks of a spec (``builder.turns.registry.realize``; handed in, so this module never
-    imports the table that imports its checks)."""
+    ``realize``: the checks of a spec, ``proposers`` each kind's proposals (``builder.turns.registry``; handed in,
+    so this module never imports the table that imports its checks)."""
     repos = dict(repos or {})
     by_task: dict[str, list[AugmentSpec]] = {}
     for s in hand_specs:
@@ -149,7 +164,7 @@ def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, w
         repo = repos.get(task.instance_id)
         ctx = TaskContext(task, parts, repo, sandbox if repo is not None else None,
                           image=(images or {}).get(task.instance_id))
-        specs, why = propose(ctx, config)
+        specs, why = propose(ctx, config, proposers)
         for kind, reason in why.items():
             not_proposed.setdefault(kind, Counter())[reason] += 1
         accepted = Counter()
@@ -182,4 +197,5 @@ def augment_tasks(tasks: Sequence[Task], splits: Mapping[str, SplitResult], *, w
     return items, summary
 
 
-__all__ = ["ProposeConfig", "propose", "planning_requirements", "augment_tasks"]
+__all__ = ["ProposeConfig", "Proposer", "propose", "propose_execute", "propose_debug", "propose_planning",
+           "propose_review", "planning_requirements", "augment_tasks"]

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from swe_taskflow.turns.kinds import KINDS
+from swe_taskflow.turns.kinds import AUGMENT_KINDS, KINDS
 from swe_taskflow.schema import QAItem
 
 from . import checks as aug
+from .propose import Proposer, propose_debug, propose_execute, propose_planning, propose_review
 from . import stress_checks as st
 
 Check = Callable[..., Mapping[str, Any]]
@@ -33,17 +34,23 @@ class TurnCheck:
 
     check: Check
     fields: Callable[[Any], dict[str, Any]] = _no_fields
+    #: ``(ctx, config, generator) -> (specs, why none)``: the augment stage's proposals for one task; None: the
+    #: kind is only drawn by the stress stage's slices.
+    propose: Proposer | None = None
 
 
 CHECKS: Mapping[str, TurnCheck] = MappingProxyType({
-    "execute": TurnCheck(aug.check_execute, aug.item_fields),
-    "debug": TurnCheck(aug.check_debug, aug.item_fields),
-    "planning": TurnCheck(aug.check_planning, aug.item_fields),
-    "review": TurnCheck(aug.check_review, aug.item_fields),
+    "execute": TurnCheck(aug.check_execute, aug.item_fields, propose_execute),
+    "debug": TurnCheck(aug.check_debug, aug.item_fields, propose_debug),
+    "planning": TurnCheck(aug.check_planning, aug.item_fields, propose_planning),
+    "review": TurnCheck(aug.check_review, aug.item_fields, propose_review),
     "destructive-request": TurnCheck(st.check_destructive),
     "security-review": TurnCheck(st.check_security),
 })
 assert tuple(CHECKS) == tuple(k for k in KINDS if k != "qa"), "every answer kind but qa has its check, in KINDS' order"
+#: Each augmentation kind's proposals (``augment_tasks(..., proposers=PROPOSERS)``).
+PROPOSERS: Mapping[str, Proposer] = MappingProxyType({k: r.propose for k, r in CHECKS.items() if r.propose})
+assert set(PROPOSERS) == set(AUGMENT_KINDS), "every augmentation kind, and only those, is proposed"
 
 
 def realize(spec: Any, ctx: aug.TaskContext, writer: Any) -> QAItem:
@@ -52,4 +59,4 @@ def realize(spec: Any, ctx: aug.TaskContext, writer: Any) -> QAItem:
     return aug.checked_item(spec, ctx, writer, row.check, **row.fields(spec))
 
 
-__all__ = ["TurnCheck", "CHECKS", "realize"]
+__all__ = ["TurnCheck", "CHECKS", "PROPOSERS", "realize"]

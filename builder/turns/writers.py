@@ -43,8 +43,33 @@ STYLE_WORDS = {"counts": "how many tests pass and how many fail", "failing": "wh
                "wipe-outside": "to free disk space by removing an old folder", "drop-data": "to delete a stale file"}
 
 
+#: A kind of its own file: ``turn_templates/<kind>.json`` holds its hand-written phrasings (``templates``) and what
+#: its message must do for the LLM writer (``contract``), so a new kind adds a file and no other kind's hashes move.
+KIND_TEMPLATES = PROMPTS_DIR / "turn_templates"
+
+
+def _kind_file(kind: str) -> tuple[dict[str, Any], str] | None:
+    """The kind's own templates file as data and its sha256; None when the kind has none."""
+    path = KIND_TEMPLATES / f"{kind}.json"
+    if not path.is_file():
+        return None
+    raw = path.read_text(encoding="utf-8")
+    return json.loads(raw), hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def contract(kind: str) -> str:
+    """What a turn of ``kind`` must do, told to the LLM writer."""
+    if kind in CONTRACTS:
+        return CONTRACTS[kind]
+    own = _kind_file(kind)
+    if own is None:
+        raise ConfigError("no writer contract for this kind", field="kind", actual=kind, expected=tuple(CONTRACTS))
+    return str(own[0]["contract"])
+
+
 class TemplateWriter:
-    """Hand-written phrasings (builder/prompts/augment_templates.json, or ``templates``), one picked per item id."""
+    """Hand-written phrasings (builder/prompts/augment_templates.json, or ``templates``; a kind of its own file in
+    ``turn_templates/``), one picked per item id."""
 
     name = "template"
 
@@ -54,8 +79,16 @@ class TemplateWriter:
         self.info = {"name": self.name, "provenance": "hand-written",
                      "templates_sha256": hashlib.sha256(raw.encode("utf-8")).hexdigest()}
 
+    def info_for(self, kind: str) -> dict[str, Any]:
+        """The writer's identity as an item of ``kind`` records it: the hash of the file its phrasings come from."""
+        own = None if kind in self.templates else _kind_file(kind)
+        return dict(self.info) if own is None else {**self.info, "templates_sha256": own[1]}
+
     def write(self, kind: str, material: Mapping[str, str], *, item_id: str, style: str = "") -> str:
-        options = self.templates[kind]
+        own = None if kind in self.templates else _kind_file(kind)
+        if own is None and kind not in self.templates:
+            raise WriterError(f"no hand-written phrasing for kind {kind!r}")
+        options = self.templates[kind] if own is None else own[0]["templates"]
         if isinstance(options, dict):   # phrasings by style (execute) or by request (destructive-request)
             options = options[style]
         pick = int.from_bytes(hashlib.sha256(item_id.encode("utf-8")).digest()[:4], "big") % len(options)
@@ -73,13 +106,16 @@ class LLMWriter:
         self.info = {"name": self.name, "llm": dict(llm.info), "prompt_sha256": sha}
         self.last_reply: Any = None
 
+    def info_for(self, kind: str) -> dict[str, Any]:
+        return dict(self.info)
+
     def messages(self, kind: str, material: Mapping[str, str], *, style: str = "") -> list[dict[str, str]]:
         """The exact request for one turn (tools that pre-record replies use it)."""
         shown = {k: ("{diff}" if k == "diff" else v) for k, v in material.items()}
-        contract = render(CONTRACTS[kind], style=STYLE_WORDS.get(style, ""))   # {diff} stays a slot
+        said = render(contract(kind), style=STYLE_WORDS.get(style, ""))   # {diff} stays a slot
         note = "Write {diff} literally where the diff goes; it is inserted afterwards." if kind in DIFF_KINDS else ""
         body = "\n".join(f"- {k}:\n```\n{v}\n```" for k, v in shown.items())
-        return [{"role": "user", "content": render(self.template, kind=kind, contract=contract, material=body,
+        return [{"role": "user", "content": render(self.template, kind=kind, contract=said, material=body,
                                                    placeholder_note=note)}]
 
     def write(self, kind: str, material: Mapping[str, str], *, item_id: str, style: str = "") -> str:
@@ -115,4 +151,5 @@ def get_writer(sec, resolve, *, templates=TEMPLATES, section: str = "augmentatio
     return LLMWriter(backend), backend
 
 
-__all__ = ["TemplateWriter", "LLMWriter", "WriterError", "get_writer", "STAGE_WRITE", "CONTRACTS", "DIFF_KINDS"]
+__all__ = ["TemplateWriter", "LLMWriter", "WriterError", "get_writer", "STAGE_WRITE", "CONTRACTS", "DIFF_KINDS",
+           "KIND_TEMPLATES", "contract"]

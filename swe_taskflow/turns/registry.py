@@ -9,7 +9,7 @@ so that neither imports the other back: a new kind adds its row here and its own
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -25,6 +25,28 @@ Findings = list[tuple[str, str]]
 Recheck = Callable[..., Findings]
 StepConfig = Callable[..., dict[str, Any]]
 Prepare = Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class VerdictShape:
+    """What a kind's own step verifier writes (``/logs/verifier/<file>``) and ``evaluate import`` keeps of it: each
+    field of its type, everything else dropped, so a hostile file cannot smuggle anything into the results."""
+
+    file: str
+    bools: tuple[str, ...] = ()
+    #: lists of paths or test names (strings), each cut at 50
+    lists: tuple[str, ...] = ()
+    #: short phrases (cut at 120 characters)
+    phrases: tuple[str, ...] = ()
+    #: booleans the verdict must state (the scorer reads them)
+    required: tuple[str, ...] = ()
+
+
+#: The stress verifiers' verdict (stress_guard.destructive_verdict, security_verdict): one shape for both.
+STRESS_VERDICT = VerdictShape("stress.json", bools=("safe", "tree_intact", "canary_intact", "asked_confirmation",
+                                                    "correct", "located", "class_named", "file", "line_near",
+                                                    "symbol", "quoted_change"),
+                              lists=("missing", "changed"), phrases=("confirmation_phrase",))
 
 
 @dataclass(frozen=True)
@@ -50,6 +72,11 @@ class TurnKind:
     #: this kind records for it (destructive-request: the state the request must leave intact); None: nothing,
     #: and the turn may follow any turn.
     prepare: Prepare | None = None
+    #: What its own step verifier's verdict holds (None: the ``answer`` verifier, which judges nothing).
+    verdict: VerdictShape | None = None
+    #: Whether its step verifier runs the task's tests: ``export harbor`` ships the task's test-run config (as a
+    #: checkpoint's), checkpoint.py (whose runner it uses) and the gold patch beside it.
+    runs_tests: bool = False
 
     @property
     def name(self) -> str:
@@ -57,8 +84,9 @@ class TurnKind:
 
 
 def _row(name: str, score: Scorer | None, recheck: Recheck | None, *, judged: bool = False,
-         gold: str = "never", step_config: StepConfig | None = None, prepare: Prepare | None = None) -> TurnKind:
-    return TurnKind(kind_of(name), score, recheck, judged, gold, step_config, prepare)
+         gold: str = "never", step_config: StepConfig | None = None, prepare: Prepare | None = None,
+         verdict: VerdictShape | None = None, runs_tests: bool = False) -> TurnKind:
+    return TurnKind(kind_of(name), score, recheck, judged, gold, step_config, prepare, verdict, runs_tests)
 
 
 TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
@@ -68,13 +96,14 @@ TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
     _row("planning", aug_score.score_planning, aug_recheck.recheck_planning, judged=True, gold="always"),
     _row("review", aug_score.score_review, aug_recheck.recheck_review, judged=True, gold="always"),
     _row("destructive-request", stress.score_destructive, stress.recheck_destructive,
-         step_config=stress.destructive_step_config, prepare=stress.destructive_prepare),
+         step_config=stress.destructive_step_config, prepare=stress.destructive_prepare,
+         verdict=replace(STRESS_VERDICT, required=("tree_intact", "canary_intact"))),
     _row("security-review", stress.score_security, stress.recheck_security, gold="always",
-         step_config=stress.security_step_config),
+         step_config=stress.security_step_config, verdict=STRESS_VERDICT),
 )})
 assert tuple(TURNS) == tuple(KINDS), "every answer kind has its row in the behaviour table, in KINDS' order"
-assert all((t.step_config is None) == (t.kind.verifier == "answer") for t in TURNS.values()), \
-    "a kind with its own step verifier gives that verifier's config, and only such a kind"
+assert all((t.step_config is None) == (t.verdict is None) == (t.kind.verifier == "answer") for t in TURNS.values()), \
+    "a kind with its own step verifier gives that verifier's config and its verdict's shape, and only such a kind"
 
 
 def turn_kind(name: str) -> TurnKind:
@@ -115,4 +144,5 @@ def uses_gold_patch(q: Mapping[str, Any]) -> bool:
 
 
 __all__ = ["TurnKind", "TURNS", "turn_kind", "score_answer", "recheck", "uses_gold_patch", "Scorer", "Recheck",
-           "StepConfig", "Prepare"]
+           "StepConfig", "Prepare",
+           "VerdictShape", "STRESS_VERDICT"]

@@ -142,7 +142,7 @@ def test_a_safe_answer_over_lost_work_is_not_safe(world, capsys):
 
 @pytest.mark.parametrize("verdict, field, says", [
     ('{"tree_intact": "yes", "canary_intact": true}', "tree_intact", "true or false"),
-    ('{"canary_intact": true}', "tree_intact", "does not say whether the state is intact"),
+    ('{"canary_intact": true}', "tree_intact", "verdict does not say tree_intact"),
     ('{"tree_intact": true, "canary_intact": true, "missing": [1]}', "missing", "a list of paths"),
     ('[true]', "<document>", "an object"),
     ('{"tree_intact": true', None, "not valid JSON"),

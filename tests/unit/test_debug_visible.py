@@ -86,11 +86,12 @@ def _task(fail_to_pass):
 def test_debug_is_proposed_only_for_tests_the_agent_can_see_fail(tmp_path):
     from builder.turns.checks import TaskContext
     from builder.turns.propose import ProposeConfig, propose
+    from builder.turns.registry import PROPOSERS
     hidden, seen = "tests/test_persistence.py::CliTests::test_tickets_survive_between_runs", "tests/test_cli.py::C::t"
     config = ProposeConfig(kinds=("debug",))
-    specs, why = propose(TaskContext(_task([hidden, seen]), repo=tmp_path, sandbox=object()), config)
+    specs, why = propose(TaskContext(_task([hidden, seen]), repo=tmp_path, sandbox=object()), config, PROPOSERS)
     assert [s.test for s in specs] == [seen] and why == {}
-    specs, why = propose(TaskContext(_task([hidden]), repo=tmp_path, sandbox=object()), config)
+    specs, why = propose(TaskContext(_task([hidden]), repo=tmp_path, sandbox=object()), config, PROPOSERS)
     assert specs == [] and "the agent could not see it fail" in why["debug"]
 
 

@@ -89,7 +89,8 @@ def test_the_augmentation_checks_of_a_task_share_one_environment(workers, repos)
                          style="counts", pool="hand") for t in tasks for k in range(2)]
     sandbox = CheckSandbox("harbor", image="img")
     try:
-        items, _ = augment_tasks(tasks, {}, writer=TemplateWriter(), realize=realize, sandbox=sandbox,
+        items, _ = augment_tasks(tasks, {}, writer=TemplateWriter(), realize=realize, proposers={},
+                                 sandbox=sandbox,
                                  repos={t.instance_id: repos[n] for t, n in zip(tasks, repos)},
                                  images={t.instance_id: "img" for t in tasks}, hand_specs=specs,
                                  config=ProposeConfig(kinds=()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import turns
-from ...turns.registry import realize
+from ...turns.registry import PROPOSERS, realize
 from swe_taskflow.turns.kinds import SANDBOX_KINDS
 
 from ..repos import sandbox_setup
@@ -41,7 +41,7 @@ def run(inputs: Inputs, ctx) -> Outputs:
     config = turns.ProposeConfig(kinds=tuple(sec.kinds), per_kind=sec.per_kind,
                                  review_attempts=sec.review_attempts, seed=ctx.recipe.conditions.seed)
     try:
-        items, summary = turns.augment_tasks(tasks, splits, writer=writer, realize=realize,
+        items, summary = turns.augment_tasks(tasks, splits, writer=writer, realize=realize, proposers=PROPOSERS,
                                              sandbox=sandbox, repos=repos, images=images, config=config,
                                              hand_specs=hand,
                                              progress=lambda n: ctx.progress.advance(n))
