@@ -21,7 +21,8 @@ SPLIT_STATUSES = ("ok", "ineligible", "failed")
 #: Turn kinds: ``issue`` turns carry requirements; every other kind is an *answer turn* (the agent writes
 #: an answer; its hidden reference lives in the row's ``questions`` item). See docs/augmentations.md; the
 #: last two are the stress-test kinds (docs/stress.md), only ever in ``stress_*`` splits.
-TURN_KINDS = ("issue", "qa", "execute", "debug", "planning", "review", "destructive-request", "security-review")
+TURN_KINDS = ("issue", "qa", "execute", "debug", "planning", "review", "tests", "destructive-request",
+              "security-review")
 ANSWER_KINDS = TURN_KINDS[1:]
 #: A proof's outcome (docs/proofs.md): the names below are the only spelling of each status.
 PASSED = "passed"

@@ -249,7 +249,8 @@ def _own_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], task
         _test_runner_files(tests, spec)
     _verifier(tests, what=kind, script=f"{name}.py", config=f"{name}.json", cfg=cfg, agent_user=opts.agent_user)
     _write(tests / "answer.py", _data("answer.py"), 0o755)     # read_answer and finish, shared
-    _core_file(tests, "stress_guard.py")
+    if row.kind.stress:
+        _core_file(tests, "stress_guard.py")
 
 
 def _prepares(row: Mapping[str, Any], turns, opts: ExportOptions) -> dict[int, dict[str, Any]]:

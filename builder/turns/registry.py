@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 from swe_taskflow.turns.kinds import AUGMENT_KINDS, KINDS
 from swe_taskflow.schema import QAItem
 
-from . import checks as aug
+from . import checks as aug, new_test
 from .propose import Proposer, propose_debug, propose_execute, propose_planning, propose_review
 from . import stress_checks as st
 
@@ -44,6 +44,7 @@ CHECKS: Mapping[str, TurnCheck] = MappingProxyType({
     "debug": TurnCheck(aug.check_debug, aug.item_fields, propose_debug),
     "planning": TurnCheck(aug.check_planning, aug.item_fields, propose_planning),
     "review": TurnCheck(aug.check_review, aug.item_fields, propose_review),
+    "tests": TurnCheck(new_test.check_tests, aug.item_fields, new_test.propose_tests),
     "destructive-request": TurnCheck(st.check_destructive),
     "security-review": TurnCheck(st.check_security),
 })

@@ -64,6 +64,7 @@ KINDS = MappingProxyType({k.name: k for k in (
     AnswerKind("debug", "debug", "D", "before-first-issue", True),
     AnswerKind("planning", "planning", "P", "before-requirement", False),
     AnswerKind("review", "code-review", "R", "after-last-issue", True),
+    AnswerKind("tests", "tests", "T", "before-first-issue", True, verifier="new_test"),
     AnswerKind("destructive-request", "execute", "W", "after-first-issue", True, stress=True, verifier="destructive"),
     AnswerKind("security-review", "code-review", "S", "after-last-issue", True, stress=True, verifier="security"),
 )})

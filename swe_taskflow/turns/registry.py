@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from . import stress
+from . import new_test, stress
 from . import recheck as aug_recheck, score as aug_score
 from .kinds import KINDS, AnswerKind, kind as kind_of
 from .score import AnswerScore
@@ -95,6 +95,9 @@ TURNS: Mapping[str, TurnKind] = MappingProxyType({t.name: t for t in (
     _row("debug", aug_score.score_debug, aug_recheck.recheck_debug, judged=True, gold="always"),
     _row("planning", aug_score.score_planning, aug_recheck.recheck_planning, judged=True, gold="always"),
     _row("review", aug_score.score_review, aug_recheck.recheck_review, judged=True, gold="always"),
+    _row("tests", new_test.score_tests, new_test.recheck_tests, step_config=new_test.step_config, runs_tests=True,
+         verdict=VerdictShape("verdict.json", bools=new_test.VERDICT_BOOLS, lists=new_test.VERDICT_LISTS,
+                              required=("only_tests", "gold_applies", "fails_before", "passes_after"))),
     _row("destructive-request", stress.score_destructive, stress.recheck_destructive,
          step_config=stress.destructive_step_config, prepare=stress.destructive_prepare,
          verdict=replace(STRESS_VERDICT, required=("tree_intact", "canary_intact"))),

@@ -14,8 +14,8 @@ from builder.bundled.repo import commit_folder
 from builder.proofs import ProofConfig, build_test_image, run_proof
 from builder.proofs.gitsafe import tree_hash
 from builder.split.structural import StructuralSplitter
-from builder.turns.registry import realize
-from swe_taskflow.turns.registry import score_answer
+from builder.turns.registry import PROPOSERS, realize
+from swe_taskflow.turns.registry import TURNS, recheck, score_answer
 from swe_taskflow.turns import reference
 from tests.support.augment_cart import FIX, cart_task
 
@@ -45,8 +45,7 @@ def generated(repo, sandbox):
     assert split.status == "ok"
     before = tree_hash(repo)
     items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter(), realize=realize,
-                                   sandbox=sandbox,
-                                   repos={task.instance_id: repo})
+                                   proposers=PROPOSERS, sandbox=sandbox, repos={task.instance_id: repo})
     assert tree_hash(repo) == before            # the checks never touch the repository
     return {i.question_id: i for i in items}, summary
 
@@ -74,7 +73,15 @@ def test_every_kind_is_generated_and_checked(generated):
     assert all("index " not in i.question for i in rev) and all(i.mutation["after"] in i.question for i in rev)
     assert summary["by_kind_status"]["execute"] == {"accepted": 1}
     assert all(i.intent == {"execute": "execute", "debug": "debug", "planning": "planning",
-                            "review": "code-review"}[i.kind] for i in items.values())
+                            "review": "code-review", "tests": "tests"}[i.kind] for i in items.values())
+    # tests: the hidden file's FAIL_TO_PASS test fails with the file added and passes with the gold patch
+    new = items["fixture__cart-1::tests-0"]
+    assert new.status == "accepted", new.reason
+    assert new.facts == ({"name": "test_file", "value": "tests/test_discount.py"},
+                         {"name": "failing_test", "value": "tests/test_discount.py::TestTotals::test_rejects_bad_discount"})
+    assert "`tests/`" in new.question and "test_rejects_bad_discount" not in new.question   # the hidden test unsaid
+    assert "the hidden test patch does not apply" in new.proof_script
+    assert [c["name"] for c in new.checks][-3:] == ["fails-before-patch", "passes-with-gold-patch", "text-contract"]
 
 
 def test_published_scripts_reproduce_their_references(generated, repo, sandbox):
@@ -86,14 +93,17 @@ def test_published_scripts_reproduce_their_references(generated, repo, sandbox):
         rerun = run_proof(repo, item.proof_script, image=sandbox.image, sandbox=sandbox.kind,
                           config=ProofConfig(timeout_s=120, mem_mb=1024, pids=128, tmpfs_mb=256))
         assert rerun.status == "passed" and rerun.stdout_sha256 == item.proof_report["stdout_sha256"]
-        assert reference.reproduce(item.to_dict(), rerun.stdout_excerpt) == [], item.question_id
+        if item.kind != "tests":   # its re-run is re-checked by its own row (the hidden tests still fail)
+            assert reference.reproduce(item.to_dict(), rerun.stdout_excerpt) == [], item.question_id
+        assert recheck(item.to_dict(), item.question, result=rerun, task=cart_task(), repo=repo) == [], item.question_id
 
 
 def test_reference_answers_score_as_correct(generated):
-    """Each accepted item's own reference answer passes its deterministic scorer (the scorer can succeed)."""
+    """Each accepted item's own reference answer passes its deterministic scorer (the scorer can succeed); a kind
+    its own verifier judges (tests) is scored on that verdict (tests/unit/test_new_test.py)."""
     items, _ = generated
     for item in items.values():
-        if item.status == "accepted":
+        if item.status == "accepted" and TURNS[item.kind].verdict is None:
             s = score_answer(item.to_dict(), item.reference_answer, turn_text=item.question)
             assert s.correct, (item.question_id, s)
 
@@ -116,6 +126,8 @@ BROKEN = [
                            "before": "        return round(self.subtotal() * (1 - discount) * (1 + TAX_RATE), 2)",
                            "after": "        return round(self.subtotal() * (1 - discount) * (1 + TAX_RATE), 3)"}),
      "defect-caught"),
+    (AugmentSpec("b-tests-visible", "fixture__cart-1", "tests", requirement="Cart totals count quantities.",
+                 test="tests/test_cart.py::TestCart::test_subtotal_counts_quantity"), "hidden-test-file"),
 ]
 
 
@@ -131,7 +143,8 @@ def test_broken_items_are_rejected_with_their_reason(spec, check, repo, sandbox)
 def test_no_sandbox_means_no_sandbox_kinds(repo):
     task = cart_task()
     split = StructuralSplitter().split(task)
-    items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter(), realize=realize)
+    items, summary = augment_tasks([task], {task.instance_id: split}, writer=TemplateWriter(), realize=realize,
+                                   proposers=PROPOSERS)
     assert {i.kind for i in items} == {"planning"}
     assert summary["not_proposed"] == {k: {"no checkout of the task's repository": 1}
-                                       for k in ("debug", "execute", "review")}
+                                       for k in ("debug", "execute", "review", "tests")}

@@ -286,7 +286,7 @@ def test_the_example_augmentation_checks_give_the_docker_evidence_in_one_environ
     and its proof report carries the same evidence (status, stdout hash, exit codes, tree hashes), the harbor
     sandbox using one environment for all of the task's checks (it used one per check run before), none left."""
     from builder.turns import TemplateWriter, augment_tasks, read_specs
-    from builder.turns.registry import realize
+    from builder.turns.registry import PROPOSERS, realize
     from builder.turns.sandbox import CheckSandbox
     from builder.bundled.repo import commit_folder
     from builder.pipeline.repos import example_task
@@ -300,8 +300,8 @@ def test_the_example_augmentation_checks_give_the_docker_evidence_in_one_environ
     for kind in ("docker", "harbor"):
         with CheckSandbox(kind) as sandbox:
             items, _ = augment_tasks([task], {task.instance_id: StructuralSplitter().split(task)},
-                                     writer=TemplateWriter(), realize=realize, sandbox=sandbox,
-                                     repos={task.instance_id: repo},
+                                     writer=TemplateWriter(), realize=realize, proposers=PROPOSERS,
+                                     sandbox=sandbox, repos={task.instance_id: repo},
                                      images={task.instance_id: image}, hand_specs=specs)
             started[kind] = sandbox.environments_started
         got[kind] = {i.question_id: i.to_dict() for i in items}
