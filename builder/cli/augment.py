@@ -75,14 +75,24 @@ def _score(args: argparse.Namespace) -> int:
         raise InputError(f"cannot read the item ({exc})", path=args.item) from None
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text(encoding="utf-8")
     unchanged = None if args.repo_unchanged is None else args.repo_unchanged == "yes"
-    s = score_answer(item, answer, repo_unchanged=unchanged, turn_text=item.get("question", ""))
+    verdict = None
+    if args.verdict:
+        try:
+            verdict = json.loads(Path(args.verdict).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read the verdict ({exc})", path=args.verdict) from None
+        if not isinstance(verdict, dict):
+            raise InputError("a verdict is a JSON object", path=args.verdict, field="<document>",
+                             actual=type(verdict).__name__)
+    s = score_answer(item, answer, repo_unchanged=unchanged, turn_text=item.get("question", ""), verdict=verdict)
     print(json.dumps(s.to_dict(), sort_keys=True))
     return 0 if s.correct else 1
 
 
 def register(sub) -> None:
+    from swe_taskflow.turns.kinds import AUGMENT_KINDS
     s = command_group(sub, "augment", dest="augment_command",
-                      help="verifiable execute/debug/planning/review turns (docs/augmentations.md)")
+                      help=f"verifiable {'/'.join(AUGMENT_KINDS)} turns (docs/augmentations.md)")
     r = s.add_parser("run", help="generate augmentation turns for tasks and check each at creation",
                      description="Planning turns need only the tasks (gold patch) and their splits; execute, "
                                  "debug and review turns run in the proof sandbox against --repos checkouts "
@@ -91,7 +101,7 @@ def register(sub) -> None:
     add_tasks_arg(r)
     r.add_argument("--out", required=True, help="output ITEMS.jsonl (one item per line, every status)")
     r.add_argument("--splits", help="SPLITS.jsonl from `split run` (default: split structurally)")
-    r.add_argument("--kinds", default="", help="comma-separated kinds (default: execute,debug,planning,review)")
+    r.add_argument("--kinds", default="", help=f"comma-separated kinds (default: {','.join(AUGMENT_KINDS)})")
     r.add_argument("--repos", metavar="DIR", help="repository checkouts at each task's base commit")
     r.add_argument("--sandbox", default="auto", choices=SANDBOXES)
     r.add_argument("--image", default="", help="docker image (default: the task's own when present, else the "
@@ -107,4 +117,6 @@ def register(sub) -> None:
     c.add_argument("answer", help="answer text file, or - for stdin")
     c.add_argument("--repo-unchanged", choices=("yes", "no"), default=None,
                    help="whether the turn left the repository unchanged (debug and review score 0 otherwise)")
+    c.add_argument("--verdict", metavar="JSON", help="the step verifier's verdict where the kind has its own "
+                                                      "(a tests turn: its verdict.json)")
     c.set_defaults(func=_score)

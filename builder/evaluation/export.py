@@ -217,6 +217,8 @@ def _test_runner_files(tests: Path, spec: RunSpec) -> None:
         _write(tests / "parser.py", spec.parser)
 
 
+#: Seconds a verifier that runs the tests twice keeps for itself (snapshot, restore, the answer) beside its runs.
+VERIFIER_MARGIN_S = 120.0
 #: The step verifier of a plain answer turn (``AnswerKind.verifier``); a stress kind names its own.
 ANSWER_VERIFIER = "answer"
 
@@ -242,8 +244,11 @@ def _own_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], task
         if spec is None:
             raise ConfigError(f"a {kind} turn runs the task's tests: it needs a test command", field="test_command",
                               actual=task.instance_id)
+        # it runs the tests twice, the gold patch applied for the second run: both must end well inside the
+        # verifier's own timeout, or a killed verifier would leave the gold patch in the agent's repository
+        runs = min(opts.test_timeout_s, max(1.0, (opts.verifier_timeout_s - VERIFIER_MARGIN_S) / 2))
         cfg.update({"app_dir": app_dir, "base_commit": task.base_commit, "test": spec.config(),
-                    "gold_patch": "gold.patch", "timeout_s": opts.test_timeout_s})
+                    "gold_patch": "gold.patch", "timeout_s": runs})
         _write(tests / "gold.patch", task.patch)       # /tests: uploaded at verification time only
         _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o644)
         _test_runner_files(tests, spec)

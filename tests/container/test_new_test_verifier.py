@@ -93,6 +93,7 @@ def test_the_step_ships_its_verifier_the_task_test_run_and_the_gold_patch_only_t
     item, step = exported
     cfg = json.loads((step / "tests" / "new_test.json").read_text())
     assert cfg["kind"] == "tests" and cfg["gold_patch"] == "gold.patch" and cfg["test"]["kind"] == "command"
+    assert cfg["timeout_s"] == (1800 - 120) / 2       # two runs end well inside the verifier's own 1800 s
     assert (step / "tests" / "gold.patch").read_text() == example_task().patch
     assert {"new_test.py", "checkpoint.py", "verifier_state.py", "answer.py", "testlog.py", "test.sh"} <= \
         {p.name for p in (step / "tests").iterdir()}
