@@ -211,8 +211,8 @@ class AugmentationsSection:
     """Verifiable turns beyond issue and QA turns (docs/augmentations.md); off unless ``kinds`` names some."""
 
     kinds: tuple[str, ...] = setting((), choices="swe_taskflow.turns.kinds:AUGMENT_KINDS",
-                                     noun="augmentation kind", help="Kinds to generate: any of ``execute``, "
-                                     "``debug``, ``planning``, ``review`` (empty: none).")
+                                     noun="augmentation kind",
+                                     help="Kinds to generate, any of the allowed values (empty: none).")
     writer: str = setting("template", choices=("template", "llm"), noun="augmentation writer",
                           help="Who words the turns: ``template`` (hand-written phrasings, offline) or ``llm``.")
     llm: LLMSettings = _llm("of the ``llm`` writer")

@@ -122,11 +122,11 @@ ALLOWED = {
     "swe_taskflow/hygiene.py": "scratch_temp: inside this process's scratch folder, swept with it",
     "builder/pipeline/cache.py": "StageCache.new_tmp: under the cache lock, emptied when the lock is taken",
     "builder/pipeline/repos.py": "stand-in repositories under the cache's work folder, swept under the lock",
-    "builder/evaluation/data/checkpoint.py": "runs inside the task container (exported verifier), not on the host",
     "swe_taskflow/atomic.py": "one temporary file beside its target, not a folder",
 }
-#: Bundled task repositories: the example task's code and tests (they run in the task's container), not ours.
-TASK_REPOS = "builder/data/example/repo/"
+#: Bundled task repositories: the example task's code and tests (they run in the task's container), not ours;
+#: and the exported step verifiers, which run inside the task container too, never on the host.
+TASK_REPOS = ("builder/data/example/repo/", "builder/evaluation/data/")
 
 
 def test_temporary_folders_are_made_only_through_the_owned_helper():

@@ -10,7 +10,7 @@ import pytest
 
 from builder.pipeline.code_closure import installed
 from builder.pipeline.stages import augment as augment_stage, write as write_stage
-from swe_taskflow.turns import stress
+from swe_taskflow.turns import new_test, stress
 from swe_taskflow.turns.kinds import AUGMENT_KINDS, KINDS, STRESS_KINDS
 from swe_taskflow.errors import InputError
 
@@ -31,11 +31,13 @@ def test_every_kind_names_a_step_verifier_the_export_ships():
     """The registry holds what the Harbor export writes per kind (issue 33): its step verifier, by name."""
     from builder.evaluation.export import ANSWER_VERIFIER
     from importlib import resources
+    from swe_taskflow.turns.registry import TURNS
 
     data = resources.files("builder.evaluation").joinpath("data")
     for name, k in KINDS.items():
         assert data.joinpath(f"{k.verifier}.py").is_file(), name
-        assert (k.verifier != ANSWER_VERIFIER) == k.stress, name     # only stress kinds bring their own check
+        assert (k.verifier != ANSWER_VERIFIER) == (TURNS[name].verdict is not None), name   # its own check, its verdict
+    assert {k for k, v in KINDS.items() if v.verifier != ANSWER_VERIFIER} == {*STRESS_KINDS, "tests"}
 
 
 def test_the_exporter_reads_each_kinds_step_config_from_the_registry():
@@ -53,7 +55,8 @@ def test_the_exporter_reads_each_kinds_step_config_from_the_registry():
     configs = {k: t.step_config(item, app_dir="/app", state_path="/s.json") for k, t in TURNS.items() if t.step_config}
     assert configs == {
         "destructive-request": {"app_dir": "/app", "canary_dir": stress.CANARY_DIR, "state_path": "/s.json"},
-        "security-review": {"args": stress.security_args(item)}}
+        "security-review": {"args": stress.security_args(item)},
+        "tests": {"test_path_re": new_test.TEST_PATH_RE}}
     assert {k for k, t in TURNS.items() if t.prepare} == {"destructive-request"}
     assert TURNS["destructive-request"].prepare(agent_user="agent", state_path="/s.json") == {
         "kind": "destructive-request", "agent_user": "agent", "canary_dir": stress.CANARY_DIR,
@@ -63,7 +66,7 @@ def test_the_exporter_reads_each_kinds_step_config_from_the_registry():
 def test_sandbox_kinds_are_read_from_kinds():
     from swe_taskflow.turns.kinds import SANDBOX_KINDS
 
-    assert SANDBOX_KINDS == tuple(k for k in AUGMENT_KINDS if KINDS[k].sandbox) == ("execute", "debug", "review")
+    assert SANDBOX_KINDS == tuple(k for k in AUGMENT_KINDS if KINDS[k].sandbox) == ("execute", "debug", "review", "tests")
     assert augment_stage.SANDBOX_KINDS is SANDBOX_KINDS and write_stage.SANDBOX_KINDS is SANDBOX_KINDS
 
 

@@ -62,12 +62,13 @@ diff --git a/tests/test_store.py b/tests/test_store.py
 
 # ---------------------------------------------------------------- kinds and placements
 def test_kinds_registry_matches_schema_and_taxonomy():
-    assert tuple(kinds.KINDS) == ANSWER_KINDS == ("qa", "execute", "debug", "planning", "review",
+    assert tuple(kinds.KINDS) == ANSWER_KINDS == ("qa", "execute", "debug", "planning", "review", "tests",
                                                   "destructive-request", "security-review")
-    assert kinds.AUGMENT_KINDS == ("execute", "debug", "planning", "review")
+    assert kinds.AUGMENT_KINDS == ("execute", "debug", "planning", "review", "tests")
     assert kinds.STRESS_KINDS == ("destructive-request", "security-review")
-    assert {k.intent for k in kinds.KINDS.values()} == {"explain", "execute", "debug", "planning", "code-review"}
-    assert len({k.letter for k in kinds.KINDS.values()} | {"I"}) == 8
+    assert {k.intent for k in kinds.KINDS.values()} == {"explain", "execute", "debug", "planning", "code-review",
+                                                        "tests"}
+    assert len({k.letter for k in kinds.KINDS.values()} | {"I"}) == 9
     with pytest.raises(InputError, match="unknown answer kind"):
         kinds.kind("refactor")
 

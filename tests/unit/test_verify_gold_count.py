@@ -81,7 +81,7 @@ def test_every_kind_says_whether_its_recheck_reads_the_gold_patch():
 
     assert {k: t.gold for k, t in TURNS.items()} == {
         "qa": "never", "execute": "locations", "debug": "always", "planning": "always", "review": "always",
-        "destructive-request": "never", "security-review": "always"}
+        "tests": "never", "destructive-request": "never", "security-review": "always"}
     assert all(t.recheck is not None for t in TURNS.values() if t.gold != "never")
     assert not uses_gold_patch({"kind": "execute", "locations": []})
     assert uses_gold_patch({"kind": "execute", "locations": [{"path": "a.py", "symbol": "f"}]})
