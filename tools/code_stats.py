@@ -4,8 +4,10 @@
     python -m tools.code_stats --commits REV..REV     # product lines each first-parent commit adds or removes
 
 Product = swe_taskflow/, builder/ and swe_taskflow_harbor/ Python modules (package data such as the example's
-own repository left out). Prints lines, modules, modules under 60 lines and the import circles among the
-swe_taskflow/builder modules (their strongly connected components, lazy imports included).
+own repository left out). Prints lines, modules, modules under 60 lines, the imports between the
+swe_taskflow/builder modules (lazy imports included), their import circles (strongly connected components), and
+the core's imports running back up: from a module of a core folder (``swe_taskflow/turns/``) to a module outside
+it that imports the folder back (a circle between the core's folders, each folder one room).
 """
 
 from __future__ import annotations
@@ -35,6 +37,25 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
         if len(comp) > 1:
             out.append(comp)
     return out
+
+
+def room(module: str) -> str:
+    """A module's node when each folder of the core is one room (``swe_taskflow.turns.x`` -> its folder)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "swe_taskflow" and len(parts) > 2 else module
+
+
+def back_up_imports(cb: CodeBase) -> list[tuple[str, str]]:
+    """``(importer, imported)`` for each import from a core folder's module to a module outside that folder whose
+    room imports the folder back (the two rooms share a circle)."""
+    edges = [(m, d) for m in cb.modules() if m.startswith("swe_taskflow") for d in cb.imports_of(m)
+             if d.startswith("swe_taskflow") and room(d) != room(m)]
+    graph: dict[str, set[str]] = {}
+    for m, d in edges:
+        graph.setdefault(room(m), set()).add(room(d))
+    together = {r: i for i, c in enumerate(circles(graph)) for r in c}
+    return sorted((m, d) for m, d in edges if room(m) != m and room(m) in together
+                  and together.get(room(m)) == together.get(room(d)))
 
 
 def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
@@ -78,11 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     files = [p for pkg in ("swe_taskflow", "builder", "swe_taskflow_harbor") for p in (root / pkg).rglob("*.py")
              if "__pycache__" not in p.parts and "data" not in p.relative_to(root / pkg).parts]
     sizes = [len(p.read_text(encoding="utf-8").splitlines()) for p in files]
-    circles = _circles(CodeBase(root))
+    cb = CodeBase(root)
+    found = _circles(cb)
+    up = back_up_imports(cb)
+    imports = sum(len(cb.imports_of(m)) for m in cb.modules())
     print(f"product lines {sum(sizes)}; modules {len(files)}; under 60 lines {sum(1 for n in sizes if n < 60)}; "
-          f"import circles {len(circles)}")
-    for c in circles:
+          f"imports {imports}; import circles {len(found)}; core imports running back up {len(up)}")
+    for c in found:
         print("  circle:", " <-> ".join(c))
+    for m, d in up:
+        print(f"  back up: {m} -> {d}")
     return 0
 
 

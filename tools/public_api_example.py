@@ -2,8 +2,8 @@
 
     python -m tools.public_api_example [--out DIR] [--sandbox auto|docker|bwrap] [--condition NAME]
 
-Nothing here reaches into a deep module: ``builder.api`` builds, exports and re-proves, ``swe_taskflow``
-(the auditors' API) verifies. Prints each step's wall time and exits 1 when the release does not verify or
+Nothing here reaches into a deep module: ``swe_taskflow_builder.api`` (``builder/api.py``) builds, exports and
+re-proves, ``swe_taskflow`` (the auditors' API) verifies. Prints each step's wall time and exits 1 when the release does not verify or
 re-prove. A rerun reuses OUT's stage cache (its release is rebuilt from cached stages).
 """
 
@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from builder import api
+from swe_taskflow_builder import api    # the builder/ folder under its installed name
 from swe_taskflow import verify_release
 
 

@@ -109,25 +109,12 @@ def test_one_realize_checks_augmentation_and_stress_specs():
                                                          "sandbox-available: no checkout of the task's repository")
 
 
-def _folder(module: str) -> str:
-    """A module's node when each folder of the core is one room (``swe_taskflow.turns.x`` -> its folder)."""
-    parts = module.split(".")
-    return ".".join(parts[:2]) if parts[0] == "swe_taskflow" and len(parts) > 2 else module
-
-
 def test_no_import_runs_back_up_between_the_cores_folders():
     """``augment/recheck.py`` -> ``stress.py`` -> ``augment/*`` was one: a folder of the core never imports a
     module that imports the folder."""
-    cb = installed()
-    graph: dict[str, set[str]] = {}
-    for m in cb.modules():
-        if m.startswith("swe_taskflow"):
-            core = {_folder(d) for d in cb.imports_of(m) if d.startswith("swe_taskflow")}
-            graph.setdefault(_folder(m), set()).update(core)
+    from tools.code_stats import back_up_imports
 
-    from tools.code_stats import circles
-
-    assert not circles(graph)
+    assert back_up_imports(installed()) == []
 
 
 def test_the_loops_that_run_specs_never_import_the_check_table():
