@@ -89,7 +89,8 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
     assert not (clone.parent / "shared").exists()
     os.symlink((ROOT / ".venv").resolve(), clone / ".venv")
     os.symlink(Path(harbor_venv).resolve(), clone / ".harbor-venv")
-    os.utime(clone / "pyproject.toml", (0, 0))       # older than the venvs' stamps: `make` skips the set-up
+    for name in ("pyproject.toml", "setup.py"):     # older than the venvs' stamps: `make` skips the set-up
+        os.utime(clone / name, (0, 0))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "SWE_TASKFLOW"))}
     env.update(PYTHONPATH=str(clone), PATH=f"{clone / '.venv' / 'bin'}:{os.environ['PATH']}",
                LITELLM_LOCAL_MODEL_COST_MAP="True", HARBOR_TELEMETRY="0",
