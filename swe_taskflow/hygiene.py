@@ -157,7 +157,7 @@ def sweep_cgroups() -> list[str]:
 
 def sweep_containers(client) -> list[str]:
     """Remove containers labelled with a dead owner (running ones are killed first)."""
-    removed = []
+    removed: list[str] = []
     try:   # other processes remove containers all the time: one gone between listing and inspecting is skipped
         found = client.containers.list(all=True, filters={"label": OWNER_LABEL}, ignore_removed=True)
     except Exception:  # noqa: BLE001 - no daemon: nothing to sweep there

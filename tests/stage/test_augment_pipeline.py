@@ -103,6 +103,24 @@ def test_augment_cli_planning_and_score(tmp_path, capsys):
     assert main(["augment", "run", "--tasks", str(tasks), "--out", str(out), "--kinds", "refactor"]) == 2
 
 
+def test_augment_score_reads_a_tests_turns_verdict(tmp_path, capsys):
+    """[hand-written item and verdicts] a tests turn is scored on its verifier's verdict (``--verdict``)."""
+    item = {"kind": "tests", "question_id": "t", "facts": [{"name": "failing_test", "value": "tests/test_d.py::T::t"}]}
+    (tmp_path / "item.json").write_text(json.dumps(item))
+    (tmp_path / "a.txt").write_text("I added tests/test_new.py")
+    good = {"only_tests": True, "gold_applies": True, "fails_before": True, "passes_after": True}
+    for name, verdict in (("good", good), ("code", {**good, "only_tests": False}), ("list", [good])):
+        (tmp_path / f"{name}.json").write_text(json.dumps(verdict))
+    argv = ["augment", "score", str(tmp_path / "item.json"), str(tmp_path / "a.txt")]
+    assert main([*argv, "--verdict", str(tmp_path / "good.json")]) == 0
+    assert json.loads(capsys.readouterr().out)["details"]["why"] == "fails before the change and passes after it"
+    assert main([*argv, "--verdict", str(tmp_path / "code.json")]) == 1
+    assert main(argv) == 1                                        # no verdict: the test was never run
+    assert "not run" in json.loads(capsys.readouterr().out.splitlines()[-1])["details"]["why"]
+    assert main([*argv, "--verdict", str(tmp_path / "list.json")]) == 2
+    assert "a verdict is a JSON object" in capsys.readouterr().err
+
+
 def test_augmentation_references_are_hidden_from_the_agent():
     """Built through build_row and split with swe_taskflow.visibility: the agent sees the turn's kind and
     text, never its reference (an allowlist: the new fields are hidden without being named)."""
