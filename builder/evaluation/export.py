@@ -197,7 +197,8 @@ def _checkpoint_step(dirp: Path, *, task, spec: RunSpec, turn_index: int, step: 
     cfg = {"step": step, "turn_index": turn_index, "app_dir": opts.repo_dir(task.source), "base_commit": task.base_commit,
            "clean": clean, "test": spec.config(), "test_patch": "test.patch" if test_patch else None,
            "before_cmd": spec.before_cmd, "fail_to_pass": list(task.fail_to_pass),
-           "pass_to_pass": list(task.pass_to_pass), "timeout_s": opts.test_timeout_s, "carry_path": CARRY_PATH}
+           "pass_to_pass": list(task.pass_to_pass), "timeout_s": run_timeout(opts, 2 if clean else 1),
+           "carry_path": CARRY_PATH}
     if prepare is not None:   # the next step is a destructive request: record what it must leave intact
         cfg["prepare"] = dict(prepare)
         _core_file(tests, "stress_guard.py")
@@ -217,8 +218,16 @@ def _test_runner_files(tests: Path, spec: RunSpec) -> None:
         _write(tests / "parser.py", spec.parser)
 
 
-#: Seconds a verifier that runs the tests twice keeps for itself (snapshot, restore, the answer) beside its runs.
+#: Seconds a verifier that runs the tests keeps for itself (snapshot, restore, the answer) beside its runs.
 VERIFIER_MARGIN_S = 120.0
+
+
+def run_timeout(opts: ExportOptions, runs: int) -> float:
+    """Seconds each of a verifier's ``runs`` test runs may take: ``test_timeout_s``, but all of them must end inside
+    the verifier's own timeout. A verifier Harbor kills half-way would leave what it put in the repository for the
+    run (a checkpoint's hidden tests, a tests turn's gold patch) for the agent's next turn to read."""
+    return min(opts.test_timeout_s, max(1.0, (opts.verifier_timeout_s - VERIFIER_MARGIN_S) / runs))
+
 #: The step verifier of a plain answer turn (``AnswerKind.verifier``); a stress kind names its own.
 ANSWER_VERIFIER = "answer"
 
@@ -244,11 +253,8 @@ def _own_step(dirp: Path, *, kind: str, step: str, item: Mapping[str, Any], task
         if spec is None:
             raise ConfigError(f"a {kind} turn runs the task's tests: it needs a test command", field="test_command",
                               actual=task.instance_id)
-        # it runs the tests twice, the gold patch applied for the second run: both must end well inside the
-        # verifier's own timeout, or a killed verifier would leave the gold patch in the agent's repository
-        runs = min(opts.test_timeout_s, max(1.0, (opts.verifier_timeout_s - VERIFIER_MARGIN_S) / 2))
         cfg.update({"app_dir": app_dir, "base_commit": task.base_commit, "test": spec.config(),
-                    "gold_patch": "gold.patch", "timeout_s": runs})
+                    "gold_patch": "gold.patch", "timeout_s": run_timeout(opts, 2)})
         _write(tests / "gold.patch", task.patch)       # /tests: uploaded at verification time only
         _write(tests / "checkpoint.py", _data("checkpoint.py"), 0o644)
         _test_runner_files(tests, spec)
@@ -547,4 +553,4 @@ def export_harbor(release_path: str | os.PathLike, condition: str, out: str | os
 __all__ = ["export_harbor", "export_task", "ExportOptions", "ExportResult", "step_name", "answer_path",
            "answer_instruction", "unanswerable_debug_turns", "ANSWER_DIR", "EXPORT_FORMAT", "REGISTRY_FILE",
            "task_dirs", "registry_entry", "CARRY_PATH", "STATE_DIR", "STRESS_STATE_PATH", "ANSWER_VERIFIER",
-           "task_digest", "task_files", "toml_dumps"]
+           "task_digest", "task_files", "toml_dumps", "run_timeout", "VERIFIER_MARGIN_S"]

@@ -271,3 +271,17 @@ def test_toml_writer_refuses_what_toml_cannot_hold_naming_the_field(doc, field):
     with pytest.raises(InputError) as info:
         toml_dumps(doc)
     assert info.value.field == field
+
+
+@pytest.mark.parametrize("verifier_s, expected", [(1800.0, [840.0, 1500.0, 1500.0]), (600.0, [240.0, 480.0, 480.0])])
+def test_a_checkpoints_runs_end_inside_the_verifiers_own_timeout(fixture, tmp_path, verifier_s, expected):
+    """The first checkpoint runs the tests twice (clean, then the agent's), each with the hidden tests in /app: a
+    verifier Harbor kills half-way would leave them for the agent's next turn, so every run ends inside it."""
+    _, rel, _ = fixture
+    res = export_harbor(rel, "split_prompt", tmp_path / "o", tasks=["fixture__harbor-1"],
+                        opts=ExportOptions(verifier_timeout_s=verifier_s))
+    steps = sorted((tmp_path / "o" / res.tasks[0]["dir"] / "steps").iterdir())
+    cfgs = [json.loads((s / "tests" / "checkpoint.json").read_text()) for s in steps]
+    assert [c["clean"] for c in cfgs] == [True, False, False]
+    assert [c["timeout_s"] for c in cfgs] == expected
+    assert all(c["timeout_s"] * (2 if c["clean"] else 1) <= verifier_s - 120 for c in cfgs)
