@@ -1,7 +1,9 @@
-"""A candidate learner for the embedded classifier's general head, measured only: MiniLM's top layers fine-tuned
-together with a linear head over [pooled embedding, the other feature blocks], by the same cross-validation
-grouped by repository as the shipped heads (:mod:`tools.grouped_cv`, the rows of :func:`tools.train_heads.
-general_data`, rules and the issue head deciding first). Nothing is written but the figure.
+"""Measure fine-tuning MiniLM's top layers as the embedded classifier's learner, by the grouped cross-validation.
+
+A candidate for the general head, measured only: the top layers trained together with a linear head over
+[pooled embedding, the other feature blocks], scored by the same cross-validation grouped by repository as the
+shipped heads (:mod:`tools.grouped_cv`, the rows of :func:`tools.train_heads.general_data`, rules and the issue
+head deciding first). Nothing is written but the figure.
 
 The lower layers are frozen, so their outputs are computed once per message; only the top ``--top`` layers,
 copied from MiniLM for each fold, and the head are trained (AdamW, ``--epochs`` passes, batches of 32 drawn by a
