@@ -31,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
+# LiteLLM (under mini-swe-agent) otherwise fetches its model price map from GitHub at import: traffic to an
+# address that is not loopback, which this project never sends (its bundled copy is used instead).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import yaml  # noqa: E402
 from harbor.agents.base import BaseAgent  # noqa: E402

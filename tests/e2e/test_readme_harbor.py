@@ -74,6 +74,7 @@ def _loopback_reply(body: dict, n: int) -> dict:
 def _run(cmd: str, cwd: Path, env: dict, timeout: int = 1800) -> subprocess.CompletedProcess:
     proc = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{cmd}\n--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}"
+    assert "model cost map" not in proc.stdout + proc.stderr, cmd     # LiteLLM never tried to reach GitHub
     return proc
 
 
@@ -91,9 +92,10 @@ def test_fresh_clone_make_example_then_the_readme_harbor_commands(tmp_path, harb
     os.symlink(Path(harbor_venv).resolve(), clone / ".harbor-venv")
     for name in ("pyproject.toml", "setup.py"):     # older than the venvs' stamps: `make` skips the set-up
         os.utime(clone / name, (0, 0))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "SWE_TASKFLOW"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "SWE_TASKFLOW")) and k != "LITELLM_LOCAL_MODEL_COST_MAP"}
     env.update(PYTHONPATH=str(clone), PATH=f"{clone / '.venv' / 'bin'}:{os.environ['PATH']}",
-               LITELLM_LOCAL_MODEL_COST_MAP="True", HARBOR_TELEMETRY="0",
+               HARBOR_TELEMETRY="0",     # what README.md sets; the agent keeps LiteLLM's price list local itself
                SWE_TASKFLOW_HARBOR_VENV=str(clone / ".harbor-venv"))
     make_n = _run("make -n example", clone, env).stdout
     assert "pip install" not in make_n                # the linked venvs are used as they are
