@@ -85,19 +85,17 @@ def measure(top: int = 2, epochs: int = 3, lr: float = 3e-5, max_tokens: int = 1
     import torch
 
     from builder.classify.embedded import EmbeddedClassifier, load_heads
-    from tools.dev_labels import development_set
     from tools.grouped_cv import agreement, cross_validate
-    from tools.train_heads import DEV_LABELS, LABELS, general_data
+    from tools.train_heads import general_data
 
     torch.set_num_threads(threads)
     t0 = time.time()
     clf = EmbeddedClassifier()
     data = general_data(clf, sessions, reserved, load_heads().issue)
-    msgs, _ = development_set([LABELS / n for n in DEV_LABELS], sessions, reserved)
-    texts = clf.seen([m.text for m in msgs]) + list(clf.exemplars.texts)
-    n_dev = len(msgs)
-    if [b for b, _ in data.widths][-1] != "emb" or n_dev != len(data.y):
-        raise AssertionError("general_data's blocks or rows changed: update tools/finetune_cv.py")
+    texts = data.seen + list(clf.exemplars.texts)
+    n_dev = len(data.seen)
+    if [b for b, _ in data.widths][-1] != "emb":
+        raise AssertionError("general_data's blocks changed: update tools/finetune_cv.py")
     other = sum(w for b, w in data.widths if b != "emb")
     features = torch.from_numpy(np.vstack([data.x, data.ex_x])[:, :other].astype(np.float32))
     classes = sorted(set(data.y) | set(data.ex_y))

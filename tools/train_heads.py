@@ -100,6 +100,8 @@ class GeneralData:
     ex_y: list[str]
     facts: dict
     widths: tuple[tuple[str, int], ...]
+    seen: list[str]
+    """What the model read of each development row (:meth:`.EmbeddedClassifier.seen`)."""
 
     def rows(self, idx: np.ndarray, settings: GeneralSettings) -> tuple[np.ndarray, list[str], np.ndarray]:
         """Training rows ``idx`` plus the exemplars, with their weights."""
@@ -118,6 +120,7 @@ def general_data(clf, sessions: Path, reserved: Path, issue_head, label_files=DE
     paths = [label_dir / name for name in label_files]
     msgs, dropped = development_set(paths, sessions, reserved)
     texts = [m.text for m in msgs]
+    seen = clf.seen(texts)
     comp = clf.components(texts)
     fixed = [rule_label(t) for t in texts]
     issues = [i for i, t in enumerate(texts) if fixed[i] is None and is_issue(t)]
@@ -131,7 +134,7 @@ def general_data(clf, sessions: Path, reserved: Path, issue_head, label_files=DE
     return GeneralData(np.hstack([comp[b] for b in GENERAL_BLOCKS]), [m.intent for m in msgs],
                        [m.confidence for m in msgs], [m.repo for m in msgs], fixed,
                        np.hstack([ex[b] for b in GENERAL_BLOCKS]), list(clf.exemplars.intents), facts,
-                       tuple((b, ex[b].shape[1]) for b in GENERAL_BLOCKS))
+                       tuple((b, ex[b].shape[1]) for b in GENERAL_BLOCKS), seen)
 
 
 def grouped_cv(data: GeneralData, settings: GeneralSettings) -> dict:
