@@ -9,6 +9,7 @@ The lower layers are frozen, so their outputs are computed once per message; onl
 copied from MiniLM for each fold, and the head are trained (AdamW, ``--epochs`` passes, batches of 32 drawn by a
 seeded ``numpy.random.Generator``; the head starts at zero). Exemplars take part as in the shipped head, at its
 exemplar weight. One fold costs about ``--epochs`` passes of MiniLM over the fold's rows, forward and back.
+``--top 6`` trains every layer (the word embeddings stay frozen).
 
     python -m tools.finetune_cv [--top 2] [--epochs 3] [--lr 3e-5] [--max-tokens 128] [--threads 2]
 """
