@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -44,6 +45,17 @@ def _hermetic_cache(tmp_path_factory):
         os.environ.pop("SWE_TASKFLOW_CACHE", None)
     else:
         os.environ["SWE_TASKFLOW_CACHE"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ctrl_c_reaches_started_commands():
+    """Tests send Ctrl-C (SIGINT) to the commands they start and expect them to stop. A test run started in the
+    background of a script (``cmd &``, without job control) inherits SIGINT ignored and would hand that down
+    through every exec, where the commands rightly keep ignoring it; a handler in this process is reset to the
+    default at exec instead."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
 
 
 LEVELS = ("unit", "stage", "container", "e2e")
