@@ -7,8 +7,9 @@ head deciding first). Nothing is written but the figure.
 
 The lower layers are frozen, so their outputs are computed once per message; only the top ``--top`` layers,
 copied from MiniLM for each fold, and the head are trained (AdamW, ``--epochs`` passes, batches of 32 drawn by a
-seeded ``numpy.random.Generator``; the head starts at zero). Exemplars take part as in the shipped head, at its
-exemplar weight. One fold costs about ``--epochs`` passes of MiniLM over the fold's rows, forward and back.
+seeded ``numpy.random.Generator``; the head starts at zero). Exemplars and ``low`` rows take part as in the
+shipped head, at its weights. One fold costs about ``--epochs`` passes of MiniLM over the fold's rows, forward
+and back.
 ``--top 6`` trains every layer (the word embeddings stay frozen).
 
     python -m tools.finetune_cv [--top 2] [--epochs 3] [--lr 3e-5] [--max-tokens 128] [--threads 2]
@@ -98,11 +99,11 @@ def measure(top: int = 2, epochs: int = 3, lr: float = 3e-5, max_tokens: int = 1
     if [b for b, _ in data.widths][-1] != "emb":
         raise AssertionError("general_data's blocks changed: update tools/finetune_cv.py")
     other = sum(w for b, w in data.widths if b != "emb")
-    features = torch.from_numpy(np.vstack([data.x, data.ex_x])[:, :other].astype(np.float32))
-    classes = sorted(set(data.y) | set(data.ex_y))
-    target = torch.tensor([classes.index(c) for c in [*data.y, *data.ex_y]])
-    weight = torch.from_numpy(np.r_[np.ones(n_dev), np.full(len(data.ex_y), GENERAL.exemplar_weight)]
-                              .astype(np.float32))
+    x, y, w = data.rows(np.arange(n_dev), GENERAL)   # every development row, then the exemplars, as weighed
+    features = torch.from_numpy(x[:, :other].astype(np.float32))
+    classes = sorted(set(y))
+    target = torch.tensor([classes.index(c) for c in y])
+    weight = torch.from_numpy(w.astype(np.float32))
     states = lower_states(clf.encoder, texts, top, max_tokens)
     print(f"features and lower layers: {time.time() - t0:.0f} s", flush=True)
 
